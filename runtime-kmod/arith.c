@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Checked integer arithmetic: division and modulo with script semantics. */
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include "internal.h"
+
+s64 xtap_div(struct xtap_context *c, s64 a, s64 b, const char *where)
+{
+	if (unlikely(b == 0)) {
+		xtap_error(c, "division by zero %s", where ?: "");
+		return 0;
+	}
+	if (unlikely(a == S64_MIN && b == -1))
+		return S64_MIN;
+	return div64_s64(a, b);
+}
+
+s64 xtap_mod(struct xtap_context *c, s64 a, s64 b, const char *where)
+{
+	s64 q;
+
+	if (unlikely(b == 0)) {
+		xtap_error(c, "division by zero %s", where ?: "");
+		return 0;
+	}
+	if (unlikely(b == -1))
+		return 0;
+	q = div64_s64(a, b);
+	return a - q * b;
+}

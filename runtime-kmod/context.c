@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-CPU handler contexts: the enter/leave bracket, locks, errors, limits. */
+#include <linux/delay.h>
+#include <linux/irqflags.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include "internal.h"
+
+#define XTAP_ERRBUF_EXTRA 256	/* error text beyond one string argument */
+#define XTAP_TRYLOCK_DELAY_NS 100
+
+int xtap_contexts_alloc(void)
+{
+	const struct xtap_limits *l = &xtap_sess.limits;
+	int cpu;
+
+	xtap_sess.ctx = alloc_percpu(struct xtap_cpu_ctx);
+	if (!xtap_sess.ctx)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct xtap_cpu_ctx *cc = per_cpu_ptr(xtap_sess.ctx, cpu);
+		struct xtap_context *c = &cc->c;
+		int node = cpu_to_node(cpu);
+
+		c->stack_size = l->stack_size;
+		c->stack = kvzalloc_node(max_t(u32, l->stack_size, 8),
+					 GFP_KERNEL, node);
+		c->error_buf = kzalloc_node(l->maxstringlen + XTAP_ERRBUF_EXTRA,
+					    GFP_KERNEL, node);
+		/* Room for a record header in front, and vsnprintf's NUL after. */
+		cc->printbuf_base = kvzalloc_node(sizeof(struct xtap_rec_hdr) +
+						  l->printbuf_size + 1,
+						  GFP_KERNEL, node);
+		if (!c->stack || !c->error_buf || !cc->printbuf_base)
+			return -ENOMEM;
+		c->printbuf = cc->printbuf_base + sizeof(struct xtap_rec_hdr);
+		c->printbuf_size = l->printbuf_size;
+	}
+	return 0;
+}
+
+void xtap_contexts_free(void)
+{
+	int cpu;
+
+	if (!xtap_sess.ctx)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct xtap_cpu_ctx *cc = per_cpu_ptr(xtap_sess.ctx, cpu);
+
+		kvfree(cc->c.stack);
+		kfree(cc->c.error_buf);
+		kvfree(cc->printbuf_base);
+	}
+	free_percpu(xtap_sess.ctx);
+	xtap_sess.ctx = NULL;
+}
+
+/* Wait until no CPU is inside a handler (after probes were disarmed). */
+void xtap_contexts_wait_idle(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct xtap_cpu_ctx *cc = per_cpu_ptr(xtap_sess.ctx, cpu);
+
+		while (READ_ONCE(cc->busy))
+			msleep(1);
+	}
+}
+
+u64 xtap_contexts_hits(void)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(xtap_sess.ctx, cpu)->hits);
+	return sum;
+}
+
+/* exit(): the first request queues EXIT; handlers stop being run. */
+static void xtap_stop_requested(void)
+{
+	int st = xtap_state();
+
+	while (st == XTAP_ST_STARTING || st == XTAP_ST_RUNNING) {
+		int old = atomic_cmpxchg(&xtap_sess.state, st, XTAP_ST_STOPPING);
+
+		if (old == st)
+			break;
+		st = old;
+	}
+	if (st == XTAP_ST_ENDING)
+		return;
+	if (!atomic_xchg(&xtap_sess.exit_queued, 1))
+		xtap_msg_queue(XTAP_MSG_EXIT, NULL, 0);
+}
+
+void xtap_request_exit(struct xtap_context *c)
+{
+	xtap_stop_requested();
+}
+
+/* An error that ends the session: reported, counted, no end probes. */
+void xtap_fatal(const char *fmt, ...)
+{
+	char buf[192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	atomic64_inc(&xtap_sess.errors);
+	xtap_msg_text(XTAP_MSG_ERROR, buf);
+	atomic_set(&xtap_sess.errored, 1);
+	xtap_stop_requested();
+}
+
+void xtap_count_skip(void)
+{
+	s64 n = atomic64_inc_return(&xtap_sess.skipped);
+
+	if (n > xtap_sess.limits.maxskipped &&
+	    !atomic_xchg(&xtap_sess.skip_reported, 1))
+		xtap_fatal("Skipped too many probes (%lld), check MAXSKIPPED",
+			   (long long)n);
+}
+
+void xtap_error(struct xtap_context *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->error)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->error_buf, xtap_sess.limits.maxstringlen + XTAP_ERRBUF_EXTRA,
+		  fmt, ap);
+	va_end(ap);
+	c->error = c->error_buf;
+}
+
+void xtap_warn(struct xtap_context *c, const char *msg)
+{
+	atomic64_inc(&xtap_sess.warnings);
+	xtap_msg_text(XTAP_MSG_WARNING, msg);
+}
+
+static bool xtap_may_run(const struct xtap_probe *p)
+{
+	const struct xtap_script *s = xtap_sess.script;
+	int st = xtap_state();
+
+	if (likely(st == XTAP_ST_RUNNING))
+		return true;
+	if (st == XTAP_ST_STARTING)
+		return p >= s->begin && p < s->begin + s->nbegin;
+	if (st == XTAP_ST_ENDING)
+		return p >= s->end && p < s->end + s->nend;
+	return false;
+}
+
+static void xtap_unlock_n(const struct xtap_probe *p, int n)
+{
+	while (n-- > 0) {
+		const struct xtap_lock_req *r = &p->locks[n];
+
+		if (r->write)
+			write_unlock(&xtap_sess.locks[r->global]);
+		else
+			read_unlock(&xtap_sess.locks[r->global]);
+	}
+}
+
+/* Take the probe's locks in order; bounded by maxtrylock, never blocks. */
+static bool xtap_lock_all(const struct xtap_probe *p)
+{
+	u32 tries = xtap_sess.limits.maxtrylock;
+	int i;
+
+	for (i = 0; i < p->nlocks; i++) {
+		const struct xtap_lock_req *r = &p->locks[i];
+		rwlock_t *lock;
+		u32 n = 0;
+
+		if (unlikely(r->global >= xtap_sess.script->nglobals))
+			continue;
+		lock = &xtap_sess.locks[r->global];
+		while (!(r->write ? write_trylock(lock) : read_trylock(lock))) {
+			if (++n >= tries) {
+				xtap_unlock_n(p, i);
+				return false;
+			}
+			ndelay(XTAP_TRYLOCK_DELAY_NS);
+		}
+	}
+	return true;
+}
+
+struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs)
+{
+	struct xtap_cpu_ctx *cc;
+	struct xtap_context *c;
+	unsigned long flags;
+
+	if (!xtap_may_run(p))
+		return NULL;
+	local_irq_save(flags);
+	cc = this_cpu_ptr(xtap_sess.ctx);
+	if (unlikely(cc->busy)) {
+		local_irq_restore(flags);
+		xtap_count_skip();
+		return NULL;
+	}
+	cc->busy = 1;
+	barrier();
+	c = &cc->c;
+	c->probe = p;
+	c->regs = regs;
+	c->error = NULL;
+	c->actions = 0;
+	c->nesting = 0;
+	c->stack_used = 0;
+	c->printbuf_used = 0;
+	c->locks_held = 0;
+	c->irqflags = flags;
+	if (unlikely(!xtap_lock_all(p))) {
+		barrier();
+		cc->busy = 0;
+		local_irq_restore(flags);
+		xtap_count_skip();
+		return NULL;
+	}
+	c->locks_held = p->nlocks;
+	return c;
+}
+
+void xtap_leave(struct xtap_context *c)
+{
+	struct xtap_cpu_ctx *cc = container_of(c, struct xtap_cpu_ctx, c);
+	unsigned long flags = c->irqflags;
+	bool fatal = false;
+
+	xtap_output_flush(c);
+	if (unlikely(c->error)) {
+		s64 n = atomic64_inc_return(&xtap_sess.errors);
+
+		xtap_msg_text(XTAP_MSG_ERROR, c->error);
+		fatal = n > xtap_sess.limits.maxerrors;
+	}
+	xtap_unlock_n(c->probe, c->locks_held);
+	c->locks_held = 0;
+	cc->hits++;
+	barrier();
+	WRITE_ONCE(cc->busy, 0);
+	local_irq_restore(flags);
+	if (fatal) {
+		atomic_set(&xtap_sess.errored, 1);
+		xtap_stop_requested();
+	}
+}
+
+void xtap_run_probe(const struct xtap_probe *p, struct pt_regs *regs)
+{
+	struct xtap_context *c = xtap_enter(p, regs);
+
+	if (!c)
+		return;
+	p->handler(c);
+	xtap_leave(c);
+}
+
+void *xtap_frame_push(struct xtap_context *c, u32 size)
+{
+	u32 sz = ALIGN(size, 8);
+	void *p;
+
+	if (unlikely(sz < size || sz > c->stack_size - c->stack_used)) {
+		xtap_error(c, "stack overflow: frame of %u bytes does not fit in %u bytes (MAXSTACK)",
+			   size, c->stack_size);
+		return NULL;
+	}
+	p = c->stack + c->stack_used;
+	c->stack_used += sz;
+	memset(p, 0, sz);
+	return p;
+}
+
+void xtap_frame_pop(struct xtap_context *c, u32 size)
+{
+	u32 sz = ALIGN(size, 8);
+
+	c->stack_used = sz > c->stack_used ? 0 : c->stack_used - sz;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Runtime-private declarations shared by the runtime's own .c files. */
+#ifndef XTAP_INTERNAL_H
+#define XTAP_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <xtap/runtime.h>
+
+#define XTAP_PFX "xtap: "
+
+/*
+ * Session states. Handlers run only in RUNNING; begin probes only in
+ * STARTING, end probes only in ENDING.
+ */
+enum xtap_state {
+	XTAP_ST_INIT = 0,	/* loaded, waiting for START */
+	XTAP_ST_STARTING,	/* running begin probes, arming */
+	XTAP_ST_RUNNING,	/* probes armed and live */
+	XTAP_ST_STOPPING,	/* exit requested or stopping: handlers refused */
+	XTAP_ST_ENDING,		/* running end probes */
+	XTAP_ST_DONE,		/* stopped, DONE queued */
+};
+
+/* Per-CPU handler context; the public part is what generated code sees. */
+struct xtap_cpu_ctx {
+	struct xtap_context c;
+	int busy;		/* a handler owns this context */
+	u64 hits;		/* completed runs on this CPU */
+	char *printbuf_base;	/* record header room + printbuf */
+};
+
+struct xtap_session {
+	const struct xtap_script *script;
+	struct xtap_limits limits;
+	atomic_t state;
+	atomic_t errored;	/* a fatal error ended the session: no end probes */
+	atomic_t exit_queued;
+	atomic_t skip_reported;
+	s64 target;
+	struct xtap_cpu_ctx __percpu *ctx;
+	rwlock_t *locks;
+	atomic64_t skipped;
+	atomic64_t errors;
+	atomic64_t warnings;
+	struct dentry *dir;
+};
+
+extern struct xtap_session xtap_sess;
+
+static inline int xtap_state(void)
+{
+	return atomic_read(&xtap_sess.state);
+}
+
+/* context.c */
+int xtap_contexts_alloc(void);
+void xtap_contexts_free(void);
+void xtap_contexts_wait_idle(void);
+u64 xtap_contexts_hits(void);
+void xtap_count_skip(void);
+void xtap_fatal(const char *fmt, ...) __printf(1, 2);
+
+/* control.c: the ctl file and its message queue. */
+int xtap_control_init(struct dentry *dir);
+void xtap_control_exit(void);
+void xtap_msg_queue(u16 type, const void *payload, u32 len);
+void xtap_msg_text(u16 type, const char *text);
+int xtap_cmd_start(s64 target);
+void xtap_cmd_stop(bool run_end);
+
+/* output.c */
+void xtap_output_flush(struct xtap_context *c);
+
+/* transport/relay.c */
+int xtap_relay_init(struct dentry *dir);
+void xtap_relay_exit(void);
+bool xtap_relay_write(const void *rec, u32 len);
+u32 xtap_relay_max_record(void);
+void xtap_relay_dropped(u64 *records, u64 *bytes);
+
+/* map.c */
+int xtap_maps_create(const struct xtap_script *s);
+void xtap_maps_destroy(void);
+
+/* probes/: one family per file, symmetric arm/disarm. */
+int xtap_kprobes_alloc(const struct xtap_script *s);
+int xtap_kprobes_arm(void);
+void xtap_kprobes_disarm(void);
+void xtap_kprobes_free(void);
+int xtap_timers_alloc(const struct xtap_script *s);
+int xtap_timers_arm(void);
+void xtap_timers_disarm(void);
+void xtap_timers_free(void);
+void xtap_begin_run(void);
+void xtap_end_run(void);
+
+/* Text for a registration errno, for "cannot register ..." messages. */
+const char *xtap_errno_text(int err);
+
+#endif /* XTAP_INTERNAL_H */

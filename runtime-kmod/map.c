@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Global arrays: preallocated hash maps with insertion-ordered iteration. */
+#include <linux/jhash.h>
+#include <linux/list.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+#include "internal.h"
+
+/*
+ * An entry is a fixed-size slot of the map's pool: this header, then each
+ * key (8 bytes for a long, maxstringlen for a string), then the value.
+ */
+struct xtap_map_entry {
+	struct hlist_node hnode;
+	struct list_head order;		/* insertion order; kept intact on delete */
+	struct xtap_map_entry *free_next;
+	u32 hash;
+	char data[];
+};
+
+struct xtap_map {
+	const struct xtap_map_spec *spec;
+	u32 max_entries;
+	u32 count;
+	u32 entry_size;
+	u32 key_off[XTAP_MAXKEYS];
+	u32 value_off;
+	u32 hash_mask;
+	struct hlist_head *buckets;
+	struct list_head order;
+	char *pool;
+	/* FIFO free list: a just-deleted entry is reused last (foreach safety). */
+	struct xtap_map_entry *free_head, *free_tail;
+};
+
+static struct xtap_map **xtap_maps;
+static u16 xtap_nmaps;
+
+static u32 xtap_slen(void)
+{
+	return xtap_sess.limits.maxstringlen;
+}
+
+static u32 xtap_type_size(u8 type)
+{
+	return type == XTAP_T_STRING ? ALIGN(xtap_slen(), 8) : sizeof(s64);
+}
+
+static struct xtap_map_entry *xtap_pool_entry(struct xtap_map *m, u32 i)
+{
+	return (struct xtap_map_entry *)(m->pool + (size_t)i * m->entry_size);
+}
+
+static void xtap_free_push(struct xtap_map *m, struct xtap_map_entry *e)
+{
+	e->free_next = NULL;
+	if (m->free_tail)
+		m->free_tail->free_next = e;
+	else
+		m->free_head = e;
+	m->free_tail = e;
+}
+
+static struct xtap_map_entry *xtap_free_pop(struct xtap_map *m)
+{
+	struct xtap_map_entry *e = m->free_head;
+
+	if (e) {
+		m->free_head = e->free_next;
+		if (!m->free_head)
+			m->free_tail = NULL;
+	}
+	return e;
+}
+
+static void xtap_map_reset(struct xtap_map *m)
+{
+	u32 i;
+
+	for (i = 0; i <= m->hash_mask; i++)
+		INIT_HLIST_HEAD(&m->buckets[i]);
+	INIT_LIST_HEAD(&m->order);
+	m->free_head = m->free_tail = NULL;
+	for (i = 0; i < m->max_entries; i++)
+		xtap_free_push(m, xtap_pool_entry(m, i));
+	m->count = 0;
+}
+
+static struct xtap_map *xtap_map_create(const struct xtap_map_spec *spec)
+{
+	struct xtap_map *m;
+	u32 off = 0, nb;
+	int i;
+
+	if (spec->nkeys > XTAP_MAXKEYS)
+		return ERR_PTR(-EINVAL);
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	m->spec = spec;
+	m->max_entries = spec->max_entries ?: xtap_sess.limits.maxmapentries;
+	for (i = 0; i < spec->nkeys; i++) {
+		m->key_off[i] = off;
+		off += xtap_type_size(spec->key_types[i]);
+	}
+	m->value_off = off;
+	off += xtap_type_size(spec->value_type);
+	m->entry_size = ALIGN(sizeof(struct xtap_map_entry) + off, 8);
+	nb = roundup_pow_of_two(max_t(u32, m->max_entries, 16));
+	m->hash_mask = nb - 1;
+	m->buckets = kvmalloc_array(nb, sizeof(*m->buckets), GFP_KERNEL);
+	m->pool = vzalloc(array_size(m->max_entries, m->entry_size));
+	if (!m->buckets || !m->pool) {
+		kvfree(m->buckets);
+		vfree(m->pool);
+		kfree(m);
+		return ERR_PTR(-ENOMEM);
+	}
+	xtap_map_reset(m);
+	return m;
+}
+
+static void xtap_map_free(struct xtap_map *m)
+{
+	kvfree(m->buckets);
+	vfree(m->pool);
+	kfree(m);
+}
+
+int xtap_maps_create(const struct xtap_script *s)
+{
+	int i;
+
+	if (!s->nmaps)
+		return 0;
+	xtap_maps = kcalloc(s->nmaps, sizeof(*xtap_maps), GFP_KERNEL);
+	if (!xtap_maps)
+		return -ENOMEM;
+	xtap_nmaps = s->nmaps;
+	for (i = 0; i < s->nmaps; i++) {
+		struct xtap_map *m = xtap_map_create(&s->maps[i]);
+
+		if (IS_ERR(m)) {
+			pr_err(XTAP_PFX "cannot create array '%s' (%ld)\n",
+			       s->maps[i].name, PTR_ERR(m));
+			return PTR_ERR(m);
+		}
+		xtap_maps[i] = m;
+		if (s->maps[i].map)
+			*s->maps[i].map = m;
+	}
+	return 0;
+}
+
+void xtap_maps_destroy(void)
+{
+	int i;
+
+	for (i = 0; i < xtap_nmaps && xtap_maps; i++) {
+		if (!xtap_maps[i])
+			continue;
+		if (xtap_maps[i]->spec->map)
+			*xtap_maps[i]->spec->map = NULL;
+		xtap_map_free(xtap_maps[i]);
+	}
+	kfree(xtap_maps);
+	xtap_maps = NULL;
+	xtap_nmaps = 0;
+}
+
+static bool xtap_key_is_str(struct xtap_map *m, int i)
+{
+	return m->spec->key_types[i] == XTAP_T_STRING;
+}
+
+static u32 xtap_key_hash(struct xtap_map *m, const struct xtap_key *k)
+{
+	u32 h = m->spec->nkeys;
+	int i;
+
+	for (i = 0; i < m->spec->nkeys; i++) {
+		if (xtap_key_is_str(m, i)) {
+			const char *s = k[i].s ?: "";
+
+			h = jhash(s, strnlen(s, xtap_slen() - 1), h);
+		} else {
+			h = jhash(&k[i].n, sizeof(k[i].n), h);
+		}
+	}
+	return h;
+}
+
+static bool xtap_key_equal(struct xtap_map *m, struct xtap_map_entry *e,
+			   const struct xtap_key *k)
+{
+	int i;
+
+	for (i = 0; i < m->spec->nkeys; i++) {
+		const char *slot = e->data + m->key_off[i];
+
+		if (xtap_key_is_str(m, i)) {
+			if (strncmp(slot, k[i].s ?: "", xtap_slen() - 1))
+				return false;
+		} else if (*(const s64 *)slot != k[i].n) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static struct xtap_map_entry *xtap_map_find(struct xtap_map *m,
+					    const struct xtap_key *k, u32 *hashp)
+{
+	u32 hash = xtap_key_hash(m, k);
+	struct xtap_map_entry *e;
+
+	if (hashp)
+		*hashp = hash;
+	hlist_for_each_entry(e, &m->buckets[hash & m->hash_mask], hnode)
+		if (e->hash == hash && xtap_key_equal(m, e, k))
+			return e;
+	return NULL;
+}
+
+/* Find or insert; NULL (error raised) when the map is full. */
+static struct xtap_map_entry *xtap_map_slot(struct xtap_context *c,
+					    struct xtap_map *m,
+					    const struct xtap_key *k)
+{
+	struct xtap_map_entry *e;
+	u32 hash;
+	int i;
+
+	e = xtap_map_find(m, k, &hash);
+	if (e)
+		return e;
+	e = xtap_free_pop(m);
+	if (!e) {
+		xtap_error(c, "MAXMAPENTRIES exceeded: array '%s' is full (%u entries) in probe at %s",
+			   m->spec->name, m->max_entries,
+			   c->probe ? c->probe->location : "?");
+		return NULL;
+	}
+	memset(e->data, 0, m->entry_size - sizeof(*e));
+	for (i = 0; i < m->spec->nkeys; i++) {
+		char *slot = e->data + m->key_off[i];
+
+		if (xtap_key_is_str(m, i))
+			strscpy(slot, k[i].s ?: "", xtap_slen());
+		else
+			*(s64 *)slot = k[i].n;
+	}
+	e->hash = hash;
+	hlist_add_head(&e->hnode, &m->buckets[hash & m->hash_mask]);
+	list_add_tail(&e->order, &m->order);
+	m->count++;
+	return e;
+}
+
+int xtap_map_get_long(struct xtap_map *m, const struct xtap_key *k, s64 *out)
+{
+	struct xtap_map_entry *e = xtap_map_find(m, k, NULL);
+
+	*out = e ? *(s64 *)(e->data + m->value_off) : 0;
+	return e != NULL;
+}
+
+int xtap_map_get_str(struct xtap_map *m, const struct xtap_key *k, char *out)
+{
+	struct xtap_map_entry *e = xtap_map_find(m, k, NULL);
+
+	if (e)
+		strscpy(out, e->data + m->value_off, xtap_slen());
+	else
+		out[0] = '\0';
+	return e != NULL;
+}
+
+int xtap_map_exists(struct xtap_map *m, const struct xtap_key *k)
+{
+	return xtap_map_find(m, k, NULL) != NULL;
+}
+
+int xtap_map_set_long(struct xtap_context *c, struct xtap_map *m,
+		      const struct xtap_key *k, s64 v)
+{
+	struct xtap_map_entry *e = xtap_map_slot(c, m, k);
+
+	if (!e)
+		return -1;
+	*(s64 *)(e->data + m->value_off) = v;
+	return 0;
+}
+
+int xtap_map_set_str(struct xtap_context *c, struct xtap_map *m,
+		     const struct xtap_key *k, const char *v)
+{
+	struct xtap_map_entry *e = xtap_map_slot(c, m, k);
+
+	if (!e)
+		return -1;
+	strscpy(e->data + m->value_off, v ?: "", xtap_slen());
+	return 0;
+}
+
+int xtap_map_add_long(struct xtap_context *c, struct xtap_map *m,
+		      const struct xtap_key *k, s64 delta, s64 *result)
+{
+	struct xtap_map_entry *e = xtap_map_slot(c, m, k);
+	s64 *v;
+
+	if (!e)
+		return -1;
+	v = (s64 *)(e->data + m->value_off);
+	/* Wrap like stap instead of tripping signed-overflow checkers. */
+	*v = (s64)((u64)*v + (u64)delta);
+	if (result)
+		*result = *v;
+	return 0;
+}
+
+void xtap_map_delete(struct xtap_map *m, const struct xtap_key *k)
+{
+	struct xtap_map_entry *e = xtap_map_find(m, k, NULL);
+
+	if (!e)
+		return;
+	hlist_del(&e->hnode);
+	/* Keep e->order.next so that xtap_map_next(m, e) still works. */
+	__list_del_entry(&e->order);
+	m->count--;
+	xtap_free_push(m, e);
+}
+
+void xtap_map_clear(struct xtap_map *m)
+{
+	xtap_map_reset(m);
+}
+
+u32 xtap_map_size(struct xtap_map *m)
+{
+	return m->count;
+}
+
+struct xtap_map_entry *xtap_map_first(struct xtap_map *m)
+{
+	return list_first_entry_or_null(&m->order, struct xtap_map_entry, order);
+}
+
+struct xtap_map_entry *xtap_map_next(struct xtap_map *m, struct xtap_map_entry *e)
+{
+	struct list_head *n = e->order.next;
+
+	return n == &m->order ? NULL : list_entry(n, struct xtap_map_entry, order);
+}
+
+s64 xtap_entry_key_long(struct xtap_map *m, struct xtap_map_entry *e, int i)
+{
+	return *(s64 *)(e->data + m->key_off[i]);
+}
+
+const char *xtap_entry_key_str(struct xtap_map *m, struct xtap_map_entry *e, int i)
+{
+	return e->data + m->key_off[i];
+}
+
+s64 xtap_entry_value_long(struct xtap_map *m, struct xtap_map_entry *e)
+{
+	return *(s64 *)(e->data + m->value_off);
+}
+
+const char *xtap_entry_value_str(struct xtap_map *m, struct xtap_map_entry *e)
+{
+	return e->data + m->value_off;
+}

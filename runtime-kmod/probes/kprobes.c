@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kprobe.function("sym") and kprobe.function("sym").return providers. */
+#include <linux/kprobes.h>
+#include <linux/slab.h>
+#include "internal.h"
+
+struct xtap_kprobe {
+	struct kprobe kp;
+	struct kretprobe rp;
+	const struct xtap_kprobe_spec *spec;
+};
+
+static struct xtap_kprobe *xtap_kps;
+static struct kprobe **xtap_kp_armed;
+static struct kretprobe **xtap_rp_armed;
+static u16 xtap_nkps, xtap_nkp_armed, xtap_nrp_armed;
+
+static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct xtap_kprobe *xk = container_of(kp, struct xtap_kprobe, kp);
+
+	xtap_run_probe(xk->spec->probe, regs);
+	return 0;
+}
+NOKPROBE_SYMBOL(xtap_kprobe_pre);
+
+static int xtap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct xtap_kprobe *xk;
+
+	if (unlikely(!rp))
+		return 0;
+	xk = container_of(rp, struct xtap_kprobe, rp);
+	xtap_run_probe(xk->spec->probe, regs);
+	return 0;
+}
+NOKPROBE_SYMBOL(xtap_kretprobe_ret);
+
+int xtap_kprobes_alloc(const struct xtap_script *s)
+{
+	if (!s->nkprobes)
+		return 0;
+	xtap_kps = kcalloc(s->nkprobes, sizeof(*xtap_kps), GFP_KERNEL);
+	xtap_kp_armed = kcalloc(s->nkprobes, sizeof(*xtap_kp_armed), GFP_KERNEL);
+	xtap_rp_armed = kcalloc(s->nkprobes, sizeof(*xtap_rp_armed), GFP_KERNEL);
+	if (!xtap_kps || !xtap_kp_armed || !xtap_rp_armed) {
+		xtap_kprobes_free();
+		return -ENOMEM;
+	}
+	xtap_nkps = s->nkprobes;
+	return 0;
+}
+
+void xtap_kprobes_free(void)
+{
+	kfree(xtap_kps);
+	kfree(xtap_kp_armed);
+	kfree(xtap_rp_armed);
+	xtap_kps = NULL;
+	xtap_kp_armed = NULL;
+	xtap_rp_armed = NULL;
+	xtap_nkps = 0;
+}
+
+static int xtap_kprobe_register(struct xtap_kprobe *xk)
+{
+	const struct xtap_kprobe_spec *spec = xk->spec;
+	int err;
+
+	if (spec->is_return) {
+		memset(&xk->rp, 0, sizeof(xk->rp));
+		xk->rp.kp.symbol_name = spec->symbol;
+		xk->rp.handler = xtap_kretprobe_ret;
+		xk->rp.maxactive = spec->maxactive;
+		err = register_kretprobe(&xk->rp);
+		if (!err)
+			xtap_rp_armed[xtap_nrp_armed++] = &xk->rp;
+	} else {
+		memset(&xk->kp, 0, sizeof(xk->kp));
+		xk->kp.symbol_name = spec->symbol;
+		xk->kp.pre_handler = xtap_kprobe_pre;
+		err = register_kprobe(&xk->kp);
+		if (!err)
+			xtap_kp_armed[xtap_nkp_armed++] = &xk->kp;
+	}
+	return err;
+}
+
+/* Register every kprobe; on the first failure report it and roll back. */
+int xtap_kprobes_arm(void)
+{
+	const struct xtap_script *s = xtap_sess.script;
+	int i, err;
+
+	for (i = 0; i < xtap_nkps; i++) {
+		struct xtap_kprobe *xk = &xtap_kps[i];
+
+		xk->spec = &s->kprobes[i];
+		err = xtap_kprobe_register(xk);
+		if (err) {
+			const struct xtap_probe *p = xk->spec->probe;
+
+			xtap_fatal("cannot register %s at %s: %s (%d)",
+				   p->point, p->location, xtap_errno_text(err), err);
+			xtap_kprobes_disarm();
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Batched: one RCU grace period for all probes of a family. */
+void xtap_kprobes_disarm(void)
+{
+	if (xtap_nkp_armed)
+		unregister_kprobes(xtap_kp_armed, xtap_nkp_armed);
+	if (xtap_nrp_armed)
+		unregister_kretprobes(xtap_rp_armed, xtap_nrp_armed);
+	xtap_nkp_armed = 0;
+	xtap_nrp_armed = 0;
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/* timer.ms(N)/timer.us(N)/... provider: one periodic hrtimer per probe. */
+#include <linux/hrtimer.h>
+#include <linux/slab.h>
+#include "compat/hrtimer.h"
+#include "internal.h"
+
+#define XTAP_TIMER_MIN_NS 10000ULL	/* keep a tiny period from starving a CPU */
+
+struct xtap_timer {
+	struct hrtimer t;
+	const struct xtap_timer_spec *spec;
+	ktime_t period;
+	bool armed;
+};
+
+static struct xtap_timer *xtap_timers;
+static u16 xtap_ntimers;
+
+static enum hrtimer_restart xtap_timer_fire(struct hrtimer *t)
+{
+	struct xtap_timer *xt = container_of(t, struct xtap_timer, t);
+
+	xtap_run_probe(xt->spec->probe, NULL);
+	if (xtap_state() != XTAP_ST_RUNNING)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, xt->period);
+	return HRTIMER_RESTART;
+}
+
+int xtap_timers_alloc(const struct xtap_script *s)
+{
+	int i;
+
+	if (!s->ntimers)
+		return 0;
+	xtap_timers = kcalloc(s->ntimers, sizeof(*xtap_timers), GFP_KERNEL);
+	if (!xtap_timers)
+		return -ENOMEM;
+	xtap_ntimers = s->ntimers;
+	for (i = 0; i < xtap_ntimers; i++) {
+		struct xtap_timer *xt = &xtap_timers[i];
+
+		xt->spec = &s->timers[i];
+		xt->period = ns_to_ktime(max(xt->spec->period_ns, XTAP_TIMER_MIN_NS));
+		xtap_hrtimer_setup(&xt->t, xtap_timer_fire, CLOCK_MONOTONIC,
+				   HRTIMER_MODE_REL);
+	}
+	return 0;
+}
+
+void xtap_timers_free(void)
+{
+	kfree(xtap_timers);
+	xtap_timers = NULL;
+	xtap_ntimers = 0;
+}
+
+int xtap_timers_arm(void)
+{
+	int i;
+
+	for (i = 0; i < xtap_ntimers; i++) {
+		struct xtap_timer *xt = &xtap_timers[i];
+
+		xt->armed = true;
+		hrtimer_start(&xt->t, xt->period, HRTIMER_MODE_REL);
+	}
+	return 0;
+}
+
+/* hrtimer_cancel waits for a running callback, so nothing fires afterwards. */
+void xtap_timers_disarm(void)
+{
+	int i;
+
+	for (i = 0; i < xtap_ntimers; i++) {
+		struct xtap_timer *xt = &xtap_timers[i];
+
+		if (xt->armed)
+			hrtimer_cancel(&xt->t);
+		xt->armed = false;
+	}
+}

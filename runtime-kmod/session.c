@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Session lifetime: set up from the script descriptor, start, stop, tear down. */
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "internal.h"
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("xtap probe script");
+
+struct xtap_session xtap_sess;
+
+static const struct xtap_limits xtap_default_limits = {
+	.maxstringlen = 512,
+	.maxaction = 1000,
+	.maxnesting = 10,
+	.maxmapentries = 2048,
+	.maxskipped = 100,
+	.maxerrors = 0,
+	.maxtrylock = 1000,
+	.stack_size = 16384,
+	.subbuf_size = 256 * 1024,
+	.n_subbufs = 8,
+	.printbuf_size = 8192,
+};
+
+const struct xtap_limits *xtap_limits(void)
+{
+	return &xtap_sess.limits;
+}
+
+/* Zero fields take the default; values the runtime cannot work with are refused. */
+static int xtap_limits_setup(const struct xtap_limits *in)
+{
+	struct xtap_limits *l = &xtap_sess.limits;
+	const u32 *src = (const u32 *)in;
+	const u32 *def = (const u32 *)&xtap_default_limits;
+	u32 *dst = (u32 *)l;
+	size_t i;
+
+	for (i = 0; i < sizeof(*l) / sizeof(u32); i++)
+		dst[i] = src[i] ? src[i] : def[i];
+	l->maxerrors = in->maxerrors;
+
+	if (l->maxstringlen < 16 || l->maxstringlen > (1U << 20) ||
+	    l->subbuf_size < 4096 || l->n_subbufs < 2 ||
+	    (u64)l->subbuf_size * l->n_subbufs > (256ULL << 20) ||
+	    l->printbuf_size < 64 || l->printbuf_size > (16U << 20) ||
+	    l->stack_size > (64U << 20)) {
+		pr_err(XTAP_PFX "%s: invalid limits\n", module_name(THIS_MODULE));
+		return -EINVAL;
+	}
+	l->subbuf_size = PAGE_ALIGN(l->subbuf_size);
+	return 0;
+}
+
+static void xtap_hello(void)
+{
+	struct xtap_hello h = {
+		.size = sizeof(h),
+		.ncpus = nr_cpu_ids,
+		.subbuf_size = xtap_sess.limits.subbuf_size,
+		.n_subbufs = xtap_sess.limits.n_subbufs,
+	};
+
+	strscpy(h.script, xtap_sess.script->name ?: "", sizeof(h.script));
+	xtap_msg_queue(XTAP_MSG_HELLO, &h, sizeof(h));
+}
+
+static DEFINE_MUTEX(xtap_cmd_mutex);
+
+static void xtap_disarm_all(void)
+{
+	xtap_timers_disarm();
+	xtap_kprobes_disarm();
+	/* Handlers run with irqs off: after this no run that saw RUNNING is left. */
+	synchronize_rcu();
+	xtap_contexts_wait_idle();
+}
+
+/* START: run begin probes in order, arm every probe, report STARTED. */
+int xtap_cmd_start(s64 target)
+{
+	int err = 0;
+
+	mutex_lock(&xtap_cmd_mutex);
+	if (atomic_cmpxchg(&xtap_sess.state, XTAP_ST_INIT, XTAP_ST_STARTING) !=
+	    XTAP_ST_INIT) {
+		err = -EBUSY;
+		goto out;
+	}
+	xtap_sess.target = target;
+	xtap_begin_run();
+	if (xtap_state() != XTAP_ST_STARTING)
+		goto out; /* exit() or an error in a begin probe */
+
+	if (xtap_kprobes_arm() || xtap_timers_arm()) {
+		/* The failing provider reported the error and rolled back. */
+		xtap_disarm_all();
+		goto out;
+	}
+	if (atomic_cmpxchg(&xtap_sess.state, XTAP_ST_STARTING, XTAP_ST_RUNNING) ==
+	    XTAP_ST_STARTING)
+		xtap_msg_queue(XTAP_MSG_STARTED, NULL, 0);
+out:
+	mutex_unlock(&xtap_cmd_mutex);
+	return err;
+}
+
+static void xtap_done(void)
+{
+	struct xtap_done d = { .size = sizeof(d) };
+
+	xtap_relay_dropped(&d.dropped_records, &d.dropped_bytes);
+	d.errors = atomic64_read(&xtap_sess.errors);
+	d.skipped = atomic64_read(&xtap_sess.skipped);
+	d.hits = xtap_contexts_hits();
+	d.warnings = atomic64_read(&xtap_sess.warnings);
+	xtap_msg_queue(XTAP_MSG_DONE, &d, sizeof(d));
+}
+
+/*
+ * STOP (and module unload): disarm, wait for in-flight handlers, run end
+ * probes unless a fatal error ended the session, report DONE. Idempotent.
+ */
+void xtap_cmd_stop(bool run_end)
+{
+	int st;
+
+	mutex_lock(&xtap_cmd_mutex);
+	st = atomic_xchg(&xtap_sess.state, XTAP_ST_STOPPING);
+	if (st == XTAP_ST_DONE) {
+		atomic_set(&xtap_sess.state, XTAP_ST_DONE);
+		goto out;
+	}
+	if (st != XTAP_ST_INIT) {
+		xtap_disarm_all();
+		if (run_end && !atomic_read(&xtap_sess.errored)) {
+			atomic_set(&xtap_sess.state, XTAP_ST_ENDING);
+			xtap_end_run();
+		}
+	}
+	atomic_set(&xtap_sess.state, XTAP_ST_DONE);
+	xtap_done();
+out:
+	mutex_unlock(&xtap_cmd_mutex);
+}
+
+static void xtap_session_free(void)
+{
+	xtap_kprobes_free();
+	xtap_timers_free();
+	xtap_maps_destroy();
+	kfree(xtap_sess.locks);
+	xtap_sess.locks = NULL;
+	xtap_contexts_free();
+}
+
+int xtap_session_init(const struct xtap_script *s)
+{
+	char dirname[MODULE_NAME_LEN + sizeof(XTAP_DEBUGFS_PREFIX)];
+	int i, err;
+
+	if (!s || s->abi != XTAP_ABI_VERSION) {
+		pr_err(XTAP_PFX "%s: script ABI %u, runtime ABI %u\n",
+		       module_name(THIS_MODULE), s ? s->abi : 0, XTAP_ABI_VERSION);
+		return -EINVAL;
+	}
+	memset(&xtap_sess, 0, sizeof(xtap_sess));
+	xtap_sess.script = s;
+	atomic_set(&xtap_sess.state, XTAP_ST_INIT);
+	err = xtap_limits_setup(&s->limits);
+	if (err)
+		return err;
+
+	err = xtap_contexts_alloc();
+	if (err)
+		goto fail;
+	if (s->nglobals) {
+		xtap_sess.locks = kcalloc(s->nglobals, sizeof(rwlock_t), GFP_KERNEL);
+		err = -ENOMEM;
+		if (!xtap_sess.locks)
+			goto fail;
+		for (i = 0; i < s->nglobals; i++)
+			rwlock_init(&xtap_sess.locks[i]);
+	}
+	err = xtap_maps_create(s);
+	if (err)
+		goto fail;
+	err = xtap_kprobes_alloc(s);
+	if (err)
+		goto fail;
+	err = xtap_timers_alloc(s);
+	if (err)
+		goto fail;
+	if (s->init_globals)
+		s->init_globals();
+
+	snprintf(dirname, sizeof(dirname), XTAP_DEBUGFS_PREFIX "%s",
+		 module_name(THIS_MODULE));
+	xtap_sess.dir = debugfs_create_dir(dirname, NULL);
+	if (IS_ERR_OR_NULL(xtap_sess.dir)) {
+		err = xtap_sess.dir ? PTR_ERR(xtap_sess.dir) : -ENODEV;
+		xtap_sess.dir = NULL;
+		pr_err(XTAP_PFX "cannot create debugfs directory %s (%d)\n",
+		       dirname, err);
+		goto fail;
+	}
+	err = xtap_relay_init(xtap_sess.dir);
+	if (err)
+		goto fail_dir;
+	err = xtap_control_init(xtap_sess.dir);
+	if (err)
+		goto fail_relay;
+	xtap_hello();
+	return 0;
+
+fail_relay:
+	xtap_relay_exit();
+fail_dir:
+	debugfs_remove_recursive(xtap_sess.dir);
+fail:
+	xtap_session_free();
+	return err;
+}
+
+void xtap_session_exit(void)
+{
+	/* The runner may be gone: stop without end probes if still live. */
+	xtap_cmd_stop(false);
+	xtap_control_exit();
+	xtap_relay_exit();
+	debugfs_remove_recursive(xtap_sess.dir);
+	xtap_session_free();
+}
+
+const char *xtap_errno_text(int err)
+{
+	switch (-err) {
+	case ENOENT:
+		return "no such symbol";
+	case EINVAL:
+		return "invalid or blacklisted probe address";
+	case EILSEQ:
+		return "not an instruction boundary";
+	case EBUSY:
+		return "probe point busy";
+	case EEXIST:
+		return "already probed";
+	case ENOMEM:
+		return "out of memory";
+	case EOPNOTSUPP:
+		return "not supported on this kernel";
+	case EACCES:
+	case EPERM:
+		return "not permitted";
+	default:
+		return "registration failed";
+	}
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Relay transport: per-CPU trace<N> files under the session's debugfs dir. */
+#include <linux/debugfs.h>
+#include <linux/percpu.h>
+#include <linux/relay.h>
+#include "internal.h"
+
+static struct rchan *xtap_chan;
+static atomic64_t xtap_seq;
+static atomic64_t xtap_dropped_records;
+static atomic64_t xtap_dropped_bytes;
+/* Set by subbuf_start when the CPU's buffer is full and the write is lost. */
+static DEFINE_PER_CPU(int, xtap_relay_full);
+
+static int xtap_subbuf_start(struct rchan_buf *buf, void *subbuf,
+			     void *prev_subbuf, size_t prev_padding)
+{
+	/* Never overwrite unread data: the write that needed a switch is dropped. */
+	if (relay_buf_full(buf)) {
+		per_cpu(xtap_relay_full, buf->cpu) = 1;
+		return 0;
+	}
+	return 1;
+}
+
+static struct dentry *xtap_create_buf_file(const char *filename,
+					   struct dentry *parent, umode_t mode,
+					   struct rchan_buf *buf, int *is_global)
+{
+	struct dentry *d;
+
+	*is_global = 0;
+	d = debugfs_create_file(filename, 0400, parent, buf,
+				&relay_file_operations);
+	return IS_ERR(d) ? NULL : d;
+}
+
+static int xtap_remove_buf_file(struct dentry *dentry)
+{
+	debugfs_remove(dentry);
+	return 0;
+}
+
+static const struct rchan_callbacks xtap_relay_cbs = {
+	.subbuf_start = xtap_subbuf_start,
+	.create_buf_file = xtap_create_buf_file,
+	.remove_buf_file = xtap_remove_buf_file,
+};
+
+int xtap_relay_init(struct dentry *dir)
+{
+	atomic64_set(&xtap_seq, 0);
+	atomic64_set(&xtap_dropped_records, 0);
+	atomic64_set(&xtap_dropped_bytes, 0);
+	xtap_chan = relay_open("trace", dir, xtap_sess.limits.subbuf_size,
+			       xtap_sess.limits.n_subbufs,
+			       &xtap_relay_cbs, NULL);
+	if (!xtap_chan) {
+		pr_err(XTAP_PFX "cannot open relay channel (%u x %u bytes)\n",
+		       xtap_sess.limits.n_subbufs, xtap_sess.limits.subbuf_size);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void xtap_relay_exit(void)
+{
+	if (xtap_chan)
+		relay_close(xtap_chan);
+	xtap_chan = NULL;
+}
+
+u32 xtap_relay_max_record(void)
+{
+	return xtap_sess.limits.subbuf_size;
+}
+
+/*
+ * Write one record (header included) with interrupts off. Stamps the
+ * session-wide sequence number. Returns false if the record was dropped.
+ */
+bool xtap_relay_write(const void *rec, u32 len)
+{
+	struct xtap_rec_hdr *h = (struct xtap_rec_hdr *)rec;
+	unsigned long flags;
+	bool lost;
+
+	if (unlikely(!xtap_chan))
+		return false;
+	local_irq_save(flags);
+	h->seq = atomic64_inc_return(&xtap_seq);
+	this_cpu_write(xtap_relay_full, 0);
+	relay_write(xtap_chan, rec, len);
+	lost = this_cpu_read(xtap_relay_full);
+	local_irq_restore(flags);
+	if (unlikely(lost)) {
+		atomic64_inc(&xtap_dropped_records);
+		atomic64_add(len, &xtap_dropped_bytes);
+	}
+	return !lost;
+}
+
+void xtap_relay_dropped(u64 *records, u64 *bytes)
+{
+	*records = atomic64_read(&xtap_dropped_records);
+	*bytes = atomic64_read(&xtap_dropped_bytes);
+}
