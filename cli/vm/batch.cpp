@@ -1,0 +1,309 @@
+// run_batch: one VM boot for a batch of jobs.
+#include "vm/data_stream.h"
+#include "vm/guest_init.h"
+#include "vm/initramfs.h"
+#include "vm/process.h"
+#include "vm/vm.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cctype>
+
+namespace fs = std::filesystem;
+
+namespace xtap::vm {
+namespace {
+
+constexpr int kPerJobMarginS = 10;   // framing, module load/unload, output transfer
+constexpr int kBatchMarginS = 30;    // power-off, kernel log transfer
+constexpr int kDoneGraceMs = 10000;  // wait for power-off after the last frame
+
+bool valid_job_name(const std::string& n) {
+  if (n.empty() || n == "." || n == ".." || n == "-") return false;
+  for (char c : n)
+    if (!(std::isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-')) return false;
+  return true;
+}
+
+// The name the kernel gives a module file: its base name, '-' read as '_'.
+std::string module_name_of(const std::string& path) {
+  std::string base = fs::path(path).filename().string();
+  if (base.size() > 3 && base.compare(base.size() - 3, 3, ".ko") == 0)
+    base.resize(base.size() - 3);
+  for (char& c : base)
+    if (c == '-') c = '_';
+  return base;
+}
+
+std::string validate(const std::vector<Job>& jobs, const BatchOptions& opts) {
+  std::set<std::string> names;
+  bool any_module = false;
+  for (const auto& j : jobs) {
+    if (!valid_job_name(j.name)) return "invalid job name '" + j.name + "' (use [A-Za-z0-9_.-])";
+    if (!names.insert(j.name).second) return "duplicate job name '" + j.name + "'";
+    if (j.timeout_s <= 0) return "job " + j.name + ": timeout must be positive";
+    if (j.module.empty()) {
+      if (j.command.empty()) return "job " + j.name + ": neither a module nor a command";
+      continue;
+    }
+    any_module = true;
+    if (access(j.module.c_str(), R_OK) != 0) return "job " + j.name + ": cannot read " + j.module;
+  }
+  if (any_module) {
+    if (opts.xtap_run.empty() || access(opts.xtap_run.c_str(), X_OK) != 0)
+      return "xtap-run not found" + (opts.xtap_run.empty() ? "" : " at " + opts.xtap_run);
+    if (is_dynamic_elf(opts.xtap_run))
+      return opts.xtap_run + " is dynamically linked; the guest needs a static xtap-run";
+  }
+  for (const auto& [from, to] : opts.extra_files) {
+    if (access(from.c_str(), R_OK) != 0) return "cannot read " + from;
+    if (is_dynamic_elf(from))
+      return from + " is dynamically linked; the guest has no libraries (build it -static)";
+  }
+  return "";
+}
+
+std::string make_work_dir(std::string* error) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/xtap-vm-XXXXXX";
+  if (!mkdtemp(templ.data())) {
+    *error = "cannot create a work directory under " + templ;
+    return "";
+  }
+  return templ;
+}
+
+std::vector<GuestJob> guest_jobs(const std::vector<Job>& jobs,
+                                 std::vector<std::pair<std::string, std::string>>* files) {
+  std::vector<GuestJob> out;
+  for (const auto& j : jobs) {
+    GuestJob g;
+    g.name = j.name;
+    g.timeout_s = j.timeout_s;
+    g.interrupt_after_ms = j.interrupt_after_ms;
+    if (j.module.empty()) {
+      g.argv = {"sh", "-c", j.command};
+    } else {
+      // Keep the module's file name: the kernel and xtap-run know it by it.
+      std::string guest = "/jobs/" + j.name + "/" + fs::path(j.module).filename().string();
+      files->emplace_back(j.module, guest);
+      g.module_name = module_name_of(j.module);
+      g.argv = {"xtap-run"};
+      g.argv.insert(g.argv.end(), j.runner_args.begin(), j.runner_args.end());
+      if (!j.command.empty()) g.argv.insert(g.argv.end(), {"-c", j.command});
+      g.argv.push_back(guest);
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+bool has_hello(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && st.st_size > 0 &&
+         read_file(path).rfind("@XTAP hello ", 0) == 0;
+}
+
+bool has_done(const std::string& path, off_t* last_size) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || st.st_size == *last_size) return false;
+  *last_size = st.st_size;
+  static const std::string kDone = "@XTAP done - 0\n\n";
+  if (st.st_size < off_t(kDone.size())) return false;
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  std::string tail(kDone.size(), '\0');
+  std::fseek(f, -long(kDone.size()), SEEK_END);
+  size_t n = std::fread(tail.data(), 1, tail.size(), f);
+  std::fclose(f);
+  return n == tail.size() && tail == kDone;
+}
+
+// Problems from the guest's dmesg and its console (which alone has what
+// happened after dmesg was taken, or in a guest that died), each with the
+// job that was running when it was logged.
+void collect_problems(BatchResult* r, const std::string& dmesg) {
+  std::set<std::string> seen;
+  for (const std::string* log : {&dmesg, static_cast<const std::string*>(&r->console_log)}) {
+    auto problems = scan_kernel_problems(*log);
+    std::set<std::string> wanted;
+    for (const auto& p : problems)
+      if (!seen.count(p)) wanted.insert(p);
+    if (wanted.empty()) continue;
+    std::istringstream ss(*log);
+    std::string line, job;
+    static const std::string kMarker = "xtap-vm: job ";
+    while (std::getline(ss, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      size_t m = line.find(kMarker);
+      if (m != std::string::npos) {
+        std::istringstream ls(line.substr(m + kMarker.size()));
+        ls >> job;
+        continue;
+      }
+      if (wanted.count(line) && seen.insert(line).second) {
+        r->kernel_problems.push_back(line);
+        r->kernel_problem_jobs.push_back(job);
+      }
+    }
+  }
+}
+
+void fill_results(BatchResult* r, const std::vector<Job>& jobs, const ParsedStream& stream,
+                  std::string* running, bool* done, std::string* dmesg) {
+  std::map<std::string, JobResult*> by_name;
+  for (const auto& j : jobs) {
+    r->jobs.push_back(JobResult{});
+    r->jobs.back().name = j.name;
+  }
+  for (auto& jr : r->jobs) by_name[jr.name] = &jr;
+  for (const auto& f : stream.frames) {
+    if (f.kind == "hello") {
+      r->booted = true;
+      continue;
+    }
+    if (f.kind == "dmesg") *dmesg = f.payload;
+    if (f.kind == "done") *done = true;
+    auto it = by_name.find(f.name);
+    if (it == by_name.end()) continue;
+    JobResult* jr = it->second;
+    if (f.kind == "begin") *running = f.name;
+    if (f.kind == "out") jr->out = f.payload;
+    if (f.kind == "err") jr->err = f.payload;
+    if (f.kind == "status") {
+      jr->completed = true;
+      jr->exit_status = int(status_field(f.payload, "exit"));
+      jr->timed_out = status_field(f.payload, "timed_out") == 1;
+      jr->elapsed_ms = status_field(f.payload, "elapsed_ms");
+      jr->module_left_loaded = status_field(f.payload, "module_left_loaded") > 0;
+      running->clear();
+    }
+  }
+}
+
+std::string tail_lines(const std::string& text, int n) {
+  size_t pos = text.size();
+  for (int i = 0; i <= n && pos != std::string::npos && pos > 0; i++)
+    pos = text.rfind('\n', pos - 1);
+  return pos == std::string::npos ? text : text.substr(pos + 1);
+}
+
+} // namespace
+
+BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const BatchOptions& opts) {
+  BatchResult r;
+  long long t_start = now_ms();
+  auto note = [&](const std::string& msg) {
+    if (opts.verbose)
+      std::fprintf(stderr, "xtap-vm: [%6.1fs] %s\n", (now_ms() - t_start) / 1000.0, msg.c_str());
+  };
+  r.error = validate(jobs, opts);
+  if (!r.error.empty()) return r;
+  std::string dir = make_work_dir(&r.error);
+  if (dir.empty()) return r;
+
+  InitramfsSpec spec;
+  spec.busybox = opts.busybox;
+  if (!opts.xtap_run.empty()) spec.files.emplace_back(opts.xtap_run, "/bin/xtap-run");
+  spec.files.insert(spec.files.end(), opts.extra_files.begin(), opts.extra_files.end());
+  spec.init_script = guest_init_script(guest_jobs(jobs, &spec.files));
+  std::string initrd = build_initramfs(dir, spec, &r.error);
+  if (initrd.empty()) {
+    if (!opts.keep_dir) fs::remove_all(dir);
+    return r;
+  }
+  note("initramfs " + initrd + " (" + std::to_string(fs::file_size(initrd) / 1024) + " KiB)");
+
+  std::string console = dir + "/console.log", data = dir + "/data.bin";
+  std::string append = "console=ttyS0 loglevel=5 panic=-1 oops=panic edd=off";
+  if (!opts.extra_append.empty()) append += " " + opts.extra_append;
+  SpawnSpec q;
+  // TCG only: a KVM boot was seen to hang on these machines.
+  q.argv = {opts.qemu, "-accel", "tcg,thread=multi", "-m", std::to_string(opts.memory_mb),
+            "-smp", std::to_string(opts.cpus), "-nographic", "-no-reboot", "-net", "none",
+            "-monitor", "none", "-kernel", kernel.image, "-initrd", initrd, "-append", append,
+            "-serial", "file:" + console, "-serial", "file:" + data};
+  q.stdout_path = q.stderr_path = dir + "/qemu.log";
+  long long boot_deadline = now_ms() + opts.boot_timeout_s * 1000LL;
+  long long jobs_s = 0;
+  for (const auto& j : jobs)
+    jobs_s += j.timeout_s + kPerJobMarginS + (j.interrupt_after_ms > 0 ? j.interrupt_after_ms / 1000 : 0);
+  long long deadline = boot_deadline + (jobs_s + kBatchMarginS) * 1000LL;
+  note("booting " + kernel.release + " under TCG, " + std::to_string(jobs.size()) + " job(s)");
+  long long t_qemu = now_ms();
+  pid_t pid = spawn(q, &r.error);
+  if (pid < 0) {
+    if (!opts.keep_dir) fs::remove_all(dir);
+    return r;
+  }
+
+  std::string stop_reason;
+  bool hello = false;
+  off_t data_size = -1;
+  long long done_at = -1;
+  int wstatus = 0;
+  for (;;) {
+    if (wait_until(pid, now_ms() + 100, &wstatus)) break;
+    long long now = now_ms();
+    if (!hello && (hello = has_hello(data))) {
+      r.boot_s = (now - t_qemu) / 1000.0;
+      note("guest up after " + std::to_string(r.boot_s).substr(0, 5) + " s");
+    }
+    if (!hello && now > boot_deadline) {
+      stop_reason = "the VM did not boot within " + std::to_string(opts.boot_timeout_s) + " s";
+    } else if (now > deadline) {
+      stop_reason = "the batch did not finish within its time limit";
+    } else if (done_at < 0 && has_done(data, &data_size)) {
+      done_at = now;
+    } else if (done_at >= 0 && now - done_at > kDoneGraceMs) {
+      stop_reason = "the guest did not power off";  // results are complete anyway
+    }
+    if (!stop_reason.empty()) {
+      kill_and_reap(pid);
+      break;
+    }
+  }
+  if (hello && r.boot_s < 0) r.boot_s = (now_ms() - t_qemu) / 1000.0;
+
+  r.console_log = read_file(console);
+  ParsedStream stream = parse_data_stream(read_file(data));
+  std::string running, dmesg;
+  bool done = false;
+  fill_results(&r, jobs, stream, &running, &done, &dmesg);
+  r.kernel_log = dmesg.empty() ? r.console_log : dmesg;
+  collect_problems(&r, dmesg);
+  r.finished = done;
+  note(std::string(done ? "batch complete" : "batch incomplete") + " after " +
+       std::to_string((now_ms() - t_qemu) / 1000.0).substr(0, 5) + " s");
+
+  if (!done) {
+    std::string why = stop_reason;
+    if (why.empty()) {
+      why = "the VM stopped before the batch was complete";
+      for (const auto& p : r.kernel_problems)
+        if (p.find("Kernel panic") != std::string::npos) why += " (" + p + ")";
+      std::string qlog = read_file(dir + "/qemu.log");
+      if (!qlog.empty()) why += "; qemu: " + tail_lines(qlog, 5);
+    }
+    if (!running.empty()) why += "; job '" + running + "' was running";
+    if (!stream.error.empty()) why += "; data port: " + stream.error;
+    if (!r.booted) why += "; console tail:\n" + tail_lines(r.console_log, 20);
+    r.error = why;
+  } else if (!stream.error.empty()) {
+    r.error = "data port: " + stream.error;
+  }
+  if (opts.keep_dir)
+    r.work_dir = dir;
+  else
+    fs::remove_all(dir);
+  r.total_s = (now_ms() - t_start) / 1000.0;
+  return r;
+}
+
+} // namespace xtap::vm

@@ -1,0 +1,44 @@
+// The guest's /init: a busybox sh script that runs the batch and streams
+// results to the host over the data serial port.
+//
+// Data port format (ttyS1, raw mode, so bytes pass unchanged): a sequence of
+// frames, each
+//
+//     @XTAP <kind> <name> <length>\n<length raw bytes>\n
+//
+// kind  name  payload
+// hello -     `uname -r` of the guest: /init is up
+// begin JOB   empty: JOB starts (the host knows which job a crash hit)
+// out   JOB   the job's stdout
+// err   JOB   the job's stderr
+// status JOB  "exit=N timed_out=0|1 elapsed_ms=N module_left_loaded=0|1|2\n"
+// dmesg -     the kernel log after the last job
+// done  -     empty: the batch is complete, power-off follows
+//
+// Every frame is written with one open/close of the tty, and the last close
+// of a serial tty waits until its output has drained, so power-off cannot
+// cut a frame short.
+#ifndef XTAP_VM_GUEST_INIT_H
+#define XTAP_VM_GUEST_INIT_H
+
+#include <string>
+#include <vector>
+
+namespace xtap::vm {
+
+struct GuestJob {
+  std::string name;
+  std::string module_name; // kernel module name ("" for command-only jobs)
+  std::vector<std::string> argv; // what to run, argv[0] a guest path or PATH name
+  int timeout_s = 60;
+  int interrupt_after_ms = -1;
+};
+
+std::string guest_init_script(const std::vector<GuestJob>& jobs);
+
+// 'text' quoted for sh.
+std::string shell_quote(const std::string& text);
+
+} // namespace xtap::vm
+
+#endif
