@@ -1,0 +1,264 @@
+// xtap: the driver. Runs passes 1-5 (parse, elaborate, translate, build,
+// run) and stops where -p says; pass 5 runs the module here through the
+// xtap-run runner, or in a throwaway VM with --vm.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "codegen/module.h"
+#include "kbuild/kbuild.h"
+#include "parse/parser.h"
+#include "parse/printer.h"
+#include "passes/passes.h"
+#include "vm/vm.h"
+#include "xtap/options.h"
+
+namespace fs = std::filesystem;
+using namespace xtap;
+
+namespace {
+
+class PassTimer {
+ public:
+  explicit PassTimer(bool on) : on_(on), start_(std::chrono::steady_clock::now()) {}
+  void done(const char *what) {
+    auto now = std::chrono::steady_clock::now();
+    if (on_)
+      std::cerr << "Pass " << what << " in "
+                << std::chrono::duration_cast<std::chrono::milliseconds>(now - start_).count()
+                << "ms\n";
+    start_ = now;
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+bool valid_module_name(const std::string &n) {
+  if (n.empty() || n.size() > 55 || isdigit(static_cast<unsigned char>(n[0]))) return false;
+  for (char c : n)
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+std::string datadir() {
+  if (const char *d = getenv("XTAP_DATADIR"); d && *d) return d;
+  return XTAP_DATADIR;
+}
+
+bool read_script(const cli::Options &o, SourceFile *f) {
+  if (!o.script_text.empty()) {
+    f->name = "<input>";
+    f->text = o.script_text;
+    return true;
+  }
+  f->name = o.script_file;
+  std::ostringstream ss;
+  if (o.script_file == "-") {
+    f->name = "<stdin>";
+    ss << std::cin.rdbuf();
+  } else {
+    std::ifstream in(o.script_file, std::ios::binary);
+    if (!in) {
+      std::cerr << "xtap: cannot read script '" << o.script_file << "': " << strerror(errno) << "\n";
+      return false;
+    }
+    ss << in.rdbuf();
+  }
+  f->text = ss.str();
+  return true;
+}
+
+std::vector<std::string> runner_args(const cli::Options &o) {
+  std::vector<std::string> a;
+  if (!o.command.empty() && !o.vm) a.insert(a.end(), {"-c", o.command});
+  if (o.target_pid) a.insert(a.end(), {"-x", std::to_string(o.target_pid)});
+  if (o.timeout_s) a.insert(a.end(), {"-T", std::to_string(o.timeout_s)});
+  if (!o.output_file.empty() && !o.vm) a.insert(a.end(), {"-o", o.output_file});
+  if (o.verbose) a.push_back("-v");
+  return a;
+}
+
+int run_local(const cli::Options &o, const std::string &ko) {
+  if (!fs::exists("/proc/modules")) {
+    std::cerr << "xtap: this kernel cannot load modules (built without module support)\n"
+                 "  hint: run the script in a throwaway VM with --vm\n";
+    return 1;
+  }
+  std::string runner = vm::sibling_program("xtap-run");
+  if (runner.empty()) runner = "xtap-run";
+  std::vector<std::string> args = {runner};
+  for (auto &a : runner_args(o)) args.push_back(a);
+  args.push_back(ko);
+  std::vector<char *> argv;
+  for (auto &a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  std::cerr << "xtap: cannot run " << runner << ": " << strerror(errno) << "\n";
+  return 1;
+}
+
+int run_in_vm(const cli::Options &o, const vm::Kernel &k, const std::string &ko) {
+  vm::Job job;
+  job.name = "script";
+  job.module = ko;
+  job.runner_args = runner_args(o);
+  job.command = o.command;
+  job.timeout_s = o.timeout_s ? o.timeout_s + 30 : 600;
+  vm::BatchOptions bo;
+  bo.xtap_run = vm::sibling_program("xtap-run");
+  bo.cpus = o.vm_cpus;
+  bo.memory_mb = o.vm_memory_mb;
+  bo.verbose = o.verbose > 0;
+  if (bo.xtap_run.empty()) {
+    std::cerr << "xtap: xtap-run not found next to xtap\n";
+    return 1;
+  }
+  vm::BatchResult r = vm::run_batch(k, {job}, bo);
+  if (!r.jobs.empty()) {
+    const auto &j = r.jobs[0];
+    if (!o.output_file.empty()) {
+      std::ofstream(o.output_file, std::ios::binary) << j.out;
+    } else {
+      std::cout << j.out << std::flush;
+    }
+    std::cerr << j.err;
+    if (j.timed_out) std::cerr << "xtap: the session timed out in the VM\n";
+  }
+  for (const auto &p : r.kernel_problems) std::cerr << "xtap: kernel problem in the VM: " << p << "\n";
+  if (!r.finished) {
+    std::cerr << "xtap: VM run did not finish: " << r.error << "\n";
+    return 1;
+  }
+  if (!r.kernel_problems.empty()) return 1;
+  return r.jobs.empty() ? 1 : r.jobs[0].exit_status;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  cli::Options o;
+  int code = 0;
+  if (!cli::parse_options(argc, argv, &o, &code)) return code;
+  PassTimer timer(o.verbose > 0);
+
+  SourceFile file;
+  if (!read_script(o, &file)) return 1;
+
+  // Pass 1: parse.
+  Diagnostics diags;
+  auto script = parse_script(file, diags);
+  timer.done("1: parsed script");
+  if (diags.has_errors()) {
+    diags.print(std::cerr);
+    return 1;
+  }
+  if (o.last_pass == 1) {
+    std::cout << print_script(*script);
+    return 0;
+  }
+
+  // Pass 2: elaborate.
+  Elaborated elab;
+  bool ok = elaborate(*script, elab, diags);
+  diags.print(std::cerr);
+  timer.done("2: elaborated script");
+  if (!ok) return 1;
+  if (o.last_pass == 2) {
+    for (const auto &g : script->globals) {
+      std::string t = std::string("global ") + g->name + ":" + type_name(g->type);
+      if (g->is_array) {
+        t += " [";
+        for (size_t i = 0; i < g->key_types.size(); ++i) t += (i ? ", " : "") + std::string(type_name(g->key_types[i]));
+        t += "]";
+      }
+      std::cout << t << "\n";
+    }
+    for (const auto &rp : elab.probes) std::cout << "probe " << rp.point->str() << " /* " << rp.point->loc.str() << " */\n";
+    return 0;
+  }
+
+  // Pass 3: translate.
+  ModuleOptions mo;
+  mo.script_name = fs::path(file.name).filename().string();
+  mo.version = XTAP_VERSION;
+  for (const auto &d : o.defines) {
+    auto eq = d.find('=');
+    std::string err = eq == std::string::npos ? "-D" + d + " needs a value, as in -D" + d + "=100"
+                                              : mo.limits.set(d.substr(0, eq), d.substr(eq + 1));
+    if (!err.empty()) {
+      std::cerr << "xtap: " << err << "\n";
+      return 1;
+    }
+  }
+  std::string c = emit_module(*script, elab, mo);
+  timer.done("3: translated to C");
+  if (o.last_pass == 3) {
+    std::cout << c;
+    return 0;
+  }
+
+  // Pass 4: build.
+  std::string name = o.module_name.empty() ? "xtap_" + kbuild::hash_hex(c).substr(0, 12) : o.module_name;
+  if (!valid_module_name(name)) {
+    std::cerr << "xtap: invalid module name '" << name
+              << "': use letters, digits and '_' (at most 55, not starting with a digit)\n";
+    return 1;
+  }
+  kbuild::Target target;
+  std::string err;
+  std::optional<vm::Kernel> vmk;
+  if (o.vm) {
+    vmk = vm::find_vm_kernel(o.kernel, &err);
+    if (!vmk) {
+      std::cerr << "xtap: --vm: " << err << "\n";
+      return 1;
+    }
+    target = {vmk->release, vmk->build_dir};
+  } else if (!kbuild::resolve_target(o.kernel, &target, &err)) {
+    std::cerr << "xtap: " << err << "\n";
+    if (o.kernel.empty()) std::cerr << "  hint: name a kernel with -r, or run in a VM with --vm\n";
+    return 1;
+  }
+  kbuild::Env env;
+  env.datadir = datadir();
+  env.cache_dir = kbuild::default_cache_dir();
+  env.version = XTAP_VERSION;
+  env.verbose = o.verbose > 1;
+  kbuild::ModuleBuild mb;
+  mb.name = name;
+  mb.c_source = c;
+  if (o.keep) mb.keep_dir = fs::temp_directory_path() / ("xtap-build-" + name + "-" + std::to_string(getpid()));
+  std::string ko;
+  bool hit = false;
+  if (!kbuild::build_module(target, env, mb, &ko, &err, &hit)) {
+    std::cerr << "xtap: " << err << "\n";
+    return 1;
+  }
+  if (o.keep) std::cerr << "xtap: kept build directory " << mb.keep_dir << "\n";
+  timer.done(hit ? "4: found module in cache" : "4: built module");
+  if (o.last_pass == 4) {
+    std::string out = ko;
+    if (!o.module_name.empty()) {
+      out = (fs::current_path() / (name + ".ko")).string();
+      std::error_code ec;
+      fs::copy_file(ko, out, fs::copy_options::overwrite_existing, ec);
+      if (ec) {
+        std::cerr << "xtap: cannot write " << out << ": " << ec.message() << "\n";
+        return 1;
+      }
+    }
+    std::cout << out << "\n";
+    return 0;
+  }
+
+  // Pass 5: run.
+  return o.vm ? run_in_vm(o, *vmk, ko) : run_local(o, ko);
+}

@@ -1,0 +1,41 @@
+#include "xtap/options.h"
+
+#include <CLI/CLI.hpp>
+
+namespace xtap::cli {
+
+bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
+  CLI::App app{"xtap: compile a probe script into a kernel module and run it"};
+  app.set_version_flag("-V,--version", XTAP_VERSION);
+  app.add_option("script", o->script_file, "script file ('-' for standard input)");
+  app.add_option("-e", o->script_text, "script given on the command line");
+  app.add_option("-p", o->last_pass,
+                 "stop after pass N: 1 parse, 2 elaborate, 3 translate (print C), 4 build, 5 run")
+      ->check(CLI::Range(1, 5));
+  app.add_option("-m", o->module_name, "module name (a C identifier)");
+  app.add_option("-r", o->kernel, "target kernel release or build directory (default: running kernel)");
+  app.add_flag("-k", o->keep, "keep the module build directory");
+  app.add_flag("-v", o->verbose, "verbose: show pass timings and build commands");
+  app.add_option("-D", o->defines, "set a limit, as in -D MAXACTION=10000")->allow_extra_args(false);
+  app.add_option("-c", o->command, "run CMD during the session; end when it exits");
+  app.add_option("-x", o->target_pid, "target process id for target()");
+  app.add_option("-o", o->output_file, "write the script's output to FILE");
+  app.add_option("-T", o->timeout_s, "end the session after N seconds")->check(CLI::NonNegativeNumber);
+  app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel");
+  app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest")->check(CLI::Range(1, 16));
+  app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB")->check(CLI::Range(256, 16384));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    *exit_code = app.exit(e);
+    return false;
+  }
+  if (o->script_file.empty() == o->script_text.empty()) {
+    std::cerr << "xtap: give exactly one of a script file or -e SCRIPT (see --help)\n";
+    *exit_code = 1;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace xtap::cli

@@ -1,0 +1,30 @@
+// Command-line options of the xtap driver.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace xtap::cli {
+
+struct Options {
+  std::string script_file;              // positional
+  std::string script_text;              // -e
+  int last_pass = 5;                    // -p N
+  std::string module_name;              // -m
+  std::string kernel;                   // -r release or build dir
+  bool keep = false;                    // -k
+  int verbose = 0;                      // -v
+  std::vector<std::string> defines;     // -D NAME=VALUE
+  std::string command;                  // -c CMD
+  long target_pid = 0;                  // -x PID
+  std::string output_file;              // -o FILE
+  int timeout_s = 0;                    // -T SECONDS
+  bool vm = false;                      // --vm
+  int vm_cpus = 2;
+  int vm_memory_mb = 1024;
+};
+
+// Parses argv; on --help or an error prints and returns false with *exit_code set.
+bool parse_options(int argc, char **argv, Options *o, int *exit_code);
+
+}  // namespace xtap::cli

@@ -1,0 +1,57 @@
+// Pass 4: building script modules through the target kernel's Kbuild.
+//
+// The runtime (runtime-kmod/) is compiled once per target kernel into
+// xtap_runtime.o, together with the kernel feature tests (kbuild/features/)
+// that produce its xtap_features.h; both are cached, keyed by the kernel
+// release, the build directory's identity, the xtap version and the runtime
+// sources. A script module is its generated C linked with that object, and
+// whole modules are cached by a hash of their generated C and the runtime.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace xtap::kbuild {
+
+struct Target {
+  std::string release;    // e.g. 6.1.0-56-cloud-amd64
+  std::string build_dir;  // /lib/modules/<release>/build or a -r directory
+};
+
+struct Env {
+  std::string datadir;    // holds runtime-kmod/ and kbuild/features/
+  std::string cache_dir;  // ~/.cache/xtap unless XTAP_CACHE_DIR is set
+  std::string version;    // xtap version, part of every cache key
+  bool verbose = false;   // echo build commands and output
+  int jobs = 2;
+};
+
+// -r VALUE: a release (looked up under /lib/modules) or a build directory;
+// empty: the running kernel. Returns false with *error on failure.
+bool resolve_target(const std::string &r, Target *t, std::string *error);
+
+// The default cache directory.
+std::string default_cache_dir();
+
+// Builds (or finds cached) the runtime for `t`; *rt_dir receives the
+// directory holding xtap_runtime.o and the include/ tree for modules.
+bool ensure_runtime(const Target &t, const Env &env, std::string *rt_dir, std::string *error);
+
+struct ModuleBuild {
+  std::string name;        // module name, a C identifier
+  std::string c_source;    // generated C
+  std::string keep_dir;    // non-empty: build here and keep it (-k)
+};
+
+// Builds `mb` for `t`; *ko_path receives the cached .ko. On a compiler
+// error, *error holds Kbuild's output.
+bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::string *ko_path,
+                  std::string *error, bool *cache_hit = nullptr);
+
+// Runs argv (no shell) in `cwd`, output to `log`; returns the exit status.
+int run_logged(const std::vector<std::string> &argv, const std::string &cwd,
+               const std::string &log, bool echo);
+
+std::string hash_hex(const std::string &data);
+
+}  // namespace xtap::kbuild

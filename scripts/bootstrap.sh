@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Install every build and test dependency of xtap from Debian's archive.
+# Idempotent: packages already present are skipped without touching apt.
+set -euo pipefail
+
+pkgs=(
+  build-essential cmake ninja-build pkg-config
+  libdw-dev libelf-dev libcli11-dev libgtest-dev
+  qemu-system-x86 busybox-static cpio kmod gzip
+  linux-image-cloud-amd64 linux-headers-cloud-amd64
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+    || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The cloud kernel image is only readable by root on Debian; the VM runner
+# needs to read it.
+for k in /boot/vmlinuz-*-cloud-amd64; do
+  [ -e "$k" ] && [ ! -r "$k" ] && chmod a+r "$k" 2>/dev/null || true
+done
+exit 0

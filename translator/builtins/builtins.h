@@ -1,0 +1,33 @@
+// The functions every script can call without a tapset: context, time,
+// strings and output. Each has a fixed signature and a C template.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "parse/ast.h"
+
+namespace xtap {
+
+enum class BuiltinKind {
+  Plain,    // a C template with %1..%N for arguments and %T for a string temp
+  Printf,   // printf(fmt, ...)
+  Sprintf,  // sprintf(fmt, ...)
+  Print,    // print(...), println(...)
+  Exit,     // exit()
+  Error,    // error(msg)
+};
+
+struct Builtin {
+  const char *name;
+  BuiltinKind kind;
+  Type result;
+  std::vector<Type> params;  // for Plain/Exit/Error
+  const char *c_template = "";
+  const char *summary = "";
+};
+
+const Builtin *find_builtin(const std::string &name);
+std::vector<std::string> builtin_names();
+
+}  // namespace xtap

@@ -1,0 +1,36 @@
+// Pass 3: the whole generated C file of a script module.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "passes/passes.h"
+
+namespace xtap {
+
+// Session limits, with stap's -D names and defaults.
+struct Limits {
+  unsigned long long maxstringlen = 512;
+  unsigned long long maxaction = 1000;
+  unsigned long long maxnesting = 10;
+  unsigned long long maxmapentries = 2048;
+  unsigned long long maxskipped = 100;
+  unsigned long long maxerrors = 0;
+  unsigned long long maxtrylock = 1000;
+  unsigned long long subbuf_size = 256 * 1024;
+  unsigned long long n_subbufs = 8;
+  unsigned long long printbuf_size = 8192;
+
+  // Applies NAME=VALUE (-D); returns an error text or "".
+  std::string set(const std::string &name, const std::string &value);
+};
+
+struct ModuleOptions {
+  std::string script_name;  // for messages
+  std::string version;      // xtap version, recorded in a comment
+  Limits limits;
+};
+
+std::string emit_module(const Script &script, const Elaborated &elab, const ModuleOptions &opts);
+
+}  // namespace xtap

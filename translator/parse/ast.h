@@ -1,0 +1,138 @@
+// The abstract syntax tree of a script, with source locations on every node.
+//
+// Nodes are plain structs with a kind tag; passes switch on the kind. Types
+// are filled in by the type pass (pass 2) and read by code generation.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "diag/source.h"
+
+namespace xtap {
+
+enum class Type { Unknown, Long, String };
+const char *type_name(Type t);
+
+struct GlobalDecl;
+struct LocalVar;
+
+// --------------------------------------------------------------- expressions
+
+enum class ExprKind {
+  Number,    // value
+  String,    // text
+  Var,       // name -> global or local
+  Index,     // array[keys]
+  Call,      // name(args)
+  Unary,     // op operand: - ! ~ +
+  Binary,    // lhs op rhs: arithmetic, bitwise, comparison, . (concat)
+  Logical,   // && ||
+  Ternary,   // cond ? a : b
+  Assign,    // lvalue op rhs: = += -= ... .=
+  IncDec,    // ++x x++ --x x--
+  In,        // [keys] in array
+};
+
+struct Expr {
+  ExprKind kind;
+  Location loc;
+  Type type = Type::Unknown;
+
+  long long number = 0;
+  std::string text;  // string literal, variable/function/array name
+  std::string op;    // operator spelling
+  bool postfix = false;
+
+  std::vector<std::unique_ptr<Expr>> args;  // operands, keys, call args
+  // Resolution (pass 2): the variable or array this name refers to.
+  GlobalDecl *global = nullptr;
+  LocalVar *local = nullptr;
+
+  Expr(ExprKind k, Location l) : kind(k), loc(l) {}
+  Expr *arg(size_t i) const { return args[i].get(); }
+};
+
+using ExprPtr = std::unique_ptr<Expr>;
+
+// --------------------------------------------------------------- statements
+
+enum class StmtKind {
+  Block, Expr, If, While, For, Foreach, Delete, Next, Break, Continue, Return, Empty,
+};
+
+struct Stmt {
+  StmtKind kind;
+  Location loc;
+
+  std::vector<std::unique_ptr<Stmt>> body;  // Block: statements; If: then[, else]; loops: [body]
+  ExprPtr expr;                              // Expr/If/While cond/Delete target/Return value
+  ExprPtr init, step;                        // For
+  // Foreach: `foreach ([k1, k2] in array)`
+  std::vector<std::string> foreach_keys;
+  std::vector<Location> foreach_key_locs;
+  std::vector<LocalVar *> foreach_vars;
+  std::string foreach_array;
+  Location foreach_array_loc;
+  GlobalDecl *foreach_global = nullptr;
+
+  Stmt(StmtKind k, Location l) : kind(k), loc(l) {}
+};
+
+using StmtPtr = std::unique_ptr<Stmt>;
+
+// --------------------------------------------------------------- declarations
+
+struct LocalVar {
+  std::string name;
+  Location loc;
+  Type type = Type::Unknown;
+};
+
+struct GlobalDecl {
+  std::string name;
+  Location loc;
+  ExprPtr init;            // optional initializer (literal)
+  long long max_entries = 0;
+  bool is_array = false;   // used with [..] anywhere
+  int arity = -1;          // number of keys, once known
+  Type type = Type::Unknown;            // scalar type or array value type
+  std::vector<Type> key_types;
+  bool read = false, written = false;   // usage, for locking and warnings
+  int index = 0;                        // declaration order: lock table index
+};
+
+struct ProbePointComponent {
+  std::string name;
+  bool has_arg = false;
+  bool arg_is_string = false;
+  std::string str_arg;
+  long long num_arg = 0;
+  Location loc;
+};
+
+struct ProbePoint {
+  std::vector<ProbePointComponent> components;
+  Location loc;
+  std::string str() const;  // canonical spelling, e.g. kprobe.function("x").return
+};
+
+struct ProbeDecl {
+  std::vector<ProbePoint> points;
+  StmtPtr body;
+  Location loc;
+  std::vector<std::unique_ptr<LocalVar>> locals;
+  // Globals used by the body, for the lock set.
+  std::vector<GlobalDecl *> globals_read, globals_written;
+};
+
+struct Script {
+  SourceFile *file = nullptr;
+  std::vector<std::unique_ptr<GlobalDecl>> globals;
+  std::vector<std::unique_ptr<ProbeDecl>> probes;
+
+  GlobalDecl *find_global(const std::string &name) const;
+};
+
+}  // namespace xtap

@@ -1,0 +1,463 @@
+#include "parse/parser.h"
+
+#include <initializer_list>
+
+#include "parse/lexer.h"
+
+namespace xtap {
+namespace {
+
+struct ParseError {};  // unwinds to the nearest recovery point
+
+class Parser {
+ public:
+  Parser(SourceFile &file, Diagnostics &diags) : file_(file), diags_(diags) {
+    toks_ = lex(file, diags);
+  }
+
+  std::unique_ptr<Script> run() {
+    auto script = std::make_unique<Script>();
+    script->file = &file_;
+    while (!at_end()) {
+      try {
+        top_level(*script);
+      } catch (ParseError &) {
+        recover_top_level();
+      }
+    }
+    return script;
+  }
+
+ private:
+  // ------------------------------------------------------------ tokens
+  const Token &cur() const { return toks_[pos_]; }
+  const Token &peek(size_t k = 1) const {
+    return toks_[std::min(pos_ + k, toks_.size() - 1)];
+  }
+  bool at_end() const { return cur().kind == Tok::End; }
+  Token take() {
+    Token t = cur();
+    if (!at_end()) ++pos_;
+    return t;
+  }
+  bool accept_op(const char *op) {
+    if (!cur().is_op(op)) return false;
+    ++pos_;
+    return true;
+  }
+  bool accept_kw(const char *kw) {
+    if (!cur().is_kw(kw)) return false;
+    ++pos_;
+    return true;
+  }
+  static std::string describe(const Token &t) {
+    switch (t.kind) {
+      case Tok::End: return "end of input";
+      case Tok::Number: return "number '" + t.text + "'";
+      case Tok::String: return "string \"" + t.text + "\"";
+      case Tok::Identifier: return "identifier '" + t.text + "'";
+      case Tok::Keyword: return "keyword '" + t.text + "'";
+      case Tok::Operator: return "'" + t.text + "'";
+    }
+    return "token";
+  }
+  [[noreturn]] void fail(const std::string &expected, const char *hint = nullptr) {
+    auto &d = diags_.error("XTP1010", cur().loc, "expected " + expected + ", found " + describe(cur()));
+    if (hint) d.hint = hint;
+    throw ParseError{};
+  }
+  Token expect_op(const char *op) {
+    if (!cur().is_op(op)) fail(std::string("'") + op + "'");
+    return take();
+  }
+  Token expect_identifier(const char *what) {
+    if (cur().kind != Tok::Identifier) {
+      if (cur().kind == Tok::Keyword)
+        fail(what, "this name is a reserved word of the language");
+      fail(what);
+    }
+    return take();
+  }
+
+  void recover_top_level() {
+    // `probe`, `global` and `function` only start declarations, so the next
+    // one is a safe place to go on from.
+    take();
+    while (!at_end() && !cur().is_kw("probe") && !cur().is_kw("global") && !cur().is_kw("function"))
+      take();
+  }
+
+  // ------------------------------------------------------------ top level
+  void top_level(Script &s) {
+    if (accept_kw("global")) return global_decl(s);
+    if (cur().is_kw("probe")) return probe_decl(s);
+    if (cur().is_kw("function")) {
+      diags_.error("XTP1020", cur().loc, "script functions are not supported yet")
+          .hint = "inline the function body into the probe";
+      throw ParseError{};
+    }
+    if (accept_op(";")) return;
+    fail("'probe', 'global' or 'function'");
+  }
+
+  void global_decl(Script &s) {
+    do {
+      Token name = expect_identifier("a global variable name");
+      if (name.text[0] == '$' || name.text[0] == '@') {
+        diags_.error("XTP1011", name.loc, "invalid global variable name '" + name.text + "'");
+        throw ParseError{};
+      }
+      auto g = std::make_unique<GlobalDecl>();
+      g->name = name.text;
+      g->loc = name.loc;
+      if (accept_op("[")) {
+        g->is_array = true;
+        if (cur().kind == Tok::Number) g->max_entries = take().number;
+        else fail("an array size");
+        expect_op("]");
+      } else if (accept_op("=")) {
+        bool neg = accept_op("-");
+        Token v = take();
+        if (v.kind == Tok::Number) {
+          g->init = std::make_unique<Expr>(ExprKind::Number, v.loc);
+          g->init->number = neg ? -v.number : v.number;
+        } else if (v.kind == Tok::String && !neg) {
+          g->init = std::make_unique<Expr>(ExprKind::String, v.loc);
+          g->init->text = v.text;
+        } else {
+          --pos_;
+          fail("a number or string literal as initializer");
+        }
+      }
+      if (s.find_global(g->name)) {
+        diags_.error("XTP1012", name.loc, "duplicate global variable '" + name.text + "'");
+      } else {
+        g->index = static_cast<int>(s.globals.size());
+        s.globals.push_back(std::move(g));
+      }
+    } while (accept_op(","));
+    accept_op(";");
+  }
+
+  void probe_decl(Script &s) {
+    auto p = std::make_unique<ProbeDecl>();
+    p->loc = take().loc;
+    do p->points.push_back(probe_point());
+    while (accept_op(","));
+    if (!cur().is_op("{")) fail("'{' to start the probe body");
+    p->body = block();
+    s.probes.push_back(std::move(p));
+  }
+
+  ProbePoint probe_point() {
+    ProbePoint pp;
+    pp.loc = cur().loc;
+    do {
+      ProbePointComponent c;
+      c.loc = cur().loc;
+      if (cur().kind != Tok::Identifier && cur().kind != Tok::Keyword)
+        fail("a probe point name (such as begin, kprobe.function(\"name\"))");
+      c.name = take().text;
+      if (accept_op("(")) {
+        c.has_arg = true;
+        if (cur().kind == Tok::String) {
+          c.arg_is_string = true;
+          c.str_arg = take().text;
+        } else if (cur().kind == Tok::Number) {
+          c.num_arg = take().number;
+        } else {
+          fail("a string or number as probe point argument");
+        }
+        expect_op(")");
+      }
+      pp.components.push_back(std::move(c));
+    } while (accept_op("."));
+    const auto &last = pp.components.back().loc;
+    pp.loc.length = last.line == pp.loc.line ? std::max(1, last.column + last.length - pp.loc.column) : 1;
+    return pp;
+  }
+
+  // ------------------------------------------------------------ statements
+  StmtPtr block() {
+    auto b = std::make_unique<Stmt>(StmtKind::Block, expect_op("{").loc);
+    while (!cur().is_op("}")) {
+      if (at_end()) {
+        diags_.error("XTP1013", b->loc, "unclosed '{'").hint = "add the missing '}'";
+        throw ParseError{};
+      }
+      b->body.push_back(statement());
+    }
+    take();
+    return b;
+  }
+
+  StmtPtr statement() {
+    Location loc = cur().loc;
+    if (cur().is_op("{")) return block();
+    if (accept_op(";")) return std::make_unique<Stmt>(StmtKind::Empty, loc);
+    if (accept_kw("if")) {
+      auto s = std::make_unique<Stmt>(StmtKind::If, loc);
+      expect_op("(");
+      s->expr = expression();
+      expect_op(")");
+      s->body.push_back(statement());
+      if (accept_kw("else")) s->body.push_back(statement());
+      return s;
+    }
+    if (accept_kw("while")) {
+      auto s = std::make_unique<Stmt>(StmtKind::While, loc);
+      expect_op("(");
+      s->expr = expression();
+      expect_op(")");
+      s->body.push_back(statement());
+      return s;
+    }
+    if (accept_kw("for")) {
+      auto s = std::make_unique<Stmt>(StmtKind::For, loc);
+      expect_op("(");
+      if (!cur().is_op(";")) s->init = expression();
+      expect_op(";");
+      if (!cur().is_op(";")) s->expr = expression();
+      expect_op(";");
+      if (!cur().is_op(")")) s->step = expression();
+      expect_op(")");
+      s->body.push_back(statement());
+      return s;
+    }
+    if (accept_kw("foreach")) return foreach_stmt(loc);
+    if (accept_kw("delete")) {
+      auto s = std::make_unique<Stmt>(StmtKind::Delete, loc);
+      s->expr = unary();
+      accept_op(";");
+      return s;
+    }
+    if (accept_kw("next")) return simple(StmtKind::Next, loc);
+    if (accept_kw("break")) return simple(StmtKind::Break, loc);
+    if (accept_kw("continue")) return simple(StmtKind::Continue, loc);
+    if (accept_kw("return")) {
+      auto s = std::make_unique<Stmt>(StmtKind::Return, loc);
+      if (!cur().is_op(";") && !cur().is_op("}")) s->expr = expression();
+      accept_op(";");
+      return s;
+    }
+    auto s = std::make_unique<Stmt>(StmtKind::Expr, loc);
+    s->expr = expression();
+    accept_op(";");
+    return s;
+  }
+
+  StmtPtr simple(StmtKind k, Location loc) {
+    accept_op(";");
+    return std::make_unique<Stmt>(k, loc);
+  }
+
+  StmtPtr foreach_stmt(Location loc) {
+    auto s = std::make_unique<Stmt>(StmtKind::Foreach, loc);
+    expect_op("(");
+    auto key = [&] {
+      Token t = expect_identifier("a loop variable name");
+      s->foreach_keys.push_back(t.text);
+      s->foreach_key_locs.push_back(t.loc);
+    };
+    if (accept_op("[")) {
+      do key();
+      while (accept_op(","));
+      expect_op("]");
+    } else {
+      key();
+    }
+    if (!accept_kw("in")) fail("'in'");
+    Token arr = expect_identifier("an array name");
+    s->foreach_array = arr.text;
+    s->foreach_array_loc = arr.loc;
+    expect_op(")");
+    s->body.push_back(statement());
+    return s;
+  }
+
+  // ------------------------------------------------------------ expressions
+  ExprPtr make(ExprKind k, Location l) { return std::make_unique<Expr>(k, l); }
+  ExprPtr binary(ExprKind k, const Token &op, ExprPtr l, ExprPtr r) {
+    auto e = make(k, op.loc);
+    e->op = op.text;
+    e->args.push_back(std::move(l));
+    e->args.push_back(std::move(r));
+    return e;
+  }
+  bool at_any_op(std::initializer_list<const char *> ops) const {
+    for (const char *o : ops)
+      if (cur().is_op(o)) return true;
+    return false;
+  }
+
+  ExprPtr expression() { return assignment(); }
+
+  ExprPtr assignment() {
+    ExprPtr lhs = ternary();
+    if (at_any_op({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", ".="})) {
+      Token op = take();
+      ExprPtr rhs = assignment();
+      return binary(ExprKind::Assign, op, std::move(lhs), std::move(rhs));
+    }
+    if (cur().is_op("<<<")) {
+      diags_.error("XTP1021", cur().loc, "statistics aggregation '<<<' is not supported yet");
+      throw ParseError{};
+    }
+    return lhs;
+  }
+
+  ExprPtr ternary() {
+    ExprPtr cond = logical_or();
+    if (!cur().is_op("?")) return cond;
+    auto e = make(ExprKind::Ternary, take().loc);
+    e->args.push_back(std::move(cond));
+    e->args.push_back(expression());
+    expect_op(":");
+    e->args.push_back(ternary());
+    return e;
+  }
+
+  template <typename Next>
+  ExprPtr left_assoc(ExprKind kind, std::initializer_list<const char *> ops, Next next) {
+    ExprPtr lhs = (this->*next)();
+    while (at_any_op(ops)) {
+      Token op = take();
+      lhs = binary(kind, op, std::move(lhs), (this->*next)());
+    }
+    return lhs;
+  }
+
+  ExprPtr logical_or() { return left_assoc(ExprKind::Logical, {"||"}, &Parser::logical_and); }
+  ExprPtr logical_and() { return left_assoc(ExprKind::Logical, {"&&"}, &Parser::bit_or); }
+  ExprPtr bit_or() { return left_assoc(ExprKind::Binary, {"|"}, &Parser::bit_xor); }
+  ExprPtr bit_xor() { return left_assoc(ExprKind::Binary, {"^"}, &Parser::bit_and); }
+  ExprPtr bit_and() { return left_assoc(ExprKind::Binary, {"&"}, &Parser::array_in); }
+
+  ExprPtr array_in() {
+    if (cur().is_op("[")) {
+      // [k1, k2] in array
+      auto e = make(ExprKind::In, take().loc);
+      do e->args.push_back(expression());
+      while (accept_op(","));
+      expect_op("]");
+      if (!accept_kw("in")) fail("'in' after a key list");
+      Token arr = expect_identifier("an array name");
+      e->text = arr.text;
+      e->loc = arr.loc;
+      return e;
+    }
+    ExprPtr lhs = comparison();
+    if (cur().is_kw("in")) {
+      take();
+      Token arr = expect_identifier("an array name");
+      auto e = make(ExprKind::In, arr.loc);
+      e->text = arr.text;
+      e->args.push_back(std::move(lhs));
+      return e;
+    }
+    return lhs;
+  }
+
+  ExprPtr comparison() {
+    return left_assoc(ExprKind::Binary, {"==", "!=", "<=", ">=", "<", ">", "=~", "!~"},
+                      &Parser::shift);
+  }
+  ExprPtr shift() { return left_assoc(ExprKind::Binary, {"<<", ">>"}, &Parser::concat); }
+  ExprPtr concat() { return left_assoc(ExprKind::Binary, {"."}, &Parser::additive); }
+  ExprPtr additive() { return left_assoc(ExprKind::Binary, {"+", "-"}, &Parser::multiplicative); }
+  ExprPtr multiplicative() { return left_assoc(ExprKind::Binary, {"*", "/", "%"}, &Parser::unary); }
+
+  ExprPtr unary() {
+    if (at_any_op({"-", "+", "!", "~"})) {
+      Token op = take();
+      auto e = make(ExprKind::Unary, op.loc);
+      e->op = op.text;
+      e->args.push_back(unary());
+      return e;
+    }
+    if (at_any_op({"++", "--"})) {
+      Token op = take();
+      auto e = make(ExprKind::IncDec, op.loc);
+      e->op = op.text;
+      e->args.push_back(value());
+      return e;
+    }
+    ExprPtr v = value();
+    if (at_any_op({"++", "--"})) {
+      Token op = take();
+      auto e = make(ExprKind::IncDec, op.loc);
+      e->op = op.text;
+      e->postfix = true;
+      e->args.push_back(std::move(v));
+      return e;
+    }
+    return v;
+  }
+
+  ExprPtr value() {
+    const Token &t = cur();
+    if (t.kind == Tok::Number) {
+      auto e = make(ExprKind::Number, t.loc);
+      e->number = t.number;
+      e->text = t.text;
+      take();
+      return e;
+    }
+    if (t.kind == Tok::String) {
+      auto e = make(ExprKind::String, t.loc);
+      e->text = t.text;
+      take();
+      // Adjacent literals concatenate, as in C.
+      while (cur().kind == Tok::String) e->text += take().text;
+      return e;
+    }
+    if (accept_op("(")) {
+      ExprPtr e = expression();
+      expect_op(")");
+      return e;
+    }
+    if (t.kind == Tok::Identifier) {
+      Token name = take();
+      if (name.text[0] == '$' || name.text[0] == '@') {
+        diags_.error("XTP1022", name.loc,
+                     "'" + name.text + "': target variables and script arguments are not supported yet");
+        throw ParseError{};
+      }
+      if (accept_op("(")) {
+        auto e = make(ExprKind::Call, name.loc);
+        e->text = name.text;
+        if (!cur().is_op(")")) {
+          do e->args.push_back(expression());
+          while (accept_op(","));
+        }
+        expect_op(")");
+        return e;
+      }
+      if (accept_op("[")) {
+        auto e = make(ExprKind::Index, name.loc);
+        e->text = name.text;
+        do e->args.push_back(expression());
+        while (accept_op(","));
+        expect_op("]");
+        return e;
+      }
+      auto e = make(ExprKind::Var, name.loc);
+      e->text = name.text;
+      return e;
+    }
+    fail("an expression");
+  }
+
+  SourceFile &file_;
+  Diagnostics &diags_;
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Script> parse_script(SourceFile &file, Diagnostics &diags) {
+  return Parser(file, diags).run();
+}
+
+}  // namespace xtap

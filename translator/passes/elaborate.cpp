@@ -1,0 +1,14 @@
+#include "passes/passes.h"
+
+namespace xtap {
+
+bool elaborate(Script &s, Elaborated &out, Diagnostics &diags) {
+  resolve_probes(s, out, diags);
+  if (diags.has_errors()) return false;
+  resolve_names(s, diags);
+  if (diags.has_errors()) return false;
+  infer_types(s, diags);
+  return !diags.has_errors();
+}
+
+}  // namespace xtap

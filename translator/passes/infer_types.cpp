@@ -1,0 +1,302 @@
+// Pass 2c: infers the type (long or string) of every variable, array key,
+// array value and expression, iterating to a fixed point so that a use can
+// type a variable assigned later in the script. Conflicts and variables
+// whose type stays unknown are errors.
+#include "builtins/builtins.h"
+#include "format/format.h"
+#include "passes/passes.h"
+
+namespace xtap {
+namespace {
+
+class TypeInferrer {
+ public:
+  TypeInferrer(Script &s, Diagnostics &d) : script_(s), diags_(d) {}
+
+  void run() {
+    for (auto &g : script_.globals)
+      if (g->init) g->type = g->init->kind == ExprKind::Number ? Type::Long : Type::String;
+    // Each round can only move types from unknown to known, so this ends.
+    do {
+      changed_ = false;
+      walk_all();
+    } while (changed_);
+    report_ = true;
+    walk_all();
+    for (auto &g : script_.globals) {
+      if (g->type != Type::Unknown) continue;
+      if (!g->read && !g->written) {
+        diags_.warning("XTP2301", g->loc, "global '" + g->name + "' is never used");
+        g->type = Type::Long;
+        if (g->is_array)
+          for (auto &k : g->key_types)
+            if (k == Type::Unknown) k = Type::Long;
+        continue;
+      }
+      diags_.error("XTP2302", g->loc, "cannot tell the type of global '" + g->name + "'")
+          .hint = "assign it a number or a string somewhere";
+    }
+    for (auto &g : script_.globals)
+      for (size_t i = 0; i < g->key_types.size(); ++i)
+        if (g->key_types[i] == Type::Unknown && g->type != Type::Unknown)
+          diags_.error("XTP2303", g->loc,
+                       "cannot tell the type of key " + std::to_string(i + 1) + " of array '" +
+                           g->name + "'");
+  }
+
+ private:
+  void walk_all() {
+    for (auto &p : script_.probes) {
+      stmt(*p->body);
+      if (!report_) continue;
+      for (auto &l : p->locals)
+        if (l->type == Type::Unknown)
+          diags_.error("XTP2304", l->loc, "cannot tell the type of local '" + l->name + "'")
+              .hint = "assign it a number or a string before using it";
+    }
+  }
+
+  void mismatch(const Location &loc, const std::string &what, Type have, Type want) {
+    if (!report_) return;
+    diags_.error("XTP2305", loc,
+                 what + " is " + type_name(have) + " but is used as " + type_name(want) + " here");
+  }
+
+  // Gives `slot` type `t` if it has none; reports a conflict otherwise.
+  void unify(Type &slot, Type t, const Location &loc, const std::string &what) {
+    if (t == Type::Unknown) return;
+    if (slot == Type::Unknown) {
+      slot = t;
+      changed_ = true;
+    } else if (slot != t) {
+      mismatch(loc, what, slot, t);
+    }
+  }
+
+  std::vector<Type> &keys_of(GlobalDecl &g) {
+    if (g.key_types.size() < static_cast<size_t>(std::max(g.arity, 0)))
+      g.key_types.resize(g.arity, Type::Unknown);
+    return g.key_types;
+  }
+
+  void keys(Expr &e) {
+    if (!e.global) return;
+    auto &kt = keys_of(*e.global);
+    for (size_t i = 0; i < e.args.size() && i < kt.size(); ++i) {
+      Type t = expr(*e.arg(i), kt[i]);
+      unify(kt[i], t, e.arg(i)->loc, "key " + std::to_string(i + 1) + " of array '" + e.text + "'");
+    }
+  }
+
+  // Pushes `want` into e (typing variables) and returns e's type.
+  Type expect(Expr &e, Type want) {
+    Type t = expr(e, want);
+    if (t != Type::Unknown && want != Type::Unknown && t != want)
+      mismatch(e.loc, "this expression", t, want);
+    return t;
+  }
+
+  Type set(Expr &e, Type t) { return e.type = t; }
+
+  Type expr(Expr &e, Type want) {
+    switch (e.kind) {
+      case ExprKind::Number: return set(e, Type::Long);
+      case ExprKind::String: return set(e, Type::String);
+      case ExprKind::Var:
+        if (e.global) {
+          unify(e.global->type, want, e.loc, "global '" + e.text + "'");
+          return set(e, e.global->type);
+        }
+        if (e.local) {
+          unify(e.local->type, want, e.loc, "local '" + e.text + "'");
+          return set(e, e.local->type);
+        }
+        return Type::Unknown;
+      case ExprKind::Index:
+        keys(e);
+        if (!e.global) return Type::Unknown;
+        unify(e.global->type, want, e.loc, "array '" + e.text + "'");
+        return set(e, e.global->type);
+      case ExprKind::In:
+        keys(e);
+        return set(e, Type::Long);
+      case ExprKind::Call: return call(e);
+      case ExprKind::Unary:
+        expect(*e.arg(0), Type::Long);
+        return set(e, Type::Long);
+      case ExprKind::Logical:
+        expect(*e.arg(0), Type::Long);
+        expect(*e.arg(1), Type::Long);
+        return set(e, Type::Long);
+      case ExprKind::Binary: return binary(e);
+      case ExprKind::Ternary: {
+        expect(*e.arg(0), Type::Long);
+        Type a = expr(*e.arg(1), want);
+        Type b = expr(*e.arg(2), want == Type::Unknown ? a : want);
+        if (a == Type::Unknown) a = expr(*e.arg(1), b);
+        if (a != Type::Unknown && b != Type::Unknown && a != b)
+          mismatch(e.arg(2)->loc, "this branch", b, a);
+        return set(e, a);
+      }
+      case ExprKind::Assign: return assign(e);
+      case ExprKind::IncDec:
+        expect(*e.arg(0), Type::Long);
+        return set(e, Type::Long);
+    }
+    return Type::Unknown;
+  }
+
+  Type binary(Expr &e) {
+    const std::string &op = e.op;
+    if (op == ".") {
+      expect(*e.arg(0), Type::String);
+      expect(*e.arg(1), Type::String);
+      return set(e, Type::String);
+    }
+    if (op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=") {
+      Type a = expr(*e.arg(0), Type::Unknown);
+      Type b = expr(*e.arg(1), a);
+      if (a == Type::Unknown && b != Type::Unknown) a = expr(*e.arg(0), b);
+      if (a != Type::Unknown && b != Type::Unknown && a != b && report_)
+        diags_.error("XTP2306", e.loc,
+                     std::string("cannot compare ") + type_name(a) + " with " + type_name(b));
+      return set(e, Type::Long);
+    }
+    if (op == "=~" || op == "!~") {
+      if (report_)
+        diags_.error("XTP2307", e.loc, "regular expression matching is not supported yet");
+      return set(e, Type::Long);
+    }
+    expect(*e.arg(0), Type::Long);
+    expect(*e.arg(1), Type::Long);
+    return set(e, Type::Long);
+  }
+
+  Type assign(Expr &e) {
+    Expr &lhs = *e.arg(0);
+    Expr &rhs = *e.arg(1);
+    if (e.op == ".=") {
+      expect(lhs, Type::String);
+      expect(rhs, Type::String);
+      return set(e, Type::String);
+    }
+    if (e.op != "=") {
+      expect(lhs, Type::Long);
+      expect(rhs, Type::Long);
+      return set(e, Type::Long);
+    }
+    Type r = expr(rhs, Type::Unknown);
+    Type l = expr(lhs, r);
+    if (r == Type::Unknown && l != Type::Unknown) r = expr(rhs, l);
+    if (l != Type::Unknown && r != Type::Unknown && l != r)
+      mismatch(rhs.loc, "the assigned value", r, l);
+    return set(e, l != Type::Unknown ? l : r);
+  }
+
+  Type call(Expr &e) {
+    const Builtin *b = find_builtin(e.text);
+    if (!b) return Type::Unknown;
+    switch (b->kind) {
+      case BuiltinKind::Printf:
+      case BuiltinKind::Sprintf: format_call(e); break;
+      case BuiltinKind::Print:
+        for (auto &a : e.args) {
+          Type t = expr(*a, Type::Unknown);
+          if (report_ && t == Type::Unknown)
+            diags_.error("XTP2308", a->loc, "cannot tell the type of this argument");
+        }
+        if (report_ && e.text == "print" && e.args.empty())
+          diags_.error("XTP2309", e.loc, "print() needs at least one argument");
+        break;
+      default:
+        if (e.args.size() != b->params.size()) {
+          if (report_)
+            diags_.error("XTP2310", e.loc,
+                         "'" + e.text + "' takes " + std::to_string(b->params.size()) +
+                             " argument(s), " + std::to_string(e.args.size()) + " given");
+          break;
+        }
+        for (size_t i = 0; i < e.args.size(); ++i) expect(*e.arg(i), b->params[i]);
+    }
+    return set(e, b->result);
+  }
+
+  void format_call(Expr &e) {
+    if (e.args.empty() || e.arg(0)->kind != ExprKind::String) {
+      if (report_)
+        diags_.error("XTP2311", e.args.empty() ? e.loc : e.arg(0)->loc,
+                     "'" + e.text + "' needs a literal format string as its first argument");
+      for (auto &a : e.args) expr(*a, Type::Unknown);
+      return;
+    }
+    expr(*e.arg(0), Type::String);
+    Format f = parse_format(e.arg(0)->text);
+    if (!f.error.empty()) {
+      if (report_) diags_.error("XTP2312", e.arg(0)->loc, "bad format string: " + f.error);
+      return;
+    }
+    std::vector<Type> want;
+    for (const auto &p : f.pieces) {
+      if (p.literal) continue;
+      if (p.width == "*") want.push_back(Type::Long);
+      if (p.precision == "*") want.push_back(Type::Long);
+      want.push_back(p.arg_type);
+    }
+    size_t given = e.args.size() - 1;
+    if (given != want.size()) {
+      if (report_)
+        diags_.error("XTP2313", e.loc,
+                     "format string wants " + std::to_string(want.size()) + " argument(s), " +
+                         std::to_string(given) + " given");
+      for (size_t i = 1; i < e.args.size(); ++i) expr(*e.arg(i), Type::Unknown);
+      return;
+    }
+    for (size_t i = 0; i < want.size(); ++i) expect(*e.arg(i + 1), want[i]);
+  }
+
+  void stmt(Stmt &s) {
+    switch (s.kind) {
+      case StmtKind::Expr:
+        expr(*s.expr, Type::Unknown);
+        break;
+      case StmtKind::If:
+      case StmtKind::While:
+        expect(*s.expr, Type::Long);
+        break;
+      case StmtKind::For:
+        if (s.init) expr(*s.init, Type::Unknown);
+        if (s.expr) expect(*s.expr, Type::Long);
+        if (s.step) expr(*s.step, Type::Unknown);
+        break;
+      case StmtKind::Delete:
+        if (s.expr->kind == ExprKind::Index) keys(*s.expr);
+        else if (!s.expr->global || !s.expr->global->is_array) expr(*s.expr, Type::Unknown);
+        break;
+      case StmtKind::Foreach:
+        if (s.foreach_global) {
+          auto &kt = keys_of(*s.foreach_global);
+          for (size_t i = 0; i < s.foreach_vars.size() && i < kt.size(); ++i) {
+            unify(s.foreach_vars[i]->type, kt[i], s.foreach_key_locs[i],
+                  "local '" + s.foreach_vars[i]->name + "'");
+            unify(kt[i], s.foreach_vars[i]->type, s.foreach_key_locs[i],
+                  "key " + std::to_string(i + 1) + " of array '" + s.foreach_array + "'");
+          }
+        }
+        break;
+      default:
+        break;
+    }
+    for (auto &b : s.body) stmt(*b);
+  }
+
+  Script &script_;
+  Diagnostics &diags_;
+  bool changed_ = false;
+  bool report_ = false;
+};
+
+}  // namespace
+
+void infer_types(Script &s, Diagnostics &diags) { TypeInferrer(s, diags).run(); }
+
+}  // namespace xtap

@@ -1,0 +1,219 @@
+// Pass 2b: binds every name. A variable is a global when one is declared
+// with its name and a local of its probe otherwise; arrays must be global.
+// Calls are bound to builtins. Also records which globals each probe reads
+// and writes (the probe's lock set) and checks statement placement.
+#include <algorithm>
+
+#include "builtins/builtins.h"
+#include "passes/passes.h"
+
+namespace xtap {
+namespace {
+
+class NameResolver {
+ public:
+  NameResolver(Script &s, Diagnostics &d) : script_(s), diags_(d) {}
+
+  void run() {
+    for (auto &p : script_.probes) {
+      probe_ = p.get();
+      stmt(*p->body);
+    }
+  }
+
+ private:
+  LocalVar *local(const std::string &name, Location loc) {
+    for (auto &l : probe_->locals)
+      if (l->name == name) return l.get();
+    probe_->locals.push_back(std::make_unique<LocalVar>(LocalVar{name, loc}));
+    return probe_->locals.back().get();
+  }
+
+  void use(GlobalDecl *g, bool read, bool write) {
+    auto add = [](std::vector<GlobalDecl *> &v, GlobalDecl *g) {
+      if (std::find(v.begin(), v.end(), g) == v.end()) v.push_back(g);
+    };
+    if (read) {
+      g->read = true;
+      add(probe_->globals_read, g);
+    }
+    if (write) {
+      g->written = true;
+      add(probe_->globals_written, g);
+    }
+  }
+
+  GlobalDecl *array(const std::string &name, Location loc, size_t arity) {
+    GlobalDecl *g = script_.find_global(name);
+    if (!g) {
+      auto &d = diags_.error("XTP2201", loc, "array '" + name + "' is not declared");
+      d.hint = "arrays must be global: add 'global " + name + "' at the top of the script";
+      return nullptr;
+    }
+    if (g->arity == 0) {
+      diags_.error("XTP2202", loc, "'" + name + "' is used as a scalar elsewhere, here as an array");
+      return nullptr;
+    }
+    if (arity > 9) {
+      diags_.error("XTP2203", loc, "arrays take at most 9 keys");
+      return nullptr;
+    }
+    if (g->arity > 0 && static_cast<size_t>(g->arity) != arity && arity != 0) {
+      diags_.error("XTP2204", loc,
+                   "array '" + name + "' used with " + std::to_string(arity) + " key(s) here but " +
+                       std::to_string(g->arity) + " elsewhere");
+      return nullptr;
+    }
+    g->is_array = true;
+    if (arity) g->arity = static_cast<int>(arity);
+    return g;
+  }
+
+  // `lvalue`: the expression is assigned to; `read`: its old value is used.
+  void target(Expr &e, bool read) {
+    if (e.kind == ExprKind::Var) {
+      var(e, read, true);
+    } else if (e.kind == ExprKind::Index) {
+      for (auto &k : e.args) expr(*k);
+      if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, read, true);
+    } else {
+      diags_.error("XTP2205", e.loc, "the left side of an assignment must be a variable or an array element");
+    }
+  }
+
+  void var(Expr &e, bool read, bool write) {
+    if (GlobalDecl *g = script_.find_global(e.text)) {
+      if (g->is_array || g->arity > 0 || g->max_entries > 0) {
+        diags_.error("XTP2206", e.loc, "array '" + e.text + "' used without an index").hint =
+            "write " + e.text + "[key]";
+        return;
+      }
+      g->arity = 0;
+      e.global = g;
+      use(g, read, write);
+      return;
+    }
+    e.local = local(e.text, e.loc);
+  }
+
+  void expr(Expr &e) {
+    switch (e.kind) {
+      case ExprKind::Number:
+      case ExprKind::String:
+        return;
+      case ExprKind::Var:
+        return var(e, true, false);
+      case ExprKind::Index:
+        for (auto &k : e.args) expr(*k);
+        if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, true, false);
+        return;
+      case ExprKind::In:
+        for (auto &k : e.args) expr(*k);
+        if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, true, false);
+        return;
+      case ExprKind::Call: {
+        for (auto &a : e.args) expr(*a);
+        if (!find_builtin(e.text)) {
+          auto &d = diags_.error("XTP2207", e.loc, "unknown function '" + e.text + "'");
+          std::string guess = closest_match(e.text, builtin_names());
+          if (!guess.empty()) d.hint = "did you mean '" + guess + "'?";
+        }
+        return;
+      }
+      case ExprKind::Assign:
+        expr(*e.arg(1));
+        target(*e.arg(0), e.op != "=");
+        return;
+      case ExprKind::IncDec:
+        target(*e.arg(0), true);
+        return;
+      case ExprKind::Unary:
+      case ExprKind::Binary:
+      case ExprKind::Logical:
+      case ExprKind::Ternary:
+        for (auto &a : e.args) expr(*a);
+        return;
+    }
+  }
+
+  void stmt(Stmt &s) {
+    if (s.expr && s.kind != StmtKind::Delete) expr(*s.expr);
+    if (s.init) expr(*s.init);
+    if (s.step) expr(*s.step);
+    switch (s.kind) {
+      case StmtKind::Delete:
+        if (s.expr->kind == ExprKind::Var || s.expr->kind == ExprKind::Index) {
+          if (s.expr->kind == ExprKind::Var) {
+            if (GlobalDecl *g = script_.find_global(s.expr->text);
+                g && (g->is_array || g->arity > 0 || g->max_entries > 0)) {
+              s.expr->global = array(g->name, s.expr->loc, 0);
+              if (s.expr->global) use(g, false, true);
+              return;
+            }
+          }
+          target(*s.expr, false);
+        } else {
+          diags_.error("XTP2208", s.expr->loc, "'delete' needs a variable, an array or an array element");
+        }
+        return;
+      case StmtKind::Foreach: {
+        GlobalDecl *g = array(s.foreach_array, s.foreach_array_loc, s.foreach_keys.size());
+        if (g) {
+          s.foreach_global = g;
+          use(g, true, false);
+        }
+        for (size_t i = 0; i < s.foreach_keys.size(); ++i) {
+          if (script_.find_global(s.foreach_keys[i])) {
+            diags_.error("XTP2209", s.foreach_key_locs[i],
+                         "foreach key '" + s.foreach_keys[i] + "' must be a local, not a global");
+            continue;
+          }
+          s.foreach_vars.push_back(local(s.foreach_keys[i], s.foreach_key_locs[i]));
+        }
+        ++loops_;
+        stmt(*s.body[0]);
+        --loops_;
+        return;
+      }
+      case StmtKind::While:
+      case StmtKind::For:
+        ++loops_;
+        stmt(*s.body[0]);
+        --loops_;
+        return;
+      case StmtKind::Break:
+      case StmtKind::Continue:
+        if (loops_ == 0)
+          diags_.error("XTP2210", s.loc,
+                       std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") +
+                           "' outside of a loop");
+        return;
+      case StmtKind::Return:
+        diags_.error("XTP2211", s.loc, "'return' outside of a function").hint =
+            "use 'next' to leave a probe early";
+        return;
+      default:
+        for (auto &b : s.body) stmt(*b);
+    }
+  }
+
+  Script &script_;
+  Diagnostics &diags_;
+  ProbeDecl *probe_ = nullptr;
+  int loops_ = 0;
+};
+
+}  // namespace
+
+void resolve_names(Script &s, Diagnostics &diags) {
+  NameResolver(s, diags).run();
+  for (auto &g : s.globals) {
+    if (g->max_entries > 0) g->is_array = true;
+    if (g->is_array && g->arity < 0) {
+      // Declared with a size but never indexed: its shape is unknown.
+      diags.error("XTP2212", g->loc, "array '" + g->name + "' is never used with keys");
+    }
+  }
+}
+
+}  // namespace xtap

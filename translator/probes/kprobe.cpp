@@ -1,0 +1,71 @@
+// kprobe.function("sym") and kprobe.function("sym").return: a kprobe on a
+// kernel function's entry, or a kretprobe on its return, by symbol name.
+// Symbols are checked by the kernel at registration time (run time).
+#include <cctype>
+
+#include "probes/provider.h"
+
+namespace xtap {
+namespace {
+
+bool valid_symbol(const std::string &s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.') return false;
+  return true;
+}
+
+class KprobeProvider : public ProbeProvider {
+ public:
+  std::vector<std::string> spellings() const override {
+    return {"kprobe.function(\"name\")", "kprobe.function(\"name\").return"};
+  }
+
+  bool resolve(const ProbePoint &pp, ResolvedProbe &out, Diagnostics &diags) const override {
+    if (pp.components.front().name != "kprobe") return false;
+    const auto &cs = pp.components;
+    bool shape = cs.size() >= 2 && cs.size() <= 3 && cs[1].name == "function" &&
+                 (cs.size() == 2 || (cs[2].name == "return" && !cs[2].has_arg));
+    if (!shape) {
+      auto &d = diags.error("XTP2110", pp.loc, "unknown kprobe probe point '" + pp.str() + "'");
+      d.hint = "use kprobe.function(\"name\") or kprobe.function(\"name\").return";
+      return true;
+    }
+    if (!cs[1].has_arg || !cs[1].arg_is_string) {
+      diags.error("XTP2111", cs[1].loc, "kprobe.function needs a symbol name in quotes").hint =
+          "as in kprobe.function(\"vfs_read\")";
+      return true;
+    }
+    if (!valid_symbol(cs[1].str_arg)) {
+      diags.error("XTP2112", cs[1].loc,
+                  "'" + cs[1].str_arg + "' is not a kernel symbol name (wildcards are not supported yet)");
+      return true;
+    }
+    out.symbol = cs[1].str_arg;
+    out.is_return = cs.size() == 3;
+    return true;
+  }
+
+  void emit(CWriter &w, const std::vector<const ResolvedProbe *> &mine,
+            std::vector<std::string> &fields) const override {
+    if (mine.empty()) return;
+    emit_probe_array(w, "xtap_kprobe_probes", mine);
+    w.open("static const struct xtap_kprobe_spec xtap_kprobes[] = {");
+    for (size_t i = 0; i < mine.size(); ++i)
+      w.line("{ .probe = &xtap_kprobe_probes[" + std::to_string(i) + "], .symbol = " +
+             c_string_literal(mine[i]->symbol) + ", .is_return = " + (mine[i]->is_return ? "1" : "0") +
+             " },");
+    w.close("};");
+    fields.push_back(".kprobes = xtap_kprobes");
+    fields.push_back(".nkprobes = " + std::to_string(mine.size()));
+  }
+};
+
+}  // namespace
+
+const ProbeProvider *kprobe_provider() {
+  static KprobeProvider p;
+  return &p;
+}
+
+}  // namespace xtap
