@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""xtap runtime test engine.
+
+Builds every selected test's module on the host (xtap -p4), boots one
+throwaway VM for the whole batch (xtap-vmbatch), and compares the results on
+the host. Test file format and usage: docs/testing.md.
+
+    python3 tests/runtime/engine.py BUILD_DIR [FILTER] [-j N] [-v] [--kernel REL]
+"""
+
+import argparse
+import concurrent.futures
+import fnmatch
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare  # noqa: E402
+import testfile  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD_TIMEOUT_S = 600
+CLOUD_SUFFIX = "-cloud-amd64"
+
+
+def release_key(release):
+    """Natural order: digit runs compare as numbers (same rule as cli/vm)."""
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|\D+", release)]
+
+
+def find_vm_kernel(release):
+    """(release, None) or (None, why): same rule as xtap::vm::find_vm_kernel."""
+    if release:
+        candidates = [release]
+    else:
+        candidates = sorted((os.path.basename(p)[len("vmlinuz-"):]
+                             for p in glob.glob("/boot/vmlinuz-*" + CLOUD_SUFFIX)),
+                            key=release_key, reverse=True)
+        if not candidates:
+            return None, "no Debian cloud kernel installed (/boot/vmlinuz-*-cloud-amd64)"
+    reasons = []
+    for rel in candidates:
+        image, build = f"/boot/vmlinuz-{rel}", f"/lib/modules/{rel}/build"
+        if not os.access(image, os.R_OK):
+            reasons.append(f"{image} missing or unreadable")
+        elif not os.path.isdir(build):
+            reasons.append(f"{build} missing")
+        else:
+            return rel, None
+    return None, "; ".join(reasons)
+
+
+def kernel_config(release):
+    config = {}
+    try:
+        with open(f"/boot/config-{release}") as f:
+            for line in f:
+                m = re.match(r"(CONFIG_\w+)=(.*)", line)
+                if m:
+                    config[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    return config
+
+
+def unmet_requirement(req, release, config):
+    """Why the test must be skipped, or '' if req holds. Raises on bad syntax."""
+    words = req.split()
+    if len(words) == 2 and words[0] == "config":
+        return "" if config.get(words[1]) in ("y", "m") else f"{words[1]} not set in {release}"
+    if len(words) == 2 and words[0] == "host-cmd":
+        return "" if shutil.which(words[1]) else f"{words[1]} not installed on the host"
+    if len(words) == 3 and words[0] == "kernel" and words[1] == ">=":
+        have = [int(x) for x in re.findall(r"\d+", release)[:3]]
+        want = [int(x) for x in words[2].split(".")]
+        return "" if have >= want else f"kernel {release} older than {words[2]}"
+    raise testfile.TestFileError(f"unknown REQUIRES '{req}' (config CONFIG_X | "
+                                 "host-cmd NAME | kernel >= X.Y)")
+
+
+class Outcome:
+    def __init__(self, test):
+        self.test = test
+        self.state = None      # PASS FAIL SKIP, None while pending
+        self.reasons = []
+        self.module = None     # built .ko
+        self.detail = ""       # stderr shown with a failure
+        self.elapsed_ms = None
+
+    def finish(self, state, reasons=(), detail=""):
+        self.state = state
+        self.reasons = list(reasons)
+        self.detail = detail
+
+
+def run(cmd, cwd, timeout):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
+                           timeout=timeout)
+        return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        return -1, "", f"{cmd[0]} timed out after {timeout} s"
+    except OSError as e:
+        return -1, "", f"cannot run {cmd[0]}: {e}"
+
+
+def build_module(o, xtap, release, work):
+    """Pass 4 for one test; judges BUILD_FAIL_REGEX tests on the spot."""
+    t = o.test
+    d = os.path.join(work, t.job_name)
+    os.makedirs(d, exist_ok=True)
+    script = t.script
+    if t.prog is not None:
+        script = os.path.join(d, "script.stp")
+        with open(script, "w") as f:
+            f.write(t.prog)
+    cmd = [xtap, "-p4", "-r", release, "-m", t.module_name] + t.args + [script]
+    with open(os.path.join(d, "build.cmd"), "w") as f:
+        f.write(" ".join(cmd) + "\n")
+    code, out, err = run(cmd, d, BUILD_TIMEOUT_S)
+    if t.build_fail_regex is not None:
+        if code == 0:
+            o.finish("FAIL", ["the build succeeded, expected it to fail (BUILD_FAIL_REGEX)"])
+        elif not re.search(t.build_fail_regex, err + out, re.MULTILINE):
+            o.finish("FAIL", [f"build output does not match BUILD_FAIL_REGEX "
+                              f"{t.build_fail_regex!r}"], detail=err + out)
+        else:
+            o.finish("PASS")
+        return
+    if code != 0:
+        o.finish("FAIL", [f"build failed (exit {code})"], detail=err + out)
+        return
+    candidates = [line.strip() for line in out.splitlines() if line.strip().endswith(".ko")]
+    candidates.append(t.module_name + ".ko")
+    for c in candidates:
+        path = os.path.join(d, c)
+        if os.path.isfile(path):
+            o.module = os.path.abspath(path)
+            return
+    o.finish("FAIL", ["the build succeeded but produced no .ko"], detail=out + err)
+
+
+def build_workloads(work, jobs):
+    """Static workload programs: (guest path, host path) pairs, or raises."""
+    out_dir = os.path.join(work, "workloads")
+    os.makedirs(out_dir, exist_ok=True)
+    sources = sorted(glob.glob(os.path.join(HERE, "workloads", "*.c")))
+
+    def one(src):
+        name = os.path.splitext(os.path.basename(src))[0]
+        exe = os.path.join(out_dir, name)
+        code, out, err = run(["gcc", "-static", "-O2", "-Wall", "-o", exe, src], out_dir, 120)
+        if code != 0:
+            raise RuntimeError(f"cannot build workload {src}:\n{err}")
+        return f"/usr/bin/{name}", exe
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        return list(pool.map(one, sources))
+
+
+def write_manifest(path, outcomes, workloads):
+    lines = ["# generated by tests/runtime/engine.py"]
+    for guest, host in workloads:
+        lines.append(f"file {guest} {host}")
+    for o in outcomes:
+        t = o.test
+        lines.append(f"job {t.job_name}")
+        lines.append(f"module {o.module}")
+        for a in t.runner_args:
+            lines.append(f"arg {a}")
+        if t.run:
+            lines.append(f"command {t.run}")
+        lines.append(f"timeout {t.timeout_s}")
+        if t.interrupt_after_ms >= 0:
+            lines.append(f"interrupt-after-ms {t.interrupt_after_ms}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def read_status(path):
+    status = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                k, _, v = line.strip().partition("=")
+                status[k] = v
+    except OSError:
+        pass
+    return status
+
+
+def read_text(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def run_vm(outcomes, vmbatch, release, work, workloads, verbose):
+    manifest = os.path.join(work, "manifest.txt")
+    results = os.path.join(work, "results")
+    shutil.rmtree(results, ignore_errors=True)
+    write_manifest(manifest, outcomes, workloads)
+    cmd = [vmbatch, "--kernel", release] + (["-v"] if verbose else []) + [manifest, results]
+    print(f"vm: {len(outcomes)} job(s) in one {release} boot", flush=True)
+    start = time.monotonic()
+    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    err = p.stderr.decode(errors="replace")
+    batch = read_status(os.path.join(results, "batch.txt"))
+    print(f"vm: done in {time.monotonic() - start:.1f} s (boot {batch.get('boot_s', '?')} s), "
+          f"xtap-vmbatch exit {p.returncode}", flush=True)
+    if verbose or p.returncode not in (0, 1):
+        sys.stdout.write("".join("    " + line + "\n" for line in err.splitlines()))
+
+    problems = []
+    for line in read_text(os.path.join(results, "problems.txt")).splitlines():
+        job, _, text = line.partition("\t")
+        problems.append((job, text))
+    if problems:
+        print(f"vm: {len(problems)} kernel problem line(s) in the guest's log "
+              f"({os.path.join(results, 'kernel.log')}):")
+        for job, text in problems[:20]:
+            print(f"    [{job}] {text}")
+
+    for o in outcomes:
+        t = o.test
+        base = os.path.join(results, t.job_name)
+        status = read_status(base + ".status")
+        out, err_text = read_text(base + ".out"), read_text(base + ".err")
+        expect_file_text = read_text(t.expect_file) if t.expect_file else None
+        if t.expect_file and not os.path.isfile(t.expect_file):
+            o.finish("FAIL", [f"EXPECT_FILE {t.expect_file} not found"])
+            continue
+        reasons = compare.check_run(t, status, out, err_text, expect_file_text)
+        if "elapsed_ms" in status and status["elapsed_ms"] not in ("", "-1"):
+            o.elapsed_ms = int(status["elapsed_ms"])
+        if status.get("completed") != "1" and batch.get("error"):
+            reasons.append("batch: " + batch["error"].splitlines()[0])
+        if problems:
+            mine = [text for job, text in problems if job == t.job_name]
+            reasons.append("kernel problems in the guest's log" +
+                           (f" during this test: {mine[0]}" if mine else " (whole batch fails)"))
+        o.finish("FAIL" if reasons else "PASS", reasons, detail=err_text)
+
+
+def report(o):
+    t = o.test
+    timing = f" ({o.elapsed_ms / 1000:.2f}s)" if o.elapsed_ms is not None else ""
+    title = f"{t.id}{timing}" + (f"  {t.name}" if t.name != t.stem else "")
+    if o.state == "PASS":
+        print(f"PASS  {title}")
+        return
+    if o.state == "SKIP":
+        print(f"SKIP  {t.id}: {'; '.join(o.reasons)}")
+        return
+    print(f"FAIL  {title}")
+    for r in o.reasons:
+        for i, line in enumerate(r.splitlines()):
+            print(("    - " if i == 0 else "      ") + line)
+    detail = o.detail.strip()
+    if detail:
+        lines = detail.splitlines()
+        shown = lines[:15] + ([f"... ({len(lines) - 15} more lines)"] if len(lines) > 15 else [])
+        print("    stderr:")
+        for line in shown:
+            print("      | " + line)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="xtap runtime tests (one VM boot per batch)")
+    ap.add_argument("build_dir", help="CMake build dir with cli/xtap, cli/xtap-run, cli/xtap-vmbatch")
+    ap.add_argument("filter", nargs="?", default="",
+                    help="run tests whose id (group/name) contains this, or matches it as a glob")
+    ap.add_argument("-j", type=int, default=2, help="parallel module builds (2)")
+    ap.add_argument("-v", action="store_true", help="show the VM's progress")
+    ap.add_argument("--kernel", default="", help="kernel release (default: newest cloud kernel)")
+    ap.add_argument("--list", action="store_true", help="list the selected tests and exit")
+    args = ap.parse_args()
+
+    build = os.path.abspath(args.build_dir)
+    xtap = os.path.join(build, "cli", "xtap")
+    vmbatch = os.path.join(build, "cli", "xtap-vmbatch")
+    work = os.path.join(build, "runtime-tests")
+
+    tests, broken = [], []
+    for path in testfile.discover(HERE):
+        rel = os.path.relpath(path, HERE)
+        tid = os.path.splitext(rel)[0]
+        f = args.filter
+        if f and f not in tid and not fnmatch.fnmatch(tid, f):
+            continue
+        try:
+            tests.append(testfile.parse_test_file(path, HERE))
+        except testfile.TestFileError as e:
+            broken.append((tid, str(e)))
+    if args.list:
+        for t in tests:
+            print(f"{t.id}  {t.name}")
+        return 0
+
+    outcomes = [Outcome(t) for t in tests]
+    release, why = find_vm_kernel(args.kernel)
+    if release is None:
+        for o in outcomes:
+            o.finish("FAIL", [f"no VM kernel: {why}"])
+    else:
+        print(f"kernel: {release}", flush=True)
+        config = kernel_config(release)
+        for o in outcomes:
+            try:
+                unmet = [u for u in (unmet_requirement(r, release, config)
+                                     for r in o.test.requires) if u]
+            except testfile.TestFileError as e:
+                o.finish("FAIL", [str(e)])
+                continue
+            if unmet:
+                o.finish("SKIP", unmet)
+
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work, exist_ok=True)
+    pending = [o for o in outcomes if o.state is None]
+    if pending:
+        if not os.access(xtap, os.X_OK):
+            for o in pending:
+                o.finish("FAIL", [f"{xtap} not found (build the project first)"])
+        else:
+            start = time.monotonic()
+            with concurrent.futures.ThreadPoolExecutor(max(1, args.j)) as pool:
+                list(pool.map(lambda o: build_module(o, xtap, release, work), pending))
+            print(f"build: {len(pending)} module(s) in {time.monotonic() - start:.1f} s "
+                  f"(-j {args.j})", flush=True)
+
+    to_run = [o for o in outcomes if o.state is None]
+    if to_run:
+        try:
+            workloads = build_workloads(work, max(1, args.j))
+        except RuntimeError as e:
+            workloads = None
+            for o in to_run:
+                o.finish("FAIL", [str(e)])
+        if workloads is not None:
+            if not os.access(vmbatch, os.X_OK):
+                for o in to_run:
+                    o.finish("FAIL", [f"{vmbatch} not found (build the project first)"])
+            else:
+                run_vm(to_run, vmbatch, release, work, workloads, args.v)
+
+    for tid, err in broken:
+        print(f"FAIL  {tid}\n    - bad test file: {err}")
+    for o in outcomes:
+        report(o)
+    passed = sum(o.state == "PASS" for o in outcomes)
+    failed = sum(o.state == "FAIL" for o in outcomes) + len(broken)
+    skipped = sum(o.state == "SKIP" for o in outcomes)
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
