@@ -1,0 +1,61 @@
+// xtap-run: load a prebuilt xtap module, relay its output, unload it.
+#include <getopt.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "runner/session.h"
+
+namespace {
+
+void usage(FILE* f) {
+  std::fprintf(f,
+               "Usage: xtap-run [-o FILE] [-c CMD] [-x PID] [-T SECONDS] [-v] MODULE.ko\n"
+               "  -o FILE     write script output to FILE instead of stdout\n"
+               "  -c CMD      run CMD (/bin/sh -c) once probes are armed; stop when it exits\n"
+               "  -x PID      set target() to PID\n"
+               "  -T SECONDS  stop after SECONDS\n"
+               "  -v          report progress on stderr\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  xtap::runner::Options opt;
+  int c;
+  while ((c = getopt(argc, argv, "+o:c:x:T:vh")) != -1) {
+    char* end = nullptr;
+    switch (c) {
+      case 'o': opt.output = optarg; break;
+      case 'c': opt.command = optarg; break;
+      case 'x':
+        opt.target_pid = std::strtol(optarg, &end, 10);
+        if (*end || opt.target_pid <= 0) {
+          std::fprintf(stderr, "xtap-run: invalid pid '%s'\n", optarg);
+          return 1;
+        }
+        break;
+      case 'T':
+        opt.timeout_s = std::strtod(optarg, &end);
+        if (*end || opt.timeout_s <= 0) {
+          std::fprintf(stderr, "xtap-run: invalid timeout '%s'\n", optarg);
+          return 1;
+        }
+        break;
+      case 'v': opt.verbose = true; break;
+      case 'h': usage(stdout); return 0;
+      default: usage(stderr); return 1;
+    }
+  }
+  if (optind != argc - 1) {
+    usage(stderr);
+    return 1;
+  }
+  if (!opt.command.empty() && opt.target_pid) {
+    std::fprintf(stderr, "xtap-run: -c and -x are mutually exclusive\n");
+    return 1;
+  }
+  opt.module = argv[optind];
+  return xtap::runner::run_session(opt);
+}

@@ -1,0 +1,166 @@
+// Relay reader thread: poll, read whole records, merge CPUs by sequence number.
+#include "runner/relay_reader.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include <xtap/abi.h>
+
+namespace xtap::runner {
+
+namespace {
+
+// A missing sequence number is waited for this long before it is taken as
+// dropped (its CPU's buffer was full) and skipped.
+constexpr int64_t kGapWaitMs = 500;
+constexpr int kPollMs = 20;  // relay wakes readers only on sub-buffer switches
+
+int64_t now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+RelayReader::~RelayReader() {
+  if (thread_.joinable()) {
+    stop_ = true;
+    thread_.join();
+  }
+  close();
+}
+
+bool RelayReader::open(const std::string& dir, unsigned ncpus, uint64_t max_record,
+                       std::string* err) {
+  max_record_ = max_record;
+  for (unsigned i = 0; i < ncpus; i++) {
+    std::string path = dir + "/trace" + std::to_string(i);
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) continue;  // CPU not online
+      *err = "cannot open " + path + ": " + std::strerror(errno);
+      return false;
+    }
+    Cpu c;
+    c.fd = fd;
+    cpus_.push_back(std::move(c));
+  }
+  if (cpus_.empty()) {
+    *err = "no relay files in " + dir;
+    return false;
+  }
+  return true;
+}
+
+void RelayReader::close() {
+  for (auto& c : cpus_)
+    if (c.fd >= 0) ::close(c.fd), c.fd = -1;
+}
+
+void RelayReader::start(int out_fd) {
+  out_fd_ = out_fd;
+  thread_ = std::thread([this] { run(); });
+}
+
+void RelayReader::finish() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  while (read_all()) {
+  }
+  emit(true);
+  flush_out();
+}
+
+void RelayReader::run() {
+  std::vector<pollfd> pfds;
+  for (auto& c : cpus_) pfds.push_back({c.fd, POLLIN, 0});
+  while (!stop_) {
+    poll(pfds.data(), pfds.size(), kPollMs);
+    while (read_all() && !stop_) {
+    }
+    emit(false);
+    flush_out();
+  }
+}
+
+bool RelayReader::read_all() {
+  static thread_local std::vector<char> buf(1 << 20);
+  bool any = false;
+  for (auto& c : cpus_) {
+    for (;;) {
+      ssize_t n = ::read(c.fd, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      c.carry.append(buf.data(), n);
+      any = true;
+      parse(c);
+      if (size_t(n) < buf.size()) break;
+    }
+  }
+  return any;
+}
+
+void RelayReader::parse(Cpu& cpu) {
+  size_t off = 0;
+  const std::string& b = cpu.carry;
+  while (b.size() - off >= sizeof(xtap_rec_hdr)) {
+    xtap_rec_hdr h;
+    std::memcpy(&h, b.data() + off, sizeof(h));
+    if (h.size < sizeof(h) || h.size > max_record_) {
+      corrupt_++;  // cannot resynchronise inside this CPU's stream
+      off = b.size();
+      break;
+    }
+    if (b.size() - off < h.size) break;
+    if (h.type == XTAP_REC_TEXT)
+      pending_.emplace(h.seq, b.substr(off + sizeof(h), h.size - sizeof(h)));
+    off += h.size;
+  }
+  cpu.carry.erase(0, off);
+}
+
+void RelayReader::emit(bool final) {
+  while (!pending_.empty()) {
+    auto it = pending_.begin();
+    if (it->first != next_seq_) {
+      if (it->first < next_seq_) {  // late record whose gap was skipped
+        out_ += it->second;
+        records_++;
+        pending_.erase(it);
+        continue;
+      }
+      if (!final) {
+        int64_t now = now_ms();
+        if (!gap_since_ms_) gap_since_ms_ = now;
+        if (now - gap_since_ms_ < kGapWaitMs) break;
+      }
+      next_seq_ = it->first;  // the missing ones were dropped
+    }
+    gap_since_ms_ = 0;
+    out_ += it->second;
+    records_++;
+    next_seq_++;
+    pending_.erase(it);
+  }
+}
+
+void RelayReader::flush_out() {
+  size_t off = 0;
+  while (off < out_.size()) {
+    ssize_t n = ::write(out_fd_, out_.data() + off, out_.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      write_failed_ = true;
+      break;
+    }
+    off += n;
+  }
+  out_.clear();
+}
+
+}  // namespace xtap::runner

@@ -1,0 +1,52 @@
+// Reads the per-CPU trace<N> relay files and prints records in sequence order.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace xtap::runner {
+
+class RelayReader {
+ public:
+  // Opens dir/trace0..trace<ncpus-1> (CPUs that are offline have no file).
+  bool open(const std::string& dir, unsigned ncpus, uint64_t max_record, std::string* err);
+  void start(int out_fd);
+  // Drains every file completely, prints all pending records, joins.
+  void finish();
+  void close();
+  ~RelayReader();
+
+  uint64_t records() const { return records_; }
+  uint64_t corrupt() const { return corrupt_; }
+  bool write_failed() const { return write_failed_; }
+
+ private:
+  struct Cpu {
+    int fd = -1;
+    std::string carry;  // bytes of a record cut by the end of a read
+  };
+  void run();
+  bool read_all();          // true if anything was read
+  void parse(Cpu& cpu);
+  void emit(bool final);
+  void flush_out();
+
+  std::vector<Cpu> cpus_;
+  std::map<uint64_t, std::string> pending_;
+  uint64_t next_seq_ = 1;
+  uint64_t max_record_ = 0;
+  int64_t gap_since_ms_ = 0;
+  std::string out_;
+  int out_fd_ = 1;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  uint64_t records_ = 0;
+  uint64_t corrupt_ = 0;
+  bool write_failed_ = false;
+};
+
+}  // namespace xtap::runner

@@ -1,0 +1,352 @@
+// The run loop: load, HELLO, START, wait for the end event, STOP, DONE, unload.
+#include "runner/session.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <xtap/abi.h>
+
+#include "runner/control.h"
+#include "runner/kmod.h"
+#include "runner/modinfo.h"
+#include "runner/relay_reader.h"
+
+namespace xtap::runner {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void say(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void say(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::fputs("xtap-run: ", stderr);
+  std::vfprintf(stderr, fmt, ap);
+  std::fputc('\n', stderr);
+  va_end(ap);
+}
+
+std::string basename_of(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
+
+class Session {
+ public:
+  explicit Session(const Options& opt) : opt_(opt) {}
+  int run();
+
+ private:
+  bool setup_signals();
+  bool connect(const std::string& dir);
+  bool spawn_command();
+  void release_command(bool go);
+  void request_stop(const char* why);
+  void handle(const Message& m);
+  void on_signal();
+  void loop();
+  int finish();
+
+  const Options& opt_;
+  ModInfo mi_;
+  Control ctl_;
+  RelayReader relay_;
+  int out_fd_ = 1;
+  int sig_fd_ = -1;
+  pid_t child_ = -1;
+  int child_go_fd_ = -1;  // write end: one byte releases the child
+  bool child_running_ = false;
+  bool started_ = false;
+  bool stop_sent_ = false;
+  bool done_ = false;
+  bool failed_ = false;   // runner-side failure or an ERROR message
+  xtap_done done_info_{};
+  Clock::time_point deadline_{};
+};
+
+bool Session::setup_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&set, s);
+  // Blocked before any thread or child exists, so only the signalfd sees them.
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return false;
+  sig_fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  signal(SIGPIPE, SIG_IGN);
+  return sig_fd_ >= 0;
+}
+
+bool Session::connect(const std::string& dir) {
+  std::string err;
+  if (!ctl_.open(dir + "/ctl", &err)) {
+    say("%s", err.c_str());
+    return false;
+  }
+  pollfd p{ctl_.fd(), POLLIN, 0};
+  if (poll(&p, 1, 5000) <= 0) {
+    say("module %s did not say hello on its control file", mi_.name.c_str());
+    return false;
+  }
+  std::vector<Message> msgs;
+  int code = 0;
+  if (!ctl_.read(&msgs, &code) || msgs.empty() || msgs[0].type != XTAP_MSG_HELLO) {
+    say("module %s sent no HELLO message (%s)", mi_.name.c_str(),
+        code ? std::strerror(code) : "protocol error");
+    return false;
+  }
+  const Message& hello = msgs[0];
+  if (hello.abi != XTAP_ABI_VERSION) {
+    say("module %s speaks xtap ABI version %u but this xtap-run speaks version %u: "
+        "use the xtap-run of the xtap that built the module",
+        mi_.name.c_str(), hello.abi, XTAP_ABI_VERSION);
+    return false;
+  }
+  xtap_hello h{};
+  std::memcpy(&h, hello.payload.data(), std::min(hello.payload.size(), sizeof(h)));
+  if (h.ncpus == 0 || h.subbuf_size == 0) {
+    say("module %s sent a malformed HELLO", mi_.name.c_str());
+    return false;
+  }
+  if (opt_.verbose)
+    say("script %s: %u CPUs, relay %llu x %llu bytes", h.script, h.ncpus,
+        (unsigned long long)h.n_subbufs, (unsigned long long)h.subbuf_size);
+  if (!relay_.open(dir, h.ncpus, h.subbuf_size, &err)) {
+    say("%s", err.c_str());
+    return false;
+  }
+  for (size_t i = 1; i < msgs.size(); i++) handle(msgs[i]);
+  return true;
+}
+
+bool Session::spawn_command() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return false;
+  child_ = fork();
+  if (child_ < 0) return false;
+  if (child_ == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    signal(SIGPIPE, SIG_DFL);
+    ::close(fds[1]);
+    char go = 0;
+    while (::read(fds[0], &go, 1) < 0 && errno == EINTR) {
+    }
+    if (go != 'g') _exit(127);  // the session ended before probes were armed
+    execl("/bin/sh", "sh", "-c", opt_.command.c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  ::close(fds[0]);
+  child_go_fd_ = fds[1];
+  child_running_ = true;
+  return true;
+}
+
+void Session::release_command(bool go) {
+  if (child_go_fd_ < 0) return;
+  if (go) (void)!::write(child_go_fd_, "g", 1);
+  ::close(child_go_fd_);
+  child_go_fd_ = -1;
+}
+
+void Session::request_stop(const char* why) {
+  if (stop_sent_) return;
+  stop_sent_ = true;
+  release_command(false);
+  if (opt_.verbose) say("stopping (%s)", why);
+  std::string err;
+  if (!ctl_.send(XTAP_CMD_STOP, 0, &err)) {
+    say("%s", err.c_str());
+    failed_ = true;
+  }
+}
+
+void Session::handle(const Message& m) {
+  switch (m.type) {
+    case XTAP_MSG_STARTED:
+      started_ = true;
+      if (opt_.verbose) say("probes armed");
+      if (opt_.timeout_s > 0)
+        deadline_ = Clock::now() + std::chrono::milliseconds(long(opt_.timeout_s * 1000));
+      release_command(true);
+      break;
+    case XTAP_MSG_ERROR:
+      std::fprintf(stderr, "ERROR: %s\n", m.text().c_str());
+      failed_ = true;
+      break;
+    case XTAP_MSG_WARNING:
+      std::fprintf(stderr, "WARNING: %s\n", m.text().c_str());
+      break;
+    case XTAP_MSG_EXIT:
+      request_stop("the script asked to exit");
+      break;
+    case XTAP_MSG_DONE:
+      std::memcpy(&done_info_, m.payload.data(), std::min(m.payload.size(), sizeof(done_info_)));
+      done_ = true;
+      break;
+    default:
+      break;  // newer module: unknown messages are skipped
+  }
+}
+
+void Session::on_signal() {
+  signalfd_siginfo si;
+  while (::read(sig_fd_, &si, sizeof(si)) == sizeof(si)) {
+    if (si.ssi_signo == SIGCHLD) {
+      int status;
+      if (child_ > 0 && waitpid(child_, &status, WNOHANG) == child_) {
+        child_running_ = false;
+        child_ = -1;
+        request_stop("command exited");
+      }
+    } else if (!stop_sent_) {
+      request_stop(strsignal(si.ssi_signo));
+    } else if (opt_.verbose) {
+      say("still stopping, please wait");
+    }
+  }
+}
+
+void Session::loop() {
+  while (!done_) {
+    int timeout = -1;
+    if (started_ && opt_.timeout_s > 0 && !stop_sent_) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());
+      if (left.count() <= 0) {
+        request_stop("timeout");
+        continue;
+      }
+      timeout = int(std::min<long long>(left.count(), 60000)) + 1;
+    }
+    pollfd pfds[2] = {{ctl_.fd(), POLLIN, 0}, {sig_fd_, POLLIN, 0}};
+    int n = poll(pfds, 2, timeout);
+    if (n < 0 && errno != EINTR) break;
+    if (n <= 0) continue;
+    if (pfds[1].revents) on_signal();
+    if (pfds[0].revents) {
+      std::vector<Message> msgs;
+      int code = 0;
+      if (!ctl_.read(&msgs, &code)) {
+        if (code == EAGAIN) continue;
+        say("control channel closed before DONE%s%s", code ? ": " : "", code ? std::strerror(code) : "");
+        failed_ = true;
+        break;
+      }
+      for (const Message& m : msgs) handle(m);
+    }
+  }
+}
+
+int Session::finish() {
+  relay_.finish();
+  relay_.close();
+  ctl_.close();
+  release_command(false);
+  if (child_ > 0 && !child_running_) waitpid(child_, nullptr, WNOHANG);
+  const xtap_done& d = done_info_;
+  if (d.errors || d.skipped)
+    std::fprintf(stderr, "WARNING: Number of errors: %llu, skipped probes: %llu\n",
+                 (unsigned long long)d.errors, (unsigned long long)d.skipped);
+  if (d.dropped_records)
+    std::fprintf(stderr, "WARNING: %llu output records (%llu bytes) were dropped: increase the buffer size\n",
+                 (unsigned long long)d.dropped_records, (unsigned long long)d.dropped_bytes);
+  if (relay_.corrupt())
+    std::fprintf(stderr, "WARNING: %llu corrupt relay record streams were discarded\n",
+                 (unsigned long long)relay_.corrupt());
+  if (relay_.write_failed()) {
+    say("writing the script output failed: %s", std::strerror(errno));
+    failed_ = true;
+  }
+  if (opt_.verbose)
+    say("done: %llu hits, %llu records", (unsigned long long)d.hits,
+        (unsigned long long)relay_.records());
+  return (failed_ || d.errors) ? 1 : 0;
+}
+
+int Session::run() {
+  std::string err;
+  auto mi = read_modinfo(opt_.module, &err);
+  if (!mi) {
+    say("%s", err.c_str());
+    return 1;
+  }
+  mi_ = *mi;
+  const std::string running = kernel_release();
+  if (mi_.release() != running) {
+    say("module %s was built for kernel %s, but this kernel is %s",
+        basename_of(opt_.module).c_str(), mi_.release().c_str(), running.c_str());
+    return 1;
+  }
+  if (!opt_.output.empty()) {
+    out_fd_ = ::open(opt_.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out_fd_ < 0) {
+      say("cannot open %s: %s", opt_.output.c_str(), std::strerror(errno));
+      return 1;
+    }
+  }
+  if (!setup_signals()) {
+    say("cannot set up signal handling: %s", std::strerror(errno));
+    return 1;
+  }
+  std::string dbg = debugfs_dir(&err);
+  if (dbg.empty()) {
+    say("%s", err.c_str());
+    return 1;
+  }
+  if (load_module(opt_.module, mi_.name, &err)) {
+    say("%s", err.c_str());
+    return 1;
+  }
+  if (opt_.verbose) say("inserted module %s", mi_.name.c_str());
+
+  int rc = 1;
+  const std::string dir = dbg + "/" + XTAP_DEBUGFS_PREFIX + mi_.name;
+  if (connect(dir)) {
+    relay_.start(out_fd_);
+    long target = opt_.target_pid;
+    bool ok = true;
+    if (!opt_.command.empty()) {
+      ok = spawn_command();
+      if (!ok) say("cannot run command: %s", std::strerror(errno));
+      target = child_;
+    }
+    if (ok && !ctl_.send(XTAP_CMD_START, target, &err)) {
+      say("%s", err.c_str());
+      ok = false;
+    }
+    if (ok)
+      loop();
+    else
+      request_stop("start failed"), failed_ = true, loop();
+    rc = finish();
+  } else {
+    relay_.close();
+    ctl_.close();
+  }
+  if (unload_module(mi_.name, &err)) {
+    say("%s", err.c_str());
+    rc = 1;
+  } else if (opt_.verbose) {
+    say("removed module %s", mi_.name.c_str());
+  }
+  if (out_fd_ > 1) ::close(out_fd_);
+  return rc;
+}
+
+}  // namespace
+
+int run_session(const Options& opt) {
+  Session s(opt);
+  return s.run();
+}
+
+}  // namespace xtap::runner

@@ -1,0 +1,20 @@
+// One run of a loaded module: start, relay output, stop on the right event, report.
+#pragma once
+
+#include <string>
+
+namespace xtap::runner {
+
+struct Options {
+  std::string module;     // path of the .ko
+  std::string output;     // -o FILE, empty: stdout
+  std::string command;    // -c CMD
+  long target_pid = 0;    // -x PID
+  double timeout_s = 0;   // -T SECONDS, 0: none
+  bool verbose = false;
+};
+
+// Loads, runs and unloads the module. Returns the process exit status.
+int run_session(const Options& opt);
+
+}  // namespace xtap::runner
