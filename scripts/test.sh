@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Every test: install, build, unit tests (ctest), then the runtime tests in
+# one VM boot. Ends with one "total: N passed, N failed" line.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build.sh || exit 1
+
+status=0
+unit_log=$(mktemp)
+(cd build && ctest --output-on-failure -j2) 2>&1 | tee "$unit_log" || status=1
+unit_pass=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2 \1/p' "$unit_log" | awk '{print $1-$2}')
+unit_fail=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/p' "$unit_log")
+
+rt_log=$(mktemp)
+python3 tests/runtime/engine.py build 2>&1 | tee "$rt_log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+rt_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$rt_log" | tail -1)
+rt_pass=$(echo "$rt_line" | sed -nE 's/^([0-9]+) passed.*/\1/p')
+rt_fail=$(echo "$rt_line" | sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p')
+[ -n "$rt_line" ] || { echo "runtime tests: no summary line"; status=1; }
+
+echo
+echo "total: $(( ${unit_pass:-0} + ${rt_pass:-0} )) passed, $(( ${unit_fail:-0} + ${rt_fail:-0} + (status && !${unit_fail:-0} && !${rt_fail:-0} ? 1 : 0) )) failed"
+exit $status

@@ -1,0 +1,86 @@
+#include "parse/parser.h"
+
+#include <gtest/gtest.h>
+
+#include "helpers.h"
+#include "parse/printer.h"
+
+namespace xtap {
+namespace {
+
+std::string reprint(const std::string &text) {
+  auto r = test::run(text, false);
+  EXPECT_TRUE(r->ok) << r->printed();
+  return r->ok ? print_script(*r->script) : "";
+}
+
+TEST(Parser, PrecedenceFollowsStap) {
+  // '.' binds looser than '+', tighter than '<<'; '&&' looser than '|'.
+  EXPECT_EQ(reprint("probe begin { x = a . b + c }"),
+            "probe begin\n{\n    x = (a . (b + c))\n}\n");
+  EXPECT_EQ(reprint("probe begin { x = 1 << 2 . 3 }"),
+            "probe begin\n{\n    x = (1 << (2 . 3))\n}\n");
+  EXPECT_EQ(reprint("probe begin { x = a | b && c == d * 2 }"),
+            "probe begin\n{\n    x = ((a | b) && (c == (d * 2)))\n}\n");
+}
+
+TEST(Parser, AssignmentIsRightAssociative) {
+  EXPECT_EQ(reprint("probe begin { a = b += 1 }"), "probe begin\n{\n    a = b += 1\n}\n");
+}
+
+TEST(Parser, SemicolonsAreOptional) {
+  EXPECT_EQ(reprint("probe begin { println(\"hello\") exit() }"),
+            "probe begin\n{\n    println(\"hello\")\n    exit()\n}\n");
+}
+
+TEST(Parser, GlobalsWithSizesAndInitializers) {
+  EXPECT_EQ(reprint("global a[100], b = -5, c = \"s\"; probe end {}"),
+            "global a[100]\nglobal b = -5\nglobal c = \"s\"\nprobe end\n{\n}\n");
+}
+
+TEST(Parser, ProbePointsWithArgumentsAndSuffixes) {
+  auto r = test::run("probe kprobe.function(\"vfs_read\").return, timer.ms(100) { }", false);
+  ASSERT_TRUE(r->ok) << r->printed();
+  const auto &p = r->script->probes[0]->points;
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].str(), "kprobe.function(\"vfs_read\").return");
+  EXPECT_EQ(p[1].str(), "timer.ms(100)");
+}
+
+TEST(Parser, ForeachInMembershipAndDelete) {
+  EXPECT_EQ(reprint("global m probe begin { foreach ([a, b] in m) if ([a, b] in m) delete m[a, b] }"),
+            "global m\nprobe begin\n{\n    foreach ([a, b] in m)\n        if (([a, b] in m))\n"
+            "            delete m[a, b]\n}\n");
+  EXPECT_EQ(reprint("global m probe begin { x = k in m }"),
+            "global m\nprobe begin\n{\n    x = ([k] in m)\n}\n");
+}
+
+TEST(Parser, ErrorsCarryLocationAndCaret) {
+  auto r = test::run("probe begin {\n  x = (1 + \n}\n", false);
+  ASSERT_FALSE(r->ok);
+  EXPECT_EQ(r->first_error(), "XTP1010");
+  EXPECT_EQ(r->printed(),
+            "t.stp:3:1: error[XTP1010]: expected an expression, found '}'\n"
+            "  }\n"
+            "  ^\n");
+}
+
+TEST(Parser, RecoversAndReportsSeveralErrors) {
+  auto r = test::run("probe begin { x = }\nprobe end { y = ) }\nprobe begin { }", false);
+  EXPECT_EQ(r->diags.error_count(), 2) << r->printed();
+  EXPECT_EQ(r->script->probes.size(), 1u);
+}
+
+TEST(Parser, UnclosedBrace) {
+  auto r = test::run("probe begin {\n  x = 1\n", false);
+  EXPECT_EQ(r->first_error(), "XTP1013");
+}
+
+TEST(Parser, ReservedWordAsName) {
+  auto r = test::run("global probe", false);
+  ASSERT_FALSE(r->ok);
+  EXPECT_NE(r->printed().find("reserved word"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xtap

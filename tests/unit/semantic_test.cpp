@@ -1,0 +1,91 @@
+// Pass 2: name resolution, types, probe points, with the diagnostics users see.
+#include <gtest/gtest.h>
+
+#include "helpers.h"
+
+namespace xtap {
+namespace {
+
+TEST(Semantic, InfersTypesAcrossProbes) {
+  auto r = test::run("global a, s probe begin { a[\"x\", 1] = s } probe end { s = execname() }");
+  ASSERT_TRUE(r->ok) << r->printed();
+  auto *a = r->script->find_global("a");
+  EXPECT_EQ(a->type, Type::String);
+  ASSERT_EQ(a->key_types.size(), 2u);
+  EXPECT_EQ(a->key_types[0], Type::String);
+  EXPECT_EQ(a->key_types[1], Type::Long);
+}
+
+TEST(Semantic, TypeConflictIsAnError) {
+  auto r = test::run("probe begin { x = 1; x = \"s\" }");
+  EXPECT_EQ(r->first_error(), "XTP2305");
+  EXPECT_NE(r->printed().find("t.stp:1:26"), std::string::npos) << r->printed();
+}
+
+TEST(Semantic, UnknownFunctionSuggestsTheClosest) {
+  auto r = test::run("probe begin { prinln(\"x\") }");
+  EXPECT_EQ(r->first_error(), "XTP2207");
+  EXPECT_NE(r->printed().find("did you mean 'println'?"), std::string::npos) << r->printed();
+}
+
+TEST(Semantic, UnknownProbePointSuggests) {
+  auto r = test::run("probe begn { }");
+  EXPECT_EQ(r->first_error(), "XTP2100");
+  EXPECT_NE(r->printed().find("did you mean 'begin'?"), std::string::npos) << r->printed();
+  auto t = test::run("probe timer.msec(10) { }");
+  EXPECT_EQ(t->first_error(), "XTP2103");
+  EXPECT_NE(t->printed().find("timer.ms"), std::string::npos) << t->printed();
+}
+
+TEST(Semantic, ArraysMustBeGlobal) {
+  auto r = test::run("probe begin { a[1] = 2 }");
+  EXPECT_EQ(r->first_error(), "XTP2201");
+  EXPECT_NE(r->printed().find("global a"), std::string::npos);
+}
+
+TEST(Semantic, ArrayArityMustAgree) {
+  auto r = test::run("global a probe begin { a[1] = 2; a[1, 2] = 3 }");
+  EXPECT_EQ(r->first_error(), "XTP2204");
+}
+
+TEST(Semantic, ScalarAndArrayUseConflict) {
+  auto r = test::run("global a probe begin { a[1] = 2; a = 3 }");
+  EXPECT_EQ(r->first_error(), "XTP2206");
+}
+
+TEST(Semantic, PrintfArgumentsAreChecked) {
+  EXPECT_EQ(test::run("probe begin { printf(\"%d %s\\n\", 1) }")->first_error(), "XTP2313");
+  EXPECT_EQ(test::run("probe begin { printf(\"%d\\n\", \"s\") }")->first_error(), "XTP2305");
+  EXPECT_EQ(test::run("probe begin { printf(\"%q\\n\", 1) }")->first_error(), "XTP2312");
+  EXPECT_TRUE(test::run("probe begin { printf(\"%-*d|%5s|%%|%x\\n\", 4, 1, \"a\", 255) }")->ok);
+}
+
+TEST(Semantic, BreakOutsideLoop) {
+  EXPECT_EQ(test::run("probe begin { break }")->first_error(), "XTP2210");
+}
+
+TEST(Semantic, UnresolvedLocalType) {
+  auto r = test::run("probe begin { println(x) }");
+  EXPECT_FALSE(r->ok);
+  EXPECT_NE(r->printed().find("'x'"), std::string::npos) << r->printed();
+}
+
+TEST(Semantic, TimerPeriodRange) {
+  EXPECT_EQ(test::run("probe timer.us(1) { }")->first_error(), "XTP2105");
+  EXPECT_EQ(test::run("probe timer.ms(0) { }")->first_error(), "XTP2104");
+  EXPECT_TRUE(test::run("probe timer.s(1), timer.hz(100) { }")->ok);
+}
+
+TEST(Semantic, KprobePointShapes) {
+  EXPECT_TRUE(test::run("probe kprobe.function(\"vfs_read\").return { }")->ok);
+  EXPECT_EQ(test::run("probe kprobe.function(1) { }")->first_error(), "XTP2111");
+  EXPECT_EQ(test::run("probe kprobe.fnction(\"x\") { }")->first_error(), "XTP2110");
+}
+
+TEST(Semantic, ForeachKeysTakeArrayKeyTypes) {
+  auto r = test::run("global m probe begin { m[\"a\", 1] = 1; foreach ([s, n] in m) println(s . \"x\", n + 1) }");
+  ASSERT_TRUE(r->ok) << r->printed();
+}
+
+}  // namespace
+}  // namespace xtap
