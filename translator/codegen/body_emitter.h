@@ -20,14 +20,23 @@ struct HandlerCode {
 HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std::string &name,
                          unsigned maxstringlen);
 
+struct FunctionCode {
+  std::string prototype;  // forward declaration
+  std::string c;          // frame struct + definition
+  size_t frame_bytes = 0;
+};
+
+FunctionCode emit_function(const Script &script, const FunctionDecl &fn, unsigned maxstringlen);
+std::string function_c_name(const FunctionDecl &f);
+
 // C names of script variables.
 std::string global_c_name(const GlobalDecl &g);
 std::string c_type_of(Type t);
 
 class BodyEmitter {
  public:
-  BodyEmitter(const Script &s, const ProbeDecl &p, unsigned maxstringlen)
-      : script_(s), probe_(p), maxstringlen_(maxstringlen) {}
+  BodyEmitter(const Script &s, const Body &b, const FunctionDecl *fn, unsigned maxstringlen)
+      : script_(s), body_(b), function_(fn), maxstringlen_(maxstringlen) {}
 
   void stmt(const Stmt &s);
   std::string expr(const Expr &e);
@@ -40,16 +49,23 @@ class BodyEmitter {
   std::string string_temp();
   std::string unique(const char *prefix);
   std::string var_ref(const Expr &e);
-  std::string keys(const Expr &e);
+  std::string keys(const Expr &e, std::string *prelude);
   std::string where(const Location &loc, const std::string &what);
   std::string binary(const Expr &e);
+  std::string binary_of(const Expr &e, const std::string &a, const std::string &b);
   std::string assign(const Expr &e);
+  std::string index_assign(const Expr &e, const std::string &m, const std::string &k,
+                           const std::string &r);
+  std::string scalar_assign(const Expr &e, const std::string &r);
   std::string incdec(const Expr &e);
   std::string index_read(const Expr &e);
   std::string call(const Expr &e);
+  std::string function_call(const Expr &e);
   std::string print_call(const Expr &e, bool newline);
   std::string format_call(const Expr &e, bool to_string);
   std::string number(long long v);
+  std::vector<std::string> in_order(const std::vector<const Expr *> &args, std::string *prelude);
+  static std::string wrap(const std::string &prelude, const std::string &e);
 
   // Statements (emit_stmt.cpp).
   void foreach_stmt(const Stmt &s);
@@ -57,7 +73,8 @@ class BodyEmitter {
   void expr_stmt(const Expr &e);
 
   const Script &script_;
-  const ProbeDecl &probe_;
+  const Body &body_;
+  const FunctionDecl *function_;  // when emitting a script function
   unsigned maxstringlen_;
   CWriter w_;
   size_t string_temps_ = 0;

@@ -9,7 +9,50 @@ namespace xtap {
 
 std::string global_c_name(const GlobalDecl &g) { return "g_" + g.name; }
 
-std::string c_type_of(Type t) { return t == Type::String ? "const char *" : "s64"; }
+std::string c_type_of(Type t) { return t == Type::String ? "const char *" : "s64 "; }
+
+namespace {
+
+bool has_side_effects(const Expr &e) {
+  if (e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec) return true;
+  if (e.kind == ExprKind::Call) {
+    if (e.function) return true;
+    const Builtin *b = find_builtin(e.text);
+    if (b && b->kind != BuiltinKind::Plain && b->kind != BuiltinKind::Sprintf) return true;
+    if (b && std::string(b->name) == "warn") return true;
+  }
+  for (const auto &a : e.args)
+    if (has_side_effects(*a)) return true;
+  return false;
+}
+
+}  // namespace
+
+// C leaves the order of function arguments and initializers open; the
+// script language evaluates left to right. When an argument has side
+// effects, evaluate every argument into a temporary first, in order.
+std::vector<std::string> BodyEmitter::in_order(const std::vector<const Expr *> &args,
+                                               std::string *prelude) {
+  std::vector<std::string> out;
+  bool sequence = false;
+  if (args.size() > 1)
+    for (const auto *a : args) sequence |= has_side_effects(*a);
+  for (const auto *a : args) {
+    std::string e = expr(*a);
+    if (!sequence || a->kind == ExprKind::Number || a->kind == ExprKind::String) {
+      out.push_back(e);
+      continue;
+    }
+    std::string t = unique("_a");
+    *prelude += c_type_of(a->type) + t + " = " + e + "; ";
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::string BodyEmitter::wrap(const std::string &prelude, const std::string &e) {
+  return prelude.empty() ? e : "({ " + prelude + e + "; })";
+}
 
 std::string BodyEmitter::string_temp() { return "f->t" + std::to_string(string_temps_++); }
 
@@ -31,23 +74,31 @@ std::string BodyEmitter::var_ref(const Expr &e) {
   return "f->l_" + e.local->name;
 }
 
-std::string BodyEmitter::keys(const Expr &e) {
+// The key array of an array access; when the keys must be evaluated into
+// temporaries first, their declarations go to *prelude, which the caller
+// wraps around the whole access (the compound literal must stay in scope).
+std::string BodyEmitter::keys(const Expr &e, std::string *prelude) {
+  std::vector<const Expr *> args;
+  for (const auto &a : e.args) args.push_back(a.get());
+  std::vector<std::string> vals = in_order(args, prelude);
   std::string s = "((const struct xtap_key[]){ ";
-  for (size_t i = 0; i < e.args.size(); ++i) {
+  for (size_t i = 0; i < vals.size(); ++i) {
     bool str = e.global->key_types[i] == Type::String;
-    s += std::string(str ? "{ .s = " : "{ .n = ") + expr(*e.arg(i)) + " }, ";
+    s += std::string(str ? "{ .s = " : "{ .n = ") + vals[i] + " }, ";
   }
   return s + "})";
 }
 
 std::string BodyEmitter::index_read(const Expr &e) {
   std::string m = global_c_name(*e.global);
+  std::string pre;
+  std::string k = keys(e, &pre);
   if (e.type == Type::String) {
     std::string t = string_temp();
-    return "({ xtap_map_get_str(" + m + ", " + keys(e) + ", " + t + "); (const char *)" + t + "; })";
+    return "({ " + pre + "xtap_map_get_str(" + m + ", " + k + ", " + t + "); (const char *)" + t + "; })";
   }
   std::string v = unique("_v");
-  return "({ s64 " + v + "; xtap_map_get_long(" + m + ", " + keys(e) + ", &" + v + "); " + v + "; })";
+  return "({ " + pre + "s64 " + v + "; xtap_map_get_long(" + m + ", " + k + ", &" + v + "); " + v + "; })";
 }
 
 std::string BodyEmitter::expr(const Expr &e) {
@@ -57,8 +108,11 @@ std::string BodyEmitter::expr(const Expr &e) {
     case ExprKind::Var:
       return e.type == Type::String ? "((const char *)" + var_ref(e) + ")" : var_ref(e);
     case ExprKind::Index: return index_read(e);
-    case ExprKind::In:
-      return "((s64)xtap_map_exists(" + global_c_name(*e.global) + ", " + keys(e) + "))";
+    case ExprKind::In: {
+      std::string pre;
+      std::string k = keys(e, &pre);
+      return wrap(pre, "((s64)xtap_map_exists(" + global_c_name(*e.global) + ", " + k + "))");
+    }
     case ExprKind::Call: return call(e);
     case ExprKind::Unary:
       if (e.op == "+") return "(" + expr(*e.arg(0)) + ")";
@@ -76,9 +130,13 @@ std::string BodyEmitter::expr(const Expr &e) {
 }
 
 std::string BodyEmitter::binary(const Expr &e) {
+  std::string prelude;
+  std::vector<std::string> ab = in_order({e.arg(0), e.arg(1)}, &prelude);
+  return wrap(prelude, binary_of(e, ab[0], ab[1]));
+}
+
+std::string BodyEmitter::binary_of(const Expr &e, const std::string &a, const std::string &b) {
   const std::string &op = e.op;
-  std::string a = expr(*e.arg(0));
-  std::string b = expr(*e.arg(1));
   if (op == ".") return "((const char *)xtap_str_concat(" + string_temp() + ", " + a + ", " + b + "))";
   if (e.arg(0)->type == Type::String)  // string comparison
     return "((s64)(strcmp(" + a + ", " + b + ") " + op + " 0))";
@@ -108,17 +166,32 @@ std::string BodyEmitter::assign(const Expr &e) {
   std::string op = e.op;
   std::string r = expr(rhs);
   if (lhs.kind == ExprKind::Index) {
+    // The script evaluates the value before the element it is stored into.
+    std::string pre;
     std::string m = global_c_name(*lhs.global);
-    std::string k = keys(lhs);
+    std::string k = keys(lhs, &pre);
+    std::string rv = unique("_rv");
+    pre = c_type_of(rhs.type) + rv + " = " + r + "; " + pre;
+    return wrap(pre, index_assign(e, m, k, rv));
+  }
+  return scalar_assign(e, r);
+}
+
+std::string BodyEmitter::index_assign(const Expr &e, const std::string &m, const std::string &k,
+                                      const std::string &r) {
+  const Expr &lhs = *e.arg(0);
+  const std::string &op = e.op;
+  {
     std::string v = unique("_v");
     if (lhs.type == Type::String) {
-      std::string val = r;
-      if (op == ".=") {
-        std::string old = string_temp();
-        val = "xtap_str_concat(" + string_temp() + ", ({ xtap_map_get_str(" + m + ", " + k + ", " +
-              old + "); (const char *)" + old + "; }), " + r + ")";
-      }
-      return "({ const char *" + v + " = " + val + "; if (xtap_map_set_str(c, " + m + ", " + k +
+      if (op != ".=")
+        return "({ const char *" + v + " = " + r + "; if (xtap_map_set_str(c, " + m + ", " + k +
+               ", " + v + ")) goto out; " + v + "; })";
+      std::string kv = unique("_k");
+      std::string old = string_temp();
+      return "({ const struct xtap_key *" + kv + " = " + k + "; const char *" + v +
+             "; xtap_map_get_str(" + m + ", " + kv + ", " + old + "); " + v + " = xtap_str_concat(" +
+             string_temp() + ", " + old + ", " + r + "); if (xtap_map_set_str(c, " + m + ", " + kv +
              ", " + v + ")) goto out; " + v + "; })";
     }
     if (op == "=")
@@ -141,6 +214,12 @@ std::string BodyEmitter::assign(const Expr &e) {
            "; if (unlikely(c->error)) goto out; if (xtap_map_set_long(c, " + m + ", " + kv + ", " + v +
            ")) goto out; " + v + "; })";
   }
+}
+
+std::string BodyEmitter::scalar_assign(const Expr &e, const std::string &r) {
+  const Expr &lhs = *e.arg(0);
+  const Expr &rhs = *e.arg(1);
+  const std::string &op = e.op;
   std::string lv = var_ref(lhs);
   if (lhs.type == Type::String) {
     if (op == ".=") return "((const char *)xtap_str_append(" + lv + ", " + r + "))";
@@ -170,8 +249,10 @@ std::string BodyEmitter::incdec(const Expr &e) {
   if (t.kind == ExprKind::Index) {
     std::string v = unique("_v");
     std::string res = e.postfix ? "(" + v + " - (" + std::to_string(delta) + "))" : v;
-    return "({ s64 " + v + "; if (xtap_map_add_long(c, " + global_c_name(*t.global) + ", " + keys(t) +
-           ", " + std::to_string(delta) + ", &" + v + ")) goto out; " + res + "; })";
+    std::string pre;
+    std::string k = keys(t, &pre);
+    return "({ " + pre + "s64 " + v + "; if (xtap_map_add_long(c, " + global_c_name(*t.global) + ", " +
+           k + ", " + std::to_string(delta) + ", &" + v + ")) goto out; " + res + "; })";
   }
   std::string lv = var_ref(t);
   std::string v = unique("_v");
@@ -180,7 +261,21 @@ std::string BodyEmitter::incdec(const Expr &e) {
          std::to_string(delta) + "LL)); " + (e.postfix ? v : lv) + "; })";
 }
 
+std::string BodyEmitter::function_call(const Expr &e) {
+  const FunctionDecl &f = *e.function;
+  std::string args = "c";
+  if (f.return_type == Type::String) args += ", " + string_temp();
+  std::vector<const Expr *> list;
+  for (const auto &a : e.args) list.push_back(a.get());
+  std::string prelude;
+  for (const auto &v : in_order(list, &prelude)) args += ", " + v;
+  std::string r = unique("_r");
+  return "({ " + prelude + c_type_of(f.return_type) + r + " = " + function_c_name(f) + "(" + args +
+         "); if (unlikely(c->error)) goto out; " + r + "; })";
+}
+
 std::string BodyEmitter::call(const Expr &e) {
+  if (e.function) return function_call(e);
   const Builtin *b = find_builtin(e.text);
   switch (b->kind) {
     case BuiltinKind::Printf: return "(" + format_call(e, false) + ", 0LL)";
@@ -216,25 +311,32 @@ std::string BodyEmitter::print_call(const Expr &e, bool newline) {
     else literal = false;
   }
   if (literal) return "xtap_print_str(c, " + c_string_literal(text + (newline ? "\n" : "")) + ")";
-  std::string fmt, args;
-  for (const auto &a : e.args) {
-    if (a->type == Type::String) {
+  std::string fmt, args, prelude;
+  std::vector<const Expr *> list;
+  for (const auto &a : e.args) list.push_back(a.get());
+  std::vector<std::string> vals = in_order(list, &prelude);
+  for (size_t i = 0; i < vals.size(); ++i) {
+    if (list[i]->type == Type::String) {
       fmt += "%s";
-      args += ", " + expr(*a);
+      args += ", " + vals[i];
     } else {
       fmt += "%lld";
-      args += ", (long long)" + expr(*a);
+      args += ", (long long)" + vals[i];
     }
   }
   if (newline) fmt += "\n";
-  return "xtap_printf(c, " + c_string_literal(fmt) + args + ")";
+  return wrap(prelude, "xtap_printf(c, " + c_string_literal(fmt) + args + ")");
 }
 
 std::string BodyEmitter::format_call(const Expr &e, bool to_string) {
   Format f = parse_format(e.arg(0)->text);
+  std::vector<const Expr *> list;
+  for (size_t i = 1; i < e.args.size(); ++i) list.push_back(e.arg(i));
+  std::string prelude;
+  std::vector<std::string> vals = in_order(list, &prelude);
   std::string args;
-  size_t next = 1;
-  auto arg = [&](const char *cast) { args += std::string(", ") + cast + "(" + expr(*e.arg(next++)) + ")"; };
+  size_t next = 0;
+  auto arg = [&](const char *cast) { args += std::string(", ") + cast + "(" + vals[next++] + ")"; };
   for (const auto &p : f.pieces) {
     if (p.literal) continue;
     if (p.width == "*") arg("(int)");
@@ -247,8 +349,9 @@ std::string BodyEmitter::format_call(const Expr &e, bool to_string) {
     }
   }
   std::string kf = c_string_literal(kernel_format(f));
-  if (to_string) return "((const char *)xtap_sprintf(" + string_temp() + ", " + kf + args + "))";
-  return "xtap_printf(c, " + kf + args + ")";
+  if (to_string)
+    return wrap(prelude, "((const char *)xtap_sprintf(" + string_temp() + ", " + kf + args + "))");
+  return wrap(prelude, "xtap_printf(c, " + kf + args + ")");
 }
 
 }  // namespace xtap

@@ -59,7 +59,15 @@ void BodyEmitter::stmt(const Stmt &s) {
     case StmtKind::Next: w_.line("goto out;"); return;
     case StmtKind::Break: w_.line("break;"); return;
     case StmtKind::Continue: w_.line("continue;"); return;
-    case StmtKind::Return: w_.line("goto out;"); return;
+    case StmtKind::Return:
+      if (s.expr) {
+        if (function_->return_type == Type::String)
+          w_.line("xtap_str_copy(ret, " + expr(*s.expr) + ");");
+        else
+          w_.line("ret = " + expr(*s.expr) + ";");
+      }
+      w_.line("goto out;");
+      return;
   }
 }
 
@@ -88,7 +96,9 @@ void BodyEmitter::foreach_stmt(const Stmt &s) {
 void BodyEmitter::delete_stmt(const Stmt &s) {
   const Expr &t = *s.expr;
   if (t.kind == ExprKind::Index) {
-    w_.line("xtap_map_delete(" + global_c_name(*t.global) + ", " + keys(t) + ");");
+    std::string pre;
+    std::string k = keys(t, &pre);
+    w_.line(wrap(pre, "xtap_map_delete(" + global_c_name(*t.global) + ", " + k + ")") + ";");
   } else if (t.global && t.global->is_array) {
     w_.line("xtap_map_clear(" + global_c_name(*t.global) + ");");
   } else if (t.type == Type::String) {
@@ -96,67 +106,6 @@ void BodyEmitter::delete_stmt(const Stmt &s) {
   } else {
     w_.line(var_ref(t) + " = 0;");
   }
-}
-
-HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std::string &name,
-                         unsigned maxstringlen) {
-  BodyEmitter be(script, probe, maxstringlen);
-  be.out().set_indent(1);
-  be.stmt(*probe.body);
-
-  HandlerCode hc;
-  CWriter w;
-  std::string frame = "struct " + name + "_frame";
-  w.open(frame + " {");
-  size_t bytes = 16;
-  for (const auto &l : probe.locals) {
-    if (l->type == Type::String) {
-      w.line("char l_" + l->name + "[MAXSTRINGLEN];");
-      bytes += maxstringlen;
-    } else {
-      w.line("s64 l_" + l->name + ";");
-      bytes += 8;
-    }
-  }
-  for (size_t i = 0; i < be.string_temps(); ++i) w.line("char t" + std::to_string(i) + "[MAXSTRINGLEN];");
-  bytes += be.string_temps() * maxstringlen;
-  if (probe.locals.empty() && be.string_temps() == 0) w.line("char unused;");
-  w.close("};");
-  w.line();
-  w.line("static void " + name + "(struct xtap_context *c)");
-  w.open("{");
-  w.line(frame + " *f = xtap_frame_push(c, sizeof(*f));");
-  w.line();
-  w.line("if (!f)");
-  w.line("\treturn;");
-  w.raw(be.out().str());
-  w.line("out: __maybe_unused;");
-  w.line("\txtap_frame_pop(c, sizeof(*f));");
-  w.close();
-
-  // Lock set: every global the probe touches, in declaration order (the
-  // runtime takes them in this order), exclusive when written.
-  std::vector<const GlobalDecl *> used(probe.globals_read.begin(), probe.globals_read.end());
-  for (auto *g : probe.globals_written)
-    if (std::find(used.begin(), used.end(), g) == used.end()) used.push_back(g);
-  std::sort(used.begin(), used.end(), [](auto *a, auto *b) { return a->index < b->index; });
-  if (!used.empty()) {
-    hc.lock_table = name + "_locks";
-    w.open("static const struct xtap_lock_req " + hc.lock_table + "[] = {");
-    for (auto *g : used) {
-      bool wr = std::find(probe.globals_written.begin(), probe.globals_written.end(), g) !=
-                probe.globals_written.end();
-      w.line("{ .global = " + std::to_string(g->index) + ", .write = " + (wr ? "1" : "0") + " }, /* " +
-             g->name + " */");
-    }
-    w.close("};");
-  } else {
-    hc.lock_table = "NULL";
-  }
-  hc.nlocks = used.size();
-  hc.frame_bytes = bytes;
-  hc.c = w.str();
-  return hc;
 }
 
 }  // namespace xtap

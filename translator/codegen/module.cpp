@@ -101,6 +101,20 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   w.line();
   emit_globals(w, script);
 
+  // Script functions: prototypes first, so that they can call each other.
+  size_t max_fn_frame = 0;
+  std::vector<FunctionCode> functions;
+  for (const auto &f : script.functions) {
+    functions.push_back(emit_function(script, *f, lim.maxstringlen));
+    w.line(functions.back().prototype);
+    max_fn_frame = std::max(max_fn_frame, functions.back().frame_bytes);
+  }
+  if (!functions.empty()) w.line();
+  for (const auto &fc : functions) {
+    w.raw(fc.c);
+    w.line();
+  }
+
   // One handler per probe declaration, shared by all of its probe points.
   size_t max_frame = 0;
   std::vector<HandlerCode> handlers;
@@ -134,9 +148,10 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   }
   w.line();
 
-  // Frames are pushed one at a time (no script functions yet), so the
-  // largest frame plus alignment slack is the stack a CPU needs.
-  size_t stack = ((max_frame + 64 + 1023) / 1024) * 1024;
+  // A CPU's frame stack holds one handler frame and at most MAXNESTING
+  // function frames above it (plus alignment slack per frame).
+  size_t worst = max_frame + 64 + (functions.empty() ? 0 : lim.maxnesting * (max_fn_frame + 64));
+  size_t stack = ((worst + 1023) / 1024) * 1024;
   w.open("static const struct xtap_script xtap_this_script = {");
   w.line(".abi = XTAP_ABI_VERSION,");
   w.line(".name = " + c_string_literal(opts.script_name) + ",");

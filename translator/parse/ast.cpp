@@ -34,4 +34,10 @@ GlobalDecl *Script::find_global(const std::string &name) const {
   return nullptr;
 }
 
+FunctionDecl *Script::find_function(const std::string &name) const {
+  for (const auto &f : functions)
+    if (f->name == name) return f.get();
+  return nullptr;
+}
+
 }  // namespace xtap

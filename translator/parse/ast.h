@@ -17,6 +17,7 @@ const char *type_name(Type t);
 
 struct GlobalDecl;
 struct LocalVar;
+struct FunctionDecl;
 
 // --------------------------------------------------------------- expressions
 
@@ -49,6 +50,7 @@ struct Expr {
   // Resolution (pass 2): the variable or array this name refers to.
   GlobalDecl *global = nullptr;
   LocalVar *local = nullptr;
+  FunctionDecl *function = nullptr;  // Call of a script function
 
   Expr(ExprKind k, Location l) : kind(k), loc(l) {}
   Expr *arg(size_t i) const { return args[i].get(); }
@@ -88,6 +90,7 @@ struct LocalVar {
   std::string name;
   Location loc;
   Type type = Type::Unknown;
+  Type declared = Type::Unknown;  // parameter annotation, as in f(x:string)
 };
 
 struct GlobalDecl {
@@ -118,21 +121,37 @@ struct ProbePoint {
   std::string str() const;  // canonical spelling, e.g. kprobe.function("x").return
 };
 
-struct ProbeDecl {
-  std::vector<ProbePoint> points;
+// What probes and functions share: a body with its own locals, and the
+// globals it uses (directly or through the functions it calls) for its lock set.
+struct Body {
   StmtPtr body;
   Location loc;
   std::vector<std::unique_ptr<LocalVar>> locals;
-  // Globals used by the body, for the lock set.
   std::vector<GlobalDecl *> globals_read, globals_written;
+  std::vector<FunctionDecl *> calls;  // script functions called directly
+};
+
+struct ProbeDecl : Body {
+  std::vector<ProbePoint> points;
+};
+
+struct FunctionDecl : Body {
+  std::string name;
+  std::vector<LocalVar *> params;  // owned by locals, first in order
+  Type declared_return = Type::Unknown;  // from `function f:long(...)`
+  Type return_type = Type::Unknown;
+  bool returns_value = false;            // has a `return expr`
+  int index = 0;
 };
 
 struct Script {
   SourceFile *file = nullptr;
   std::vector<std::unique_ptr<GlobalDecl>> globals;
   std::vector<std::unique_ptr<ProbeDecl>> probes;
+  std::vector<std::unique_ptr<FunctionDecl>> functions;
 
   GlobalDecl *find_global(const std::string &name) const;
+  FunctionDecl *find_function(const std::string &name) const;
 };
 
 }  // namespace xtap

@@ -213,6 +213,8 @@ class Lexer {
     if (peek() != '"') {
       diags_.error("XTP1002", start, "unterminated string literal").hint =
           "close the string with '\"' before the end of the line";
+      t.kind = Tok::String;  // go on lexing, so later errors are found too
+      t.text = value;
       return t;
     }
     advance();

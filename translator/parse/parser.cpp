@@ -91,11 +91,13 @@ class Parser {
   void top_level(Script &s) {
     if (accept_kw("global")) return global_decl(s);
     if (cur().is_kw("probe")) return probe_decl(s);
-    if (cur().is_kw("function")) {
-      diags_.error("XTP1020", cur().loc, "script functions are not supported yet")
-          .hint = "inline the function body into the probe";
-      throw ParseError{};
+    if (accept_kw("private")) {
+      // A single-file script has nothing to hide from: accept and go on.
+      if (!cur().is_kw("global") && !cur().is_kw("function"))
+        fail("'global' or 'function' after 'private'");
+      return top_level(s);
     }
+    if (cur().is_kw("function")) return function_decl(s);
     if (accept_op(";")) return;
     fail("'probe', 'global' or 'function'");
   }
@@ -147,6 +149,45 @@ class Parser {
     if (!cur().is_op("{")) fail("'{' to start the probe body");
     p->body = block();
     s.probes.push_back(std::move(p));
+  }
+
+  Type type_annotation() {
+    Token t = expect_identifier("a type (long or string)");
+    if (t.text == "long") return Type::Long;
+    if (t.text == "string") return Type::String;
+    auto &d = diags_.error("XTP1014", t.loc, "unknown type '" + t.text + "'");
+    d.hint = "types are 'long' and 'string'";
+    throw ParseError{};
+  }
+
+  void function_decl(Script &s) {
+    auto f = std::make_unique<FunctionDecl>();
+    take();
+    Token name = expect_identifier("a function name");
+    f->name = name.text;
+    f->loc = name.loc;
+    if (accept_op(":")) f->declared_return = type_annotation();
+    expect_op("(");
+    if (!cur().is_op(")")) {
+      do {
+        Token p = expect_identifier("a parameter name");
+        for (auto *q : f->params)
+          if (q->name == p.text)
+            diags_.error("XTP1015", p.loc, "duplicate parameter '" + p.text + "'");
+        f->locals.push_back(std::make_unique<LocalVar>(LocalVar{p.text, p.loc}));
+        if (accept_op(":")) f->locals.back()->declared = type_annotation();
+        f->params.push_back(f->locals.back().get());
+      } while (accept_op(","));
+    }
+    expect_op(")");
+    if (!cur().is_op("{")) fail("'{' to start the function body");
+    f->body = block();
+    if (s.find_function(f->name)) {
+      diags_.error("XTP1016", name.loc, "function '" + f->name + "' is defined twice");
+      return;
+    }
+    f->index = static_cast<int>(s.functions.size());
+    s.functions.push_back(std::move(f));
   }
 
   ProbePoint probe_point() {

@@ -16,6 +16,11 @@ class TypeInferrer {
   void run() {
     for (auto &g : script_.globals)
       if (g->init) g->type = g->init->kind == ExprKind::Number ? Type::Long : Type::String;
+    for (auto &f : script_.functions) {
+      f->return_type = f->declared_return;
+      if (!f->returns_value && f->return_type == Type::Unknown) f->return_type = Type::Long;
+      for (auto *p : f->params) p->type = p->declared;
+    }
     // Each round can only move types from unknown to known, so this ends.
     do {
       changed_ = false;
@@ -45,15 +50,25 @@ class TypeInferrer {
   }
 
  private:
+  void walk_body(Body &b) {
+    stmt(*b.body);
+    if (!report_) return;
+    for (auto &l : b.locals)
+      if (l->type == Type::Unknown)
+        diags_.error("XTP2304", l->loc, "cannot tell the type of local '" + l->name + "'")
+            .hint = "assign it a number or a string before using it";
+  }
+
   void walk_all() {
-    for (auto &p : script_.probes) {
-      stmt(*p->body);
-      if (!report_) continue;
-      for (auto &l : p->locals)
-        if (l->type == Type::Unknown)
-          diags_.error("XTP2304", l->loc, "cannot tell the type of local '" + l->name + "'")
-              .hint = "assign it a number or a string before using it";
+    for (auto &f : script_.functions) {
+      function_ = f.get();
+      walk_body(*f);
+      if (report_ && f->return_type == Type::Unknown)
+        diags_.error("XTP2314", f->loc, "cannot tell the return type of function '" + f->name + "'")
+            .hint = "annotate it, as in 'function " + f->name + ":long(...)'";
     }
+    function_ = nullptr;
+    for (auto &p : script_.probes) walk_body(*p);
   }
 
   void mismatch(const Location &loc, const std::string &what, Type have, Type want) {
@@ -194,6 +209,14 @@ class TypeInferrer {
   }
 
   Type call(Expr &e) {
+    if (FunctionDecl *f = e.function) {
+      for (size_t i = 0; i < e.args.size() && i < f->params.size(); ++i) {
+        LocalVar *p = f->params[i];
+        Type t = expr(*e.arg(i), p->type);
+        unify(p->type, t, e.arg(i)->loc, "parameter '" + p->name + "' of '" + f->name + "'");
+      }
+      return set(e, f->return_type);
+    }
     const Builtin *b = find_builtin(e.text);
     if (!b) return Type::Unknown;
     switch (b->kind) {
@@ -263,6 +286,13 @@ class TypeInferrer {
       case StmtKind::While:
         expect(*s.expr, Type::Long);
         break;
+      case StmtKind::Return:
+        if (s.expr && function_) {
+          Type t = expr(*s.expr, function_->return_type);
+          unify(function_->return_type, t, s.expr->loc,
+                "the return value of '" + function_->name + "'");
+        }
+        break;
       case StmtKind::For:
         if (s.init) expr(*s.init, Type::Unknown);
         if (s.expr) expect(*s.expr, Type::Long);
@@ -293,6 +323,7 @@ class TypeInferrer {
   Diagnostics &diags_;
   bool changed_ = false;
   bool report_ = false;
+  FunctionDecl *function_ = nullptr;
 };
 
 }  // namespace

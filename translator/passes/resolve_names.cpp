@@ -15,18 +15,53 @@ class NameResolver {
   NameResolver(Script &s, Diagnostics &d) : script_(s), diags_(d) {}
 
   void run() {
+    for (auto &f : script_.functions) {
+      body_ = f.get();
+      function_ = f.get();
+      for (auto *p : f->params)
+        if (script_.find_global(p->name))
+          diags_.error("XTP2213", p->loc, "parameter '" + p->name + "' has the name of a global");
+      stmt(*f->body);
+    }
+    function_ = nullptr;
     for (auto &p : script_.probes) {
-      probe_ = p.get();
+      body_ = p.get();
       stmt(*p->body);
+    }
+    propagate_globals();
+  }
+
+  // A body's lock set includes the globals of every function it calls,
+  // directly or not: iterate to a fixed point over the call graph.
+  void propagate_globals() {
+    std::vector<Body *> bodies;
+    for (auto &f : script_.functions) bodies.push_back(f.get());
+    for (auto &p : script_.probes) bodies.push_back(p.get());
+    auto merge = [](std::vector<GlobalDecl *> &into, const std::vector<GlobalDecl *> &from) {
+      bool changed = false;
+      for (auto *g : from)
+        if (std::find(into.begin(), into.end(), g) == into.end()) {
+          into.push_back(g);
+          changed = true;
+        }
+      return changed;
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto *b : bodies)
+        for (auto *f : b->calls) {
+          changed |= merge(b->globals_read, f->globals_read);
+          changed |= merge(b->globals_written, f->globals_written);
+        }
     }
   }
 
  private:
   LocalVar *local(const std::string &name, Location loc) {
-    for (auto &l : probe_->locals)
+    for (auto &l : body_->locals)
       if (l->name == name) return l.get();
-    probe_->locals.push_back(std::make_unique<LocalVar>(LocalVar{name, loc}));
-    return probe_->locals.back().get();
+    body_->locals.push_back(std::make_unique<LocalVar>(LocalVar{name, loc}));
+    return body_->locals.back().get();
   }
 
   void use(GlobalDecl *g, bool read, bool write) {
@@ -35,11 +70,11 @@ class NameResolver {
     };
     if (read) {
       g->read = true;
-      add(probe_->globals_read, g);
+      add(body_->globals_read, g);
     }
     if (write) {
       g->written = true;
-      add(probe_->globals_written, g);
+      add(body_->globals_written, g);
     }
   }
 
@@ -113,9 +148,22 @@ class NameResolver {
         return;
       case ExprKind::Call: {
         for (auto &a : e.args) expr(*a);
+        if (FunctionDecl *f = script_.find_function(e.text)) {
+          e.function = f;
+          if (e.args.size() != f->params.size())
+            diags_.error("XTP2214", e.loc,
+                         "function '" + f->name + "' takes " + std::to_string(f->params.size()) +
+                             " argument(s), " + std::to_string(e.args.size()) + " given")
+                .hint = "it is defined at " + f->loc.str();
+          if (std::find(body_->calls.begin(), body_->calls.end(), f) == body_->calls.end())
+            body_->calls.push_back(f);
+          return;
+        }
         if (!find_builtin(e.text)) {
           auto &d = diags_.error("XTP2207", e.loc, "unknown function '" + e.text + "'");
-          std::string guess = closest_match(e.text, builtin_names());
+          std::vector<std::string> names = builtin_names();
+          for (auto &f : script_.functions) names.push_back(f->name);
+          std::string guess = closest_match(e.text, names);
           if (!guess.empty()) d.hint = "did you mean '" + guess + "'?";
         }
         return;
@@ -189,8 +237,17 @@ class NameResolver {
                            "' outside of a loop");
         return;
       case StmtKind::Return:
-        diags_.error("XTP2211", s.loc, "'return' outside of a function").hint =
-            "use 'next' to leave a probe early";
+        if (!function_) {
+          diags_.error("XTP2211", s.loc, "'return' outside of a function").hint =
+              "use 'next' to leave a probe early";
+        } else if (s.expr) {
+          function_->returns_value = true;
+        }
+        return;
+      case StmtKind::Next:
+        if (function_)
+          diags_.error("XTP2215", s.loc, "'next' inside a function is not supported").hint =
+              "return a value and test it in the probe";
         return;
       default:
         for (auto &b : s.body) stmt(*b);
@@ -199,7 +256,8 @@ class NameResolver {
 
   Script &script_;
   Diagnostics &diags_;
-  ProbeDecl *probe_ = nullptr;
+  Body *body_ = nullptr;
+  FunctionDecl *function_ = nullptr;
   int loops_ = 0;
 };
 

@@ -1,0 +1,138 @@
+// Pass 3: probe handlers and script functions around their statements:
+// the frame struct, prologue and epilogue, and a handler's lock set.
+#include <algorithm>
+
+#include "codegen/body_emitter.h"
+
+namespace xtap {
+namespace {
+
+struct Frame {
+  std::string decl;  // struct definition
+  size_t bytes = 0;  // estimated size
+};
+
+Frame frame_struct(const std::string &type, const Body &b, size_t string_temps, unsigned maxstringlen) {
+  CWriter w;
+  w.open(type + " {");
+  size_t bytes = 16;
+  for (const auto &l : b.locals) {
+    if (l->type == Type::String) {
+      w.line("char l_" + l->name + "[MAXSTRINGLEN];");
+      bytes += maxstringlen;
+    } else {
+      w.line("s64 l_" + l->name + ";");
+      bytes += 8;
+    }
+  }
+  for (size_t i = 0; i < string_temps; ++i) w.line("char t" + std::to_string(i) + "[MAXSTRINGLEN];");
+  bytes += string_temps * maxstringlen;
+  if (b.locals.empty() && string_temps == 0) w.line("char unused;");
+  w.close("};");
+  return {w.str(), bytes};
+}
+
+}  // namespace
+
+std::string function_c_name(const FunctionDecl &f) { return "xtap_fn_" + f.name; }
+
+HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std::string &name,
+                         unsigned maxstringlen) {
+  BodyEmitter be(script, probe, nullptr, maxstringlen);
+  be.out().set_indent(1);
+  be.stmt(*probe.body);
+
+  HandlerCode hc;
+  std::string type = "struct " + name + "_frame";
+  Frame fr = frame_struct(type, probe, be.string_temps(), maxstringlen);
+  CWriter w;
+  w.raw(fr.decl);
+  w.line();
+  w.line("static void " + name + "(struct xtap_context *c)");
+  w.open("{");
+  w.line(type + " *f = xtap_frame_push(c, sizeof(*f));");
+  w.line();
+  w.line("if (!f)");
+  w.line("\treturn;");
+  w.raw(be.out().str());
+  w.line("out: __maybe_unused;");
+  w.line("\txtap_frame_pop(c, sizeof(*f));");
+  w.close();
+
+  // Lock set: every global the probe touches, in declaration order (the
+  // runtime takes them in this order), exclusive when written.
+  std::vector<const GlobalDecl *> used(probe.globals_read.begin(), probe.globals_read.end());
+  for (auto *g : probe.globals_written)
+    if (std::find(used.begin(), used.end(), g) == used.end()) used.push_back(g);
+  std::sort(used.begin(), used.end(), [](auto *a, auto *b) { return a->index < b->index; });
+  if (!used.empty()) {
+    hc.lock_table = name + "_locks";
+    w.open("static const struct xtap_lock_req " + hc.lock_table + "[] = {");
+    for (auto *g : used) {
+      bool wr = std::find(probe.globals_written.begin(), probe.globals_written.end(), g) !=
+                probe.globals_written.end();
+      w.line("{ .global = " + std::to_string(g->index) + ", .write = " + (wr ? "1" : "0") + " }, /* " +
+             g->name + " */");
+    }
+    w.close("};");
+  } else {
+    hc.lock_table = "NULL";
+  }
+  hc.nlocks = used.size();
+  hc.frame_bytes = fr.bytes;
+  hc.c = w.str();
+  return hc;
+}
+
+FunctionCode emit_function(const Script &script, const FunctionDecl &fn, unsigned maxstringlen) {
+  BodyEmitter be(script, fn, &fn, maxstringlen);
+  be.out().set_indent(1);
+  be.stmt(*fn.body);
+
+  bool str = fn.return_type == Type::String;
+  std::string name = function_c_name(fn);
+  std::string params = "struct xtap_context *c";
+  if (str) params += ", char *ret";
+  for (const auto *p : fn.params) params += ", " + c_type_of(p->type) + "a_" + p->name;
+
+  FunctionCode fc;
+  fc.prototype = "static " + c_type_of(fn.return_type) + name + "(" + params + ");";
+  std::string type = "struct " + name + "_frame";
+  Frame fr = frame_struct(type, fn, be.string_temps(), maxstringlen);
+  std::string fail = str ? "ret" : "0";
+  CWriter w;
+  w.raw(fr.decl);
+  w.line();
+  w.line("static " + c_type_of(fn.return_type) + name + "(" + params + ")");
+  w.open("{");
+  w.line(type + " *f;");
+  if (!str) w.line("s64 ret = 0;");
+  w.line();
+  if (str) w.line("ret[0] = '\\0';");
+  w.open("if (unlikely(++c->nesting > xtap_limits()->maxnesting)) {");
+  w.line("c->nesting--;");
+  w.line("xtap_error(c, \"MAXNESTING exceeded near identifier '" + fn.name + "' at " + fn.loc.str() +
+         "\");");
+  w.line("return " + fail + ";");
+  w.close();
+  w.line("f = xtap_frame_push(c, sizeof(*f));");
+  w.open("if (!f) {");
+  w.line("c->nesting--;");
+  w.line("return " + fail + ";");
+  w.close();
+  for (const auto *p : fn.params) {
+    if (p->type == Type::String) w.line("xtap_str_copy(f->l_" + p->name + ", a_" + p->name + ");");
+    else w.line("f->l_" + p->name + " = a_" + p->name + ";");
+  }
+  w.raw(be.out().str());
+  w.line("out: __maybe_unused;");
+  w.line("\txtap_frame_pop(c, sizeof(*f));");
+  w.line("\tc->nesting--;");
+  w.line("\treturn ret;");
+  w.close();
+  fc.c = w.str();
+  fc.frame_bytes = fr.bytes;
+  return fc;
+}
+
+}  // namespace xtap
