@@ -5,7 +5,9 @@
 #include "vm/process.h"
 #include "vm/vm.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -23,6 +25,7 @@ namespace {
 constexpr int kPerJobMarginS = 10;   // framing, module load/unload, output transfer
 constexpr int kBatchMarginS = 30;    // power-off, kernel log transfer
 constexpr int kDoneGraceMs = 10000;  // wait for power-off after the last frame
+constexpr int kSilenceMs = 15000;    // a job past its limit may still be sending output
 
 bool valid_job_name(const std::string& n) {
   if (n.empty() || n == "." || n == ".." || n == "-") return false;
@@ -104,25 +107,65 @@ std::vector<GuestJob> guest_jobs(const std::vector<Job>& jobs,
   return out;
 }
 
-bool has_hello(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && st.st_size > 0 &&
-         read_file(path).rfind("@XTAP hello ", 0) == 0;
-}
+// Watches the guest until it powers off, and kills it when it stops making
+// progress: no /init report within the boot timeout, a job running past its
+// limit plus a margin while the data port is silent, no power-off after the
+// last frame, or the whole batch past its overall limit.
+struct Watch {
+  std::string stop_reason; // empty: the guest ended by itself
+  double boot_s = -1;
+};
 
-bool has_done(const std::string& path, off_t* last_size) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0 || st.st_size == *last_size) return false;
-  *last_size = st.st_size;
-  static const std::string kDone = "@XTAP done - 0\n\n";
-  if (st.st_size < off_t(kDone.size())) return false;
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  std::string tail(kDone.size(), '\0');
-  std::fseek(f, -long(kDone.size()), SEEK_END);
-  size_t n = std::fread(tail.data(), 1, tail.size(), f);
-  std::fclose(f);
-  return n == tail.size() && tail == kDone;
+Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job>& jobs,
+                  const BatchOptions& opts, const std::function<void(const std::string&)>& note) {
+  Watch w;
+  std::map<std::string, const Job*> by_name;
+  for (const auto& j : jobs) by_name[j.name] = &j;
+  long long start = now_ms();
+  long long jobs_s = 0;
+  for (const auto& j : jobs)
+    jobs_s += j.timeout_s + kPerJobMarginS + std::max(0, j.interrupt_after_ms) / 1000;
+  const long long boot_deadline = start + opts.boot_timeout_s * 1000LL;
+  const long long overall_deadline = boot_deadline + (jobs_s + kBatchMarginS) * 1000LL;
+  long long step_deadline = boot_deadline; // for the current step: boot, a job, between jobs
+  long long last_growth = start;
+  long long done_at = -1;
+  bool hello = false;
+  StreamFollower follower(data_path);
+  int wstatus = 0;
+  for (;;) {
+    if (wait_until(pid, now_ms() + 100, &wstatus)) return w;
+    long long now = now_ms();
+    for (const auto& f : follower.poll()) {
+      if (f.kind == "hello") {
+        hello = true;
+        w.boot_s = (now - start) / 1000.0;
+        note("guest up after " + std::to_string(w.boot_s).substr(0, 5) + " s");
+      } else if (f.kind == "begin" && by_name.count(f.name)) {
+        const Job* j = by_name[f.name];
+        step_deadline = now + (j->timeout_s + std::max(0, j->interrupt_after_ms) / 1000 +
+                               kPerJobMarginS) * 1000LL;
+        if (opts.verbose) note("job " + f.name);
+      } else if (f.kind == "status") {
+        step_deadline = now + kPerJobMarginS * 1000LL;
+      } else if (f.kind == "done") {
+        done_at = now;
+      }
+    }
+    if (follower.grew()) last_growth = now;
+    if (!hello && now > boot_deadline)
+      w.stop_reason = "the VM did not boot within " + std::to_string(opts.boot_timeout_s) + " s";
+    else if (now > overall_deadline)
+      w.stop_reason = "the batch did not finish within its overall time limit";
+    else if (done_at < 0 && now > step_deadline && now - last_growth > kSilenceMs)
+      w.stop_reason = "the guest stopped making progress (hung?)";
+    else if (done_at >= 0 && now - done_at > kDoneGraceMs)
+      w.stop_reason = "the guest did not power off"; // results are complete anyway
+    if (!w.stop_reason.empty()) {
+      kill_and_reap(pid);
+      return w;
+    }
+  }
 }
 
 // Problems from the guest's dmesg and its console (which alone has what
@@ -230,11 +273,6 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
             "-monitor", "none", "-kernel", kernel.image, "-initrd", initrd, "-append", append,
             "-serial", "file:" + console, "-serial", "file:" + data};
   q.stdout_path = q.stderr_path = dir + "/qemu.log";
-  long long boot_deadline = now_ms() + opts.boot_timeout_s * 1000LL;
-  long long jobs_s = 0;
-  for (const auto& j : jobs)
-    jobs_s += j.timeout_s + kPerJobMarginS + (j.interrupt_after_ms > 0 ? j.interrupt_after_ms / 1000 : 0);
-  long long deadline = boot_deadline + (jobs_s + kBatchMarginS) * 1000LL;
   note("booting " + kernel.release + " under TCG, " + std::to_string(jobs.size()) + " job(s)");
   long long t_qemu = now_ms();
   pid_t pid = spawn(q, &r.error);
@@ -242,34 +280,9 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
     if (!opts.keep_dir) fs::remove_all(dir);
     return r;
   }
-
-  std::string stop_reason;
-  bool hello = false;
-  off_t data_size = -1;
-  long long done_at = -1;
-  int wstatus = 0;
-  for (;;) {
-    if (wait_until(pid, now_ms() + 100, &wstatus)) break;
-    long long now = now_ms();
-    if (!hello && (hello = has_hello(data))) {
-      r.boot_s = (now - t_qemu) / 1000.0;
-      note("guest up after " + std::to_string(r.boot_s).substr(0, 5) + " s");
-    }
-    if (!hello && now > boot_deadline) {
-      stop_reason = "the VM did not boot within " + std::to_string(opts.boot_timeout_s) + " s";
-    } else if (now > deadline) {
-      stop_reason = "the batch did not finish within its time limit";
-    } else if (done_at < 0 && has_done(data, &data_size)) {
-      done_at = now;
-    } else if (done_at >= 0 && now - done_at > kDoneGraceMs) {
-      stop_reason = "the guest did not power off";  // results are complete anyway
-    }
-    if (!stop_reason.empty()) {
-      kill_and_reap(pid);
-      break;
-    }
-  }
-  if (hello && r.boot_s < 0) r.boot_s = (now_ms() - t_qemu) / 1000.0;
+  Watch w = watch_guest(pid, data, jobs, opts, note);
+  std::string stop_reason = w.stop_reason;
+  r.boot_s = w.boot_s;
 
   r.console_log = read_file(console);
   ParsedStream stream = parse_data_stream(read_file(data));

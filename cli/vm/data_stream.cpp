@@ -1,14 +1,16 @@
 // Parsing of the framed data port stream.
 #include "vm/data_stream.h"
 
+#include <fcntl.h>
 #include <sstream>
+#include <unistd.h>
 
 namespace xtap::vm {
 
-ParsedStream parse_data_stream(const std::string& bytes) {
+ParsedStream parse_data_stream(const std::string& bytes, size_t from) {
   static const std::string kMagic = "@XTAP ";
   ParsedStream out;
-  size_t pos = 0;
+  size_t pos = from;
   while (pos < bytes.size()) {
     size_t eol = bytes.find('\n', pos);
     if (eol == std::string::npos) {
@@ -29,6 +31,7 @@ ParsedStream parse_data_stream(const std::string& bytes) {
     size_t start = eol + 1;
     if (bytes.size() < start + len + 1) {
       out.truncated = true;
+      out.needed = start + len + 1;
       break;
     }
     if (bytes[start + len] != '\n') {
@@ -40,7 +43,33 @@ ParsedStream parse_data_stream(const std::string& bytes) {
     out.frames.push_back(std::move(f));
     pos = start + len + 1;
   }
+  out.consumed = pos;
   return out;
+}
+
+StreamFollower::~StreamFollower() {
+  if (fd_ >= 0) close(fd_);
+}
+
+std::vector<Frame> StreamFollower::poll() {
+  grew_ = false;
+  if (fd_ < 0) fd_ = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return {};
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd_, buf, sizeof buf);
+    if (n <= 0) break;
+    bytes_.append(buf, size_t(n));
+    grew_ = true;
+  }
+  if (!grew_ || broken_ || bytes_.size() < needed_) return {};
+  // Parse on from the end of the last whole frame; a frame still being
+  // written shows up as truncated and is retried once its bytes are in.
+  ParsedStream p = parse_data_stream(bytes_, parsed_);
+  if (!p.error.empty()) broken_ = true;
+  parsed_ = p.consumed;
+  needed_ = p.needed;
+  return p.frames;
 }
 
 long status_field(const std::string& status, const std::string& key) {

@@ -14,10 +14,32 @@ struct Frame {
 struct ParsedStream {
   std::vector<Frame> frames; // whole frames, in order
   bool truncated = false;    // the stream ends inside a frame
+  size_t consumed = 0;       // bytes of whole frames
+  size_t needed = 0;         // when truncated inside a frame whose header is complete: bytes it needs
   std::string error;         // the stream is malformed at some point (parsing stopped there)
 };
 
-ParsedStream parse_data_stream(const std::string& bytes);
+ParsedStream parse_data_stream(const std::string& bytes, size_t from = 0);
+
+// Follows the data port file while the guest runs: poll() reads what was
+// appended and returns the frames completed since the last call.
+class StreamFollower {
+ public:
+  explicit StreamFollower(std::string path) : path_(std::move(path)) {}
+  ~StreamFollower();
+  std::vector<Frame> poll();
+  const std::string& bytes() const { return bytes_; }
+  bool grew() const { return grew_; } // the last poll() read new bytes
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::string bytes_;
+  size_t parsed_ = 0; // bytes_ before this offset are whole frames
+  size_t needed_ = 0; // bytes_ must be this long before the next frame is whole
+  bool grew_ = false;
+  bool broken_ = false;
+};
 
 // Fields of a status payload ("exit=0 timed_out=0 ..."); missing ones are -1.
 long status_field(const std::string& status, const std::string& key);
