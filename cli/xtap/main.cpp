@@ -2,6 +2,7 @@
 // run) and stops where -p says; pass 5 runs the module here through the
 // xtap-run runner, or in a throwaway VM with --vm.
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -152,9 +153,35 @@ int main(int argc, char **argv) {
   SourceFile file;
   if (!read_script(o, &file)) return 1;
 
+  // The target kernel, needed from pass 1 on for %( kernel_v ... %). Only
+  // pass 4 needs its build directory; before that the running kernel will do.
+  kbuild::Target target;
+  std::string target_err;
+  std::optional<vm::Kernel> vmk;
+  bool have_target = false;
+  if (o.vm) {
+    vmk = vm::find_vm_kernel(o.kernel, &target_err);
+    if (vmk) {
+      target = {vmk->release, vmk->build_dir};
+      have_target = true;
+    }
+  } else {
+    have_target = kbuild::resolve_target(o.kernel, &target, &target_err);
+  }
+  PreprocessContext pctx;
+  pctx.args = o.script_args;
+  if (have_target) {
+    pctx.kernel_release = target.release;
+    load_kconfig(target.build_dir + "/.config", &pctx);
+  } else {
+    struct utsname u;
+    uname(&u);
+    pctx.kernel_release = o.kernel.empty() || o.kernel.find('/') != std::string::npos ? u.release : o.kernel;
+  }
+
   // Pass 1: parse.
   Diagnostics diags;
-  auto script = parse_script(file, diags);
+  auto script = parse_script(file, diags, &pctx);
   timer.done("1: parsed script");
   if (diags.has_errors()) {
     diags.print(std::cerr);
@@ -212,19 +239,10 @@ int main(int argc, char **argv) {
               << "': use letters, digits and '_' (at most 55, not starting with a digit)\n";
     return 1;
   }
-  kbuild::Target target;
   std::string err;
-  std::optional<vm::Kernel> vmk;
-  if (o.vm) {
-    vmk = vm::find_vm_kernel(o.kernel, &err);
-    if (!vmk) {
-      std::cerr << "xtap: --vm: " << err << "\n";
-      return 1;
-    }
-    target = {vmk->release, vmk->build_dir};
-  } else if (!kbuild::resolve_target(o.kernel, &target, &err)) {
-    std::cerr << "xtap: " << err << "\n";
-    if (o.kernel.empty()) std::cerr << "  hint: name a kernel with -r, or run in a VM with --vm\n";
+  if (!have_target) {
+    std::cerr << "xtap: " << (o.vm ? "--vm: " : "") << target_err << "\n";
+    if (o.kernel.empty() && !o.vm) std::cerr << "  hint: name a kernel with -r, or run in a VM with --vm\n";
     return 1;
   }
   kbuild::Env env;

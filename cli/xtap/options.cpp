@@ -7,7 +7,8 @@ namespace xtap::cli {
 bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   CLI::App app{"xtap: compile a probe script into a kernel module and run it"};
   app.set_version_flag("-V,--version", XTAP_VERSION);
-  app.add_option("script", o->script_file, "script file ('-' for standard input)");
+  std::vector<std::string> positionals;
+  app.add_option("script", positionals, "script file ('-' for standard input), then its arguments");
   app.add_option("-e", o->script_text, "script given on the command line");
   app.add_option("-p", o->last_pass,
                  "stop after pass N: 1 parse, 2 elaborate, 3 translate (print C), 4 build, 5 run")
@@ -30,6 +31,13 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     *exit_code = app.exit(e);
     return false;
   }
+  // Options after the script belong to the script: xtap s.stp -x 1 is fine,
+  // but its arguments are positionals.
+  if (o->script_text.empty() && !positionals.empty()) {
+    o->script_file = positionals.front();
+    positionals.erase(positionals.begin());
+  }
+  o->script_args = positionals;
   if (o->script_file.empty() == o->script_text.empty()) {
     std::cerr << "xtap: give exactly one of a script file or -e SCRIPT (see --help)\n";
     *exit_code = 1;

@@ -7,7 +7,8 @@
 namespace xtap::cli {
 
 struct Options {
-  std::string script_file;              // positional
+  std::string script_file;              // first positional, unless -e
+  std::vector<std::string> script_args; // the rest: $1 @1 ...
   std::string script_text;              // -e
   int last_pass = 5;                    // -p N
   std::string module_name;              // -m

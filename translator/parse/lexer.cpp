@@ -14,7 +14,7 @@ constexpr std::array kKeywords = {"probe", "global", "function", "if",    "else"
 
 // Longest first, so that the lexer takes "<<=" before "<<" before "<".
 constexpr std::array kOperators = {
-    "<<<", "<<=", ">>=", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=",
+    "%(", "%?", "%:", "%)", "<<<", "<<=", ">>=", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=",
     "/=",  "%=",  "&=",  "|=", "^=", ".=", "<<", ">>", "=~", "!~", "{",  "}",  "(",  ")",
     "[",   "]",   ",",   ";",  ":",  "?",  "+",  "-",  "*",  "/",  "%",  "<",  ">",  "=",
     "!",   "~",   "&",   "|",  "^",  "."};
@@ -76,6 +76,14 @@ class Lexer {
     t.loc = here();
     char c = peek();
     if (!c) return t;
+    if ((c == '$' || c == '@') && peek(1) == '#') {
+      t.kind = Tok::Identifier;
+      t.text = std::string(1, c) + "#";
+      t.loc.length = 2;
+      advance(2);
+      return t;
+    }
+    if (c == '%' && peek(1) == '{') return embedded_c(t);
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '@')
       return identifier(t);
     if (std::isdigit(static_cast<unsigned char>(c))) return number(t);
@@ -98,6 +106,21 @@ class Lexer {
   Token next_after_error() {
     skip_space_and_comments();
     return next();
+  }
+
+  // %{ ... %}: embedded C, kept verbatim (guru mode and tapsets only).
+  Token embedded_c(Token &t) {
+    advance(2);
+    size_t start = pos_;
+    while (peek() && !(peek() == '%' && peek(1) == '}')) advance();
+    if (!peek()) {
+      diags_.error("XTP1006", t.loc, "unterminated embedded C block").hint = "close it with '%}'";
+      return t;
+    }
+    t.kind = Tok::EmbeddedC;
+    t.text = src_.substr(start, pos_ - start);
+    advance(2);
+    return t;
   }
 
   Token identifier(Token &t) {

@@ -11,8 +11,9 @@ struct ParseError {};  // unwinds to the nearest recovery point
 
 class Parser {
  public:
-  Parser(SourceFile &file, Diagnostics &diags) : file_(file), diags_(diags) {
-    toks_ = lex(file, diags);
+  Parser(SourceFile &file, Diagnostics &diags, const PreprocessContext &ctx)
+      : file_(file), diags_(diags) {
+    toks_ = preprocess(lex(file, diags), ctx, diags);
   }
 
   std::unique_ptr<Script> run() {
@@ -58,6 +59,7 @@ class Parser {
       case Tok::Identifier: return "identifier '" + t.text + "'";
       case Tok::Keyword: return "keyword '" + t.text + "'";
       case Tok::Operator: return "'" + t.text + "'";
+      case Tok::EmbeddedC: return "embedded C";
     }
     return "token";
   }
@@ -497,8 +499,10 @@ class Parser {
 
 }  // namespace
 
-std::unique_ptr<Script> parse_script(SourceFile &file, Diagnostics &diags) {
-  return Parser(file, diags).run();
+std::unique_ptr<Script> parse_script(SourceFile &file, Diagnostics &diags,
+                                     const PreprocessContext *ctx) {
+  static const PreprocessContext kDefault;
+  return Parser(file, diags, ctx ? *ctx : kDefault).run();
 }
 
 }  // namespace xtap

@@ -14,6 +14,7 @@ enum class Tok {
   String,
   Keyword,     // probe global function if else while for foreach in delete next break continue return
   Operator,    // punctuation and operators, spelled in `text`
+  EmbeddedC,   // %{ ... %}, the C text in `text`
 };
 
 struct Token {

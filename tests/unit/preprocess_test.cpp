@@ -1,0 +1,82 @@
+#include "parse/preprocess.h"
+
+#include <gtest/gtest.h>
+
+#include "parse/parser.h"
+#include "parse/printer.h"
+
+namespace xtap {
+namespace {
+
+struct Pre {
+  SourceFile file;
+  Diagnostics diags;
+  std::string printed;
+};
+
+std::unique_ptr<Pre> pre(const std::string &text, const PreprocessContext &ctx) {
+  auto p = std::make_unique<Pre>();
+  p->file = {"t.stp", text};
+  auto s = parse_script(p->file, p->diags, &ctx);
+  if (!p->diags.has_errors()) p->printed = print_script(*s);
+  return p;
+}
+
+PreprocessContext target(const std::string &release) {
+  PreprocessContext c;
+  c.kernel_release = release;
+  c.kconfig["CONFIG_KPROBES"] = "y";
+  c.kconfig["CONFIG_HZ"] = "250";
+  return c;
+}
+
+TEST(Preprocess, VersionComparisonsAreNumeric) {
+  EXPECT_GT(compare_versions("6.10.0", "6.9"), 0);
+  EXPECT_EQ(compare_versions("6.1", "6.1.0"), 0);
+  EXPECT_LT(compare_versions("5.15.2", "6"), 0);
+}
+
+TEST(Preprocess, KernelConditionalsPickABranch) {
+  auto ctx = target("6.1.0-56-cloud-amd64");
+  auto p = pre("probe begin { %( kernel_v >= \"6.1\" %? x = 1 %: x = 2 %) }", ctx);
+  EXPECT_EQ(p->printed, "probe begin\n{\n    x = 1\n}\n");
+  p = pre("probe begin { %( kernel_v < \"5.10\" %? x = 1 %: x = 2 %) }", ctx);
+  EXPECT_EQ(p->printed, "probe begin\n{\n    x = 2\n}\n");
+  p = pre("probe begin { %( kernel_vr == \"6.1.*-cloud-*\" && arch == \"x86_64\" %? x = 1 %) }", ctx);
+  EXPECT_EQ(p->printed, "probe begin\n{\n    x = 1\n}\n");
+}
+
+TEST(Preprocess, ConfigAndNesting) {
+  auto ctx = target("6.12.9");
+  auto p = pre("probe begin { %( CONFIG_KPROBES == \"y\" %? %( CONFIG_NOPE == \"y\" %? a = 1 %: a = 2 %) %) }",
+               ctx);
+  EXPECT_EQ(p->printed, "probe begin\n{\n    a = 2\n}\n");
+}
+
+TEST(Preprocess, ScriptArguments) {
+  auto ctx = target("6.1.0");
+  ctx.args = {"42", "name"};
+  auto p = pre("probe begin { x = $1 + $# ; s = @2 }", ctx);
+  EXPECT_EQ(p->printed, "probe begin\n{\n    x = (42 + 2)\n    s = \"name\"\n}\n");
+  auto missing = pre("probe begin { x = $3 }", ctx);
+  ASSERT_TRUE(missing->diags.has_errors());
+  EXPECT_EQ(missing->diags.all()[0].code, "XTP1036");
+}
+
+TEST(Preprocess, MacrosWithParameters) {
+  auto ctx = target("6.1.0");
+  auto p = pre("@define sq(v) %( ((@v) * (@v)) %)\n@define one %( 1 %)\nprobe begin { y = @sq(@one + 2) }",
+               ctx);
+  EXPECT_EQ(p->printed, "probe begin\n{\n    y = ((1 + 2) * (1 + 2))\n}\n");
+}
+
+TEST(Preprocess, Errors) {
+  auto ctx = target("6.1.0");
+  EXPECT_EQ(pre("probe begin { %( kernel_v >= \"1\" x = 1 %) }", ctx)->diags.all()[0].code, "XTP1039");
+  EXPECT_EQ(pre("probe begin { %( bogus == 1 %? x = 1 %) }", ctx)->diags.all()[0].code, "XTP1040");
+  EXPECT_EQ(pre("probe begin { %( kernel_v >= \"1\" %? x = 1 }", ctx)->diags.all()[0].code, "XTP1032");
+  EXPECT_EQ(pre("@define r %( @r %)\nprobe begin { x = @r }", ctx)->diags.all()[0].code, "XTP1034");
+}
+
+}  // namespace
+}  // namespace xtap

@@ -1,0 +1,394 @@
+#include "parse/preprocess.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+
+#include <cctype>
+#include <fstream>
+
+#include "parse/lexer.h"
+
+namespace xtap {
+
+void load_kconfig(const std::string &path, PreprocessContext *ctx) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("CONFIG_", 0) != 0) continue;
+    auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string v = line.substr(eq + 1);
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+    ctx->kconfig[line.substr(0, eq)] = v;
+  }
+}
+
+int compare_versions(const std::string &a, const std::string &b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    long x = 0, y = 0;
+    while (i < a.size() && isdigit(static_cast<unsigned char>(a[i]))) x = x * 10 + (a[i++] - '0');
+    while (j < b.size() && isdigit(static_cast<unsigned char>(b[j]))) y = y * 10 + (b[j++] - '0');
+    if (x != y) return x < y ? -1 : 1;
+    // Skip one separator; anything that is not a number ends the comparison.
+    bool more_a = i < a.size() && a[i] == '.', more_b = j < b.size() && b[j] == '.';
+    if (!more_a && !more_b) break;
+    if (more_a) ++i;
+    if (more_b) ++j;
+  }
+  return 0;
+}
+
+namespace {
+
+struct Macro {
+  std::vector<std::string> params;
+  std::vector<Token> body;
+  Location loc;
+};
+
+constexpr int kMaxExpansionDepth = 32;
+
+class Preprocessor {
+ public:
+  Preprocessor(const PreprocessContext &ctx, Diagnostics &d) : ctx_(ctx), diags_(d) {}
+
+  std::vector<Token> run(const std::vector<Token> &in) {
+    std::vector<Token> toks = collect_defines(in);
+    std::vector<Token> out;
+    expand(toks, 0, toks.size() - 1, out, 0);  // the End token is appended below
+    out.push_back(toks.back());
+    return out;
+  }
+
+ private:
+  using Toks = std::vector<Token>;
+
+  // Index of the %) that closes the %( at `open`, or `end` if there is none.
+  size_t matching_close(const Toks &t, size_t open, size_t end) {
+    int depth = 0;
+    for (size_t i = open; i < end; ++i) {
+      if (t[i].is_op("%(")) ++depth;
+      if (t[i].is_op("%)") && --depth == 0) return i;
+    }
+    return end;
+  }
+
+  // Removes @define NAME[(params)] %( body %) and records the macros.
+  Toks collect_defines(const Toks &in) {
+    Toks out;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (!(in[i].kind == Tok::Identifier && in[i].text == "@define")) {
+        out.push_back(in[i]);
+        continue;
+      }
+      Location at = in[i].loc;
+      size_t j = i + 1;
+      if (j >= in.size() || in[j].kind != Tok::Identifier) {
+        diags_.error("XTP1031", at, "@define needs a macro name");
+        continue;
+      }
+      std::string name = in[j++].text;
+      Macro m;
+      m.loc = at;
+      if (j < in.size() && in[j].is_op("(")) {
+        ++j;
+        while (j < in.size() && in[j].kind == Tok::Identifier) {
+          m.params.push_back(in[j++].text);
+          if (j < in.size() && in[j].is_op(",")) ++j;
+        }
+        if (j >= in.size() || !in[j].is_op(")")) {
+          diags_.error("XTP1031", in[std::min(j, in.size() - 1)].loc, "malformed @define parameter list");
+          i = j;
+          continue;
+        }
+        ++j;
+      }
+      if (j >= in.size() || !in[j].is_op("%(")) {
+        diags_.error("XTP1031", in[std::min(j, in.size() - 1)].loc,
+                     "@define " + name + " needs a body in %( ... %)");
+        i = j;
+        continue;
+      }
+      size_t close = matching_close(in, j, in.size() - 1);
+      if (close == in.size() - 1) {
+        diags_.error("XTP1032", in[j].loc, "unterminated %( in @define " + name);
+        i = close - 1;
+        continue;
+      }
+      m.body.assign(in.begin() + j + 1, in.begin() + close);
+      if (macros_.count(name)) diags_.error("XTP1033", at, "macro @" + name + " is defined twice");
+      macros_[name] = std::move(m);
+      i = close;
+    }
+    return out;
+  }
+
+  void expand(const Toks &t, size_t begin, size_t end, Toks &out, int depth) {
+    if (depth > kMaxExpansionDepth) {
+      diags_.error("XTP1034", t[begin].loc, "macro expansion nests too deeply (recursive @define?)");
+      return;
+    }
+    for (size_t i = begin; i < end; ++i) {
+      const Token &tok = t[i];
+      if (tok.is_op("%(")) {
+        i = conditional(t, i, end, out, depth);
+        continue;
+      }
+      if (tok.is_op("%?") || tok.is_op("%:") || tok.is_op("%)")) {
+        diags_.error("XTP1035", tok.loc, "'" + tok.text + "' without a matching '%('");
+        continue;
+      }
+      if (tok.kind == Tok::Identifier && (tok.text[0] == '$' || tok.text[0] == '@')) {
+        if (argument(t, i, end, out, depth, &i)) continue;
+      }
+      out.push_back(tok);
+    }
+  }
+
+  // Script arguments and macros: false if the token at i is none of these
+  // (a target variable such as $fd); else true, *consumed = the last index used.
+  bool argument(const Toks &t, size_t i, size_t end, Toks &out, int depth, size_t *consumed) {
+    size_t last = i;
+    bool done = expand_argument(t, i, end, out, depth, &last);
+    if (done) *consumed = last;
+    return done;
+  }
+
+  bool expand_argument(const Toks &t, size_t i, size_t end, Toks &out, int depth, size_t *last_out) {
+    size_t &last = *last_out;
+    const Token &tok = t[i];
+    std::string rest = tok.text.substr(1);
+    if (rest == "#") {
+      Token n = tok;
+      n.kind = Tok::Number;
+      n.number = static_cast<long long>(ctx_.args.size());
+      n.text = std::to_string(n.number);
+      out.push_back(n);
+      return true;
+    }
+    if (!rest.empty() && std::all_of(rest.begin(), rest.end(), ::isdigit)) {
+      size_t idx = std::stoul(rest);
+      if (idx < 1 || idx > ctx_.args.size()) {
+        diags_.error("XTP1036", tok.loc,
+                     "script argument " + tok.text + " is missing: " + std::to_string(ctx_.args.size()) +
+                         " given")
+            .hint = "pass arguments after the script: xtap script.stp ARG1 ARG2 ...";
+        return true;
+      }
+      const std::string &arg = ctx_.args[idx - 1];
+      if (tok.text[0] == '@') {
+        Token s = tok;
+        s.kind = Tok::String;
+        s.text = arg;
+        out.push_back(s);
+        return true;
+      }
+      // $N is the argument's text lexed as script tokens (usually a number).
+      arg_files_.push_back(std::make_unique<SourceFile>(SourceFile{"argument " + tok.text, arg}));
+      Diagnostics sub;
+      for (auto &a : lex(*arg_files_.back(), sub)) {
+        if (a.kind == Tok::End) break;
+        a.loc = tok.loc;
+        out.push_back(a);
+      }
+      if (sub.has_errors())
+        diags_.error("XTP1037", tok.loc, "script argument " + tok.text + " ('" + arg + "') is not a valid token")
+            .hint = "use @" + rest + " to take the argument as a string";
+      return true;
+    }
+    if (tok.text[0] != '@') return false;
+    auto it = macros_.find(rest);
+    if (it == macros_.end()) return false;
+    const Macro &m = it->second;
+    std::vector<Toks> args;
+    if (!m.params.empty()) {
+      if (i + 1 >= end || !t[i + 1].is_op("(")) {
+        diags_.error("XTP1038", tok.loc, "macro @" + rest + " takes " + std::to_string(m.params.size()) +
+                                             " argument(s)");
+        return true;
+      }
+      int paren = 0;
+      args.emplace_back();
+      for (last = i + 1; last < end; ++last) {
+        const Token &a = t[last];
+        if (a.is_op("(") && paren++ == 0) continue;
+        if (a.is_op(")") && --paren == 0) break;
+        if (a.is_op(",") && paren == 1) {
+          args.emplace_back();
+          continue;
+        }
+        args.back().push_back(a);
+      }
+      if (args.size() != m.params.size()) {
+        diags_.error("XTP1038", tok.loc, "macro @" + rest + " takes " + std::to_string(m.params.size()) +
+                                             " argument(s), " + std::to_string(args.size()) + " given");
+        return true;
+      }
+    }
+    Toks body;
+    for (const Token &b : m.body) {
+      bool substituted = false;
+      if (b.kind == Tok::Identifier && b.text[0] == '@')
+        for (size_t p = 0; p < m.params.size(); ++p)
+          if (b.text.substr(1) == m.params[p]) {
+            body.insert(body.end(), args[p].begin(), args[p].end());
+            substituted = true;
+          }
+      if (!substituted) body.push_back(b);
+    }
+    body.push_back(Token{});  // sentinel for expand()'s end
+    expand(body, 0, body.size() - 1, out, depth + 1);
+    return true;
+  }
+
+  // %( COND %? A %: B %) starting at `open`; returns the index of its %).
+  size_t conditional(const Toks &t, size_t open, size_t end, Toks &out, int depth) {
+    size_t close = matching_close(t, open, end);
+    if (close == end) {
+      diags_.error("XTP1032", t[open].loc, "unterminated '%(' conditional").hint = "close it with '%)'";
+      return end - 1;
+    }
+    size_t q = close, colon = close;
+    int nest = 0;
+    for (size_t i = open + 1; i < close; ++i) {
+      if (t[i].is_op("%(")) ++nest;
+      if (t[i].is_op("%)")) --nest;
+      if (nest != 0) continue;
+      if (t[i].is_op("%?") && q == close) q = i;
+      else if (t[i].is_op("%:") && q != close && colon == close) colon = i;
+    }
+    if (q == close) {
+      diags_.error("XTP1039", t[open].loc, "conditional without '%?'").hint =
+          "write %( condition %? tokens %: other tokens %)";
+      return close;
+    }
+    pos_ = open + 1;
+    cond_end_ = q;
+    toks_ = &t;
+    bool value = false;
+    try {
+      value = condition();
+      if (pos_ != q) throw CondError{t[pos_].loc, "unexpected '" + t[pos_].text + "' in condition"};
+    } catch (const CondError &e) {
+      diags_.error("XTP1040", e.loc, "bad preprocessor condition: " + e.what).hint =
+          "conditions compare kernel_v, kernel_vr, arch, runtime, systemtap_v, CONFIG_*, $# or @# "
+          "with a literal, joined by && and ||";
+      return close;
+    }
+    if (value) expand(t, q + 1, colon, out, depth);
+    else if (colon != close) expand(t, colon + 1, close, out, depth);
+    return close;
+  }
+
+  struct CondError {
+    Location loc;
+    std::string what;
+  };
+
+  const Token &cur() {
+    if (pos_ >= cond_end_) throw CondError{(*toks_)[cond_end_].loc, "incomplete condition"};
+    return (*toks_)[pos_];
+  }
+
+  bool condition() {
+    bool v = conjunction();
+    while (pos_ < cond_end_ && cur().is_op("||")) {
+      ++pos_;
+      v = conjunction() || v;
+    }
+    return v;
+  }
+
+  bool conjunction() {
+    bool v = comparison();
+    while (pos_ < cond_end_ && cur().is_op("&&")) {
+      ++pos_;
+      v = comparison() && v;
+    }
+    return v;
+  }
+
+  bool comparison() {
+    if (cur().is_op("(")) {
+      ++pos_;
+      bool v = condition();
+      if (!cur().is_op(")")) throw CondError{cur().loc, "expected ')'"};
+      ++pos_;
+      return v;
+    }
+    if (cur().is_op("!")) {
+      ++pos_;
+      return !comparison();
+    }
+    Token lhs = cur();
+    ++pos_;
+    Token op = cur();
+    static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
+    bool known = false;
+    for (const char *o : ops) known |= op.is_op(o);
+    if (!known) throw CondError{op.loc, "expected a comparison operator"};
+    ++pos_;
+    Token rhs = cur();
+    ++pos_;
+    if (rhs.kind != Tok::String && rhs.kind != Tok::Number)
+      throw CondError{rhs.loc, "the right side must be a literal"};
+    std::string rv = rhs.kind == Tok::String ? rhs.text : std::to_string(rhs.number);
+
+    auto cmp_result = [&](int c) {
+      if (op.text == "==") return c == 0;
+      if (op.text == "!=") return c != 0;
+      if (op.text == "<") return c < 0;
+      if (op.text == "<=") return c <= 0;
+      if (op.text == ">") return c > 0;
+      return c >= 0;
+    };
+    // String-valued operands: == and != match shell globs, as in stap.
+    auto str_cmp = [&](const std::string &have) {
+      if (op.text == "==" || op.text == "!=") {
+        bool m = fnmatch(rv.c_str(), have.c_str(), 0) == 0;
+        return op.text == "==" ? m : !m;
+      }
+      return cmp_result(have.compare(rv));
+    };
+    auto ver_cmp = [&](const std::string &have) {
+      if ((op.text == "==" || op.text == "!=") && rv.find_first_of("*?[") != std::string::npos)
+        return str_cmp(have);
+      return cmp_result(compare_versions(have, rv));
+    };
+    const std::string &n = lhs.text;
+    if (lhs.kind == Tok::Identifier && (n == "$#" || n == "@#")) {
+      if (rhs.kind != Tok::Number) throw CondError{rhs.loc, "compare " + n + " with a number"};
+      long long have = static_cast<long long>(ctx_.args.size());
+      return cmp_result(have < rhs.number ? -1 : have > rhs.number ? 1 : 0);
+    }
+    if (lhs.kind != Tok::Identifier) throw CondError{lhs.loc, "expected a condition name"};
+    if (n == "kernel_v") return ver_cmp(ctx_.kernel_release.substr(0, ctx_.kernel_release.find('-')));
+    if (n == "kernel_vr") return ver_cmp(ctx_.kernel_release);
+    if (n == "systemtap_v") return ver_cmp(ctx_.compat_version);
+    if (n == "arch") return str_cmp(ctx_.arch);
+    if (n == "runtime") return str_cmp("kernel");
+    if (n.rfind("CONFIG_", 0) == 0) {
+      auto it = ctx_.kconfig.find(n);
+      return str_cmp(it == ctx_.kconfig.end() ? "" : it->second);
+    }
+    throw CondError{lhs.loc, "unknown condition name '" + n + "'"};
+  }
+
+  const PreprocessContext &ctx_;
+  Diagnostics &diags_;
+  std::map<std::string, Macro> macros_;
+  std::vector<std::unique_ptr<SourceFile>> arg_files_;
+  const Toks *toks_ = nullptr;
+  size_t pos_ = 0, cond_end_ = 0;
+};
+
+}  // namespace
+
+std::vector<Token> preprocess(const std::vector<Token> &toks, const PreprocessContext &ctx,
+                              Diagnostics &diags) {
+  return Preprocessor(ctx, diags).run(toks);
+}
+
+}  // namespace xtap

@@ -1,0 +1,34 @@
+// Pass 1b: the preprocessor, between the lexer and the parser.
+//   %( COND %? THEN %: ELSE %)   conditional tokens, on the target kernel
+//   @define NAME(a, b) %( ... %) macros, expanded where @NAME(x, y) appears
+//   $1 $2 ... / @1 @2 ...        script arguments as tokens / as strings
+//   $# @#                        the number of script arguments
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "diag/diagnostics.h"
+#include "parse/token.h"
+
+namespace xtap {
+
+struct PreprocessContext {
+  std::string kernel_release;               // kernel_vr, e.g. 6.1.0-56-cloud-amd64
+  std::string arch = "x86_64";
+  std::map<std::string, std::string> kconfig;  // CONFIG_FOO -> "y", "m", "42", ...
+  std::vector<std::string> args;            // script arguments, $1 and @1 onwards
+  std::string compat_version = "4.8";       // systemtap_v: the stap we follow
+};
+
+// Reads NAME=VALUE lines of a kernel .config into ctx->kconfig.
+void load_kconfig(const std::string &path, PreprocessContext *ctx);
+
+std::vector<Token> preprocess(const std::vector<Token> &toks, const PreprocessContext &ctx,
+                              Diagnostics &diags);
+
+// Dotted-number comparison: compare_versions("6.1.0", "5.10") > 0.
+int compare_versions(const std::string &a, const std::string &b);
+
+}  // namespace xtap
