@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xtap module <-> runner ABI: the control file and relay record formats.
+ *
+ * Included by the kernel runtime and by the user-space runner (xtap-run),
+ * so it uses only fixed-width __u types. Every structure starts with its own
+ * size so that a newer runner can step over fields it does not know and an
+ * older one can ignore trailing ones. Bump XTAP_ABI_VERSION on any change
+ * that an older peer cannot ignore.
+ *
+ * Files, under debugfs (normally /sys/kernel/debug):
+ *   xtap_<module>/ctl        control channel (read: messages, write: commands)
+ *   xtap_<module>/trace<N>   relay channel of CPU N (read: records)
+ */
+#ifndef XTAP_ABI_H
+#define XTAP_ABI_H
+
+#include <linux/types.h>
+
+#define XTAP_ABI_VERSION 1
+#define XTAP_DEBUGFS_PREFIX "xtap_"
+
+/* Commands, written by the runner to ctl, one struct per write(). */
+enum xtap_cmd_type {
+	XTAP_CMD_START = 1, /* arg = target pid (0 if none): run begin, arm probes */
+	XTAP_CMD_STOP = 2,  /* disarm probes, run end probes, report DONE */
+};
+
+struct xtap_cmd {
+	__u32 size;  /* sizeof(struct xtap_cmd) as the runner knows it */
+	__u16 type;  /* enum xtap_cmd_type */
+	__u16 abi;   /* XTAP_ABI_VERSION of the runner */
+	__s64 arg;
+};
+
+/*
+ * Messages, read by the runner from ctl. One read() returns one or more
+ * whole messages; a message never straddles two reads. Reads block until a
+ * message is queued (poll() is supported).
+ */
+enum xtap_msg_type {
+	XTAP_MSG_HELLO = 1,   /* payload: struct xtap_hello; first message queued */
+	XTAP_MSG_STARTED = 2, /* begin probes ran, probes armed; no payload */
+	XTAP_MSG_ERROR = 3,   /* payload: NUL-terminated text ("division by zero near ...") */
+	XTAP_MSG_WARNING = 4, /* payload: NUL-terminated text */
+	XTAP_MSG_EXIT = 5,    /* the script asked to end (exit() or an error limit) */
+	XTAP_MSG_DONE = 6,    /* payload: struct xtap_done; last message */
+};
+
+struct xtap_msg_hdr {
+	__u32 size; /* header + payload, in bytes */
+	__u16 type; /* enum xtap_msg_type */
+	__u16 abi;  /* XTAP_ABI_VERSION of the module */
+};
+
+struct xtap_hello {
+	__u32 size;
+	__u32 ncpus;         /* number of trace<N> files (possible CPUs) */
+	__u64 subbuf_size;   /* relay sub-buffer size */
+	__u64 n_subbufs;     /* relay sub-buffers per CPU */
+	char script[64];     /* script name, NUL-terminated */
+};
+
+struct xtap_done {
+	__u32 size;
+	__u32 reserved;
+	__u64 dropped_records; /* output records that did not fit a relay buffer */
+	__u64 dropped_bytes;
+	__u64 errors;          /* run-time errors raised by handlers */
+	__u64 skipped;         /* handler runs skipped (reentrancy, lock contention) */
+	__u64 hits;            /* handler runs completed */
+	__u64 warnings;
+};
+
+/* Relay records: per CPU, each record whole within one sub-buffer. */
+enum xtap_rec_type {
+	XTAP_REC_TEXT = 1, /* payload: formatted output bytes (no NUL) */
+};
+
+struct xtap_rec_hdr {
+	__u32 size; /* header + payload, not padded */
+	__u16 type; /* enum xtap_rec_type */
+	__u16 flags;
+	__u64 seq;  /* session-wide sequence number: the runner prints in seq order */
+};
+
+#endif /* XTAP_ABI_H */

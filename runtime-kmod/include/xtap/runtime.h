@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The xtap runtime API: everything generated script C may call.
+ *
+ * A script module is thin generated C (one file) linked with the runtime
+ * objects, which are compiled once per target kernel. The generated file
+ * describes the script in a struct xtap_script and hands it to
+ * xtap_session_init() from its module_init; the runtime does the rest
+ * (control channel, relay, probe registration, locking, limits).
+ *
+ * Limits are values in the descriptor, not compile-time macros, so that
+ * -D MAXACTION=... does not force the runtime to be recompiled. The one
+ * exception is string storage: generated code sizes its buffers with its own
+ * MAXSTRINGLEN and tells the runtime that size in xtap_limits.maxstringlen.
+ */
+#ifndef XTAP_RUNTIME_H
+#define XTAP_RUNTIME_H
+
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <xtap/abi.h>
+
+#define XTAP_MAXKEYS 9
+
+/* ---------------------------------------------------------------- limits */
+
+struct xtap_limits {
+	u32 maxstringlen;   /* bytes of every string buffer, NUL included */
+	u32 maxaction;      /* statements per handler run */
+	u32 maxnesting;     /* function call depth */
+	u32 maxmapentries;  /* default entries per array */
+	u32 maxskipped;     /* skipped runs before the session ends */
+	u32 maxerrors;      /* errors tolerated before the session ends (0: first ends it) */
+	u32 maxtrylock;     /* lock attempts before a run is skipped */
+	u32 stack_size;     /* bytes of per-CPU frame stack for locals and temporaries */
+	u32 subbuf_size;    /* relay sub-buffer bytes */
+	u32 n_subbufs;      /* relay sub-buffers per CPU */
+	u32 printbuf_size;  /* per-CPU output staging buffer */
+};
+
+/* ---------------------------------------------------------------- context */
+
+/*
+ * One per CPU. A handler runs with local interrupts off and owns its CPU's
+ * context from xtap_enter() to xtap_leave().
+ */
+struct xtap_context {
+	const struct xtap_probe *probe;
+	struct pt_regs *regs;       /* NULL for begin/end/timer probes */
+	const char *error;          /* first run-time error of this run, or NULL */
+	char *error_buf;            /* storage for formatted error text */
+	u32 actions;                /* statements executed in this run */
+	u32 nesting;                /* current function call depth */
+	u32 stack_used;             /* bytes of frame stack in use */
+	u32 stack_size;
+	char *stack;                /* frame stack (locals, temporaries) */
+	char *printbuf;             /* staged output, flushed at xtap_leave() */
+	u32 printbuf_used;
+	u32 printbuf_size;
+	unsigned long irqflags;
+	u16 locks_held;             /* number of lock requests of probe taken */
+};
+
+/* ------------------------------------------------------------ descriptors */
+
+enum xtap_type {
+	XTAP_T_LONG = 1,
+	XTAP_T_STRING = 2,
+};
+
+struct xtap_lock_req {
+	u16 global;  /* index into the script's lock table (globals in declaration order) */
+	u8 write;    /* 1 = exclusive, 0 = shared */
+};
+
+struct xtap_probe {
+	const char *point;      /* probe point as written, e.g. kprobe.function("vfs_read") */
+	const char *location;   /* "file:line:col" of the probe in the script */
+	void (*handler)(struct xtap_context *c);
+	const struct xtap_lock_req *locks; /* sorted by global index */
+	u16 nlocks;
+};
+
+struct xtap_map;
+
+struct xtap_map_spec {
+	struct xtap_map **map;  /* where xtap_session_init stores the created map */
+	const char *name;
+	u8 nkeys;
+	u8 key_types[XTAP_MAXKEYS]; /* enum xtap_type */
+	u8 value_type;          /* enum xtap_type */
+	u32 max_entries;        /* 0: limits.maxmapentries */
+};
+
+/* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
+struct xtap_kprobe_spec {
+	const struct xtap_probe *probe;
+	const char *symbol;
+	u8 is_return;           /* kretprobe */
+	u32 maxactive;          /* kretprobe instances; 0: kernel default */
+};
+
+/* One entry per timer.ms(N) / timer.s(N) / timer.us(N) / timer.ns(N). */
+struct xtap_timer_spec {
+	const struct xtap_probe *probe;
+	u64 period_ns;
+};
+
+struct xtap_script {
+	u32 abi;                          /* XTAP_ABI_VERSION */
+	const char *name;                 /* script name for messages */
+	struct xtap_limits limits;
+	u16 nglobals;                     /* size of the lock table */
+	const struct xtap_map_spec *maps;
+	u16 nmaps;
+	void (*init_globals)(void);       /* set initial values; before any probe runs */
+	const struct xtap_probe *begin;   /* run in order at START */
+	u16 nbegin;
+	const struct xtap_probe *end;     /* run in order at STOP */
+	u16 nend;
+	const struct xtap_kprobe_spec *kprobes;
+	u16 nkprobes;
+	const struct xtap_timer_spec *timers;
+	u16 ntimers;
+};
+
+/* ------------------------------------------------------------ session */
+
+/* From the generated module_init/module_exit. */
+int xtap_session_init(const struct xtap_script *s);
+void xtap_session_exit(void);
+
+/*
+ * Handler bracket, used by the runtime's probe providers (not by generated
+ * code): xtap_enter returns NULL when the run must be skipped (session not
+ * running, CPU context busy, a lock not taken within maxtrylock); skips are
+ * counted. xtap_leave flushes output, reports an error if one was raised and
+ * releases the locks.
+ */
+struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs);
+void xtap_leave(struct xtap_context *c);
+void xtap_run_probe(const struct xtap_probe *p, struct pt_regs *regs);
+
+/* exit(): ask the runner to end the session; handlers stop being run. */
+void xtap_request_exit(struct xtap_context *c);
+
+/* ------------------------------------------------------------ errors */
+
+/* Raise a run-time error (first one per run wins); the caller then unwinds. */
+void xtap_error(struct xtap_context *c, const char *fmt, ...) __printf(2, 3);
+void xtap_warn(struct xtap_context *c, const char *msg);
+
+#define XTAP_FAIL(c, label, ...) \
+	do { xtap_error((c), __VA_ARGS__); goto label; } while (0)
+
+/* Count n statements; unwind when the run exceeds maxaction. */
+#define XTAP_ACTIONS(c, n, label)                                          \
+	do {                                                               \
+		if (unlikely(((c)->actions += (n)) > xtap_limits()->maxaction)) \
+			XTAP_FAIL(c, label, "MAXACTION exceeded");         \
+	} while (0)
+
+#define XTAP_CHECK(c, label) \
+	do { if (unlikely((c)->error)) goto label; } while (0)
+
+const struct xtap_limits *xtap_limits(void);
+
+/* ------------------------------------------------------------ frames */
+
+/*
+ * Locals and temporaries live in a per-CPU frame stack, not on the kernel
+ * stack. push returns zeroed storage or NULL (error raised: stack overflow);
+ * pop takes the same size, in LIFO order.
+ */
+void *xtap_frame_push(struct xtap_context *c, u32 size);
+void xtap_frame_pop(struct xtap_context *c, u32 size);
+
+/* ------------------------------------------------------------ output */
+
+/* Append formatted text to the CPU's staged output (kernel vsnprintf format). */
+void xtap_printf(struct xtap_context *c, const char *fmt, ...) __printf(2, 3);
+void xtap_print_str(struct xtap_context *c, const char *s);
+void xtap_print_long(struct xtap_context *c, s64 v);
+
+/* ------------------------------------------------------------ strings */
+
+/* All take and honour dst size = limits.maxstringlen; results are NUL-terminated. */
+char *xtap_str_copy(char *dst, const char *src);
+char *xtap_str_concat(char *dst, const char *a, const char *b);
+char *xtap_str_append(char *dst, const char *src);       /* .= */
+char *xtap_sprintf(char *dst, const char *fmt, ...) __printf(2, 3);
+char *xtap_long_to_str(char *dst, s64 v);
+
+/* ------------------------------------------------------------ arithmetic */
+
+/* Division and modulo by zero raise an error; S64_MIN / -1 wraps like stap. */
+s64 xtap_div(struct xtap_context *c, s64 a, s64 b, const char *where);
+s64 xtap_mod(struct xtap_context *c, s64 a, s64 b, const char *where);
+
+/* ------------------------------------------------------------ context functions */
+
+char *xtap_execname(char *dst);
+s64 xtap_pid(void);
+s64 xtap_tid(void);
+s64 xtap_ppid(void);
+s64 xtap_uid(void);
+s64 xtap_gid(void);
+s64 xtap_cpu(void);
+s64 xtap_gettimeofday_ns(void);
+s64 xtap_target(void);          /* pid given by the runner's -c/-x, or 0 */
+
+/* ------------------------------------------------------------ maps */
+
+/*
+ * Keys are passed as an array of xtap_key, one per map key, using the member
+ * matching the key's declared type. Maps keep insertion order for unsorted
+ * iteration. The caller holds the global's lock (taken by xtap_enter).
+ */
+struct xtap_key {
+	s64 n;
+	const char *s;
+};
+
+struct xtap_map_entry; /* opaque */
+
+/* Lookups: return 1 and fill *out when present, 0 when absent (out = 0 / ""). */
+int xtap_map_get_long(struct xtap_map *m, const struct xtap_key *k, s64 *out);
+int xtap_map_get_str(struct xtap_map *m, const struct xtap_key *k, char *out);
+int xtap_map_exists(struct xtap_map *m, const struct xtap_key *k);
+
+/* Stores: return 0, or raise "MAXMAPENTRIES exceeded" and return -1. */
+int xtap_map_set_long(struct xtap_context *c, struct xtap_map *m,
+		      const struct xtap_key *k, s64 v);
+int xtap_map_set_str(struct xtap_context *c, struct xtap_map *m,
+		     const struct xtap_key *k, const char *v);
+/* a[k] += delta in one lookup; *result = the new value. */
+int xtap_map_add_long(struct xtap_context *c, struct xtap_map *m,
+		      const struct xtap_key *k, s64 delta, s64 *result);
+
+void xtap_map_delete(struct xtap_map *m, const struct xtap_key *k);
+void xtap_map_clear(struct xtap_map *m);
+u32 xtap_map_size(struct xtap_map *m);
+
+/* Iteration in insertion order; safe against deleting the current entry. */
+struct xtap_map_entry *xtap_map_first(struct xtap_map *m);
+struct xtap_map_entry *xtap_map_next(struct xtap_map *m, struct xtap_map_entry *e);
+s64 xtap_entry_key_long(struct xtap_map *m, struct xtap_map_entry *e, int i);
+const char *xtap_entry_key_str(struct xtap_map *m, struct xtap_map_entry *e, int i);
+s64 xtap_entry_value_long(struct xtap_map *m, struct xtap_map_entry *e);
+const char *xtap_entry_value_str(struct xtap_map *m, struct xtap_map_entry *e);
+
+#endif /* XTAP_RUNTIME_H */
