@@ -9,6 +9,8 @@ namespace {
 //   background commands with SIGINT ignored, and SIGINT must reach xtap-run.
 //   So the watchdog and the interrupter run in the background instead and
 //   find the job's pid in a file its wrapper writes before exec.
+// - After each job every process but PID 1 is killed, so a workload left
+//   running cannot disturb the next job.
 // - A job marker goes to /dev/kmsg so that kernel messages can be traced to
 //   the job that caused them.
 const char* kPrologue = R"SH(#!/bin/sh
@@ -57,8 +59,10 @@ run_job() { # NAME TIMEOUT_S INTERRUPT_MS MODULE ARGV...
   fi
   sh -c 'echo $$ > "$0"; exec "$@"' $d/pid "$@" < /dev/null > $d/out 2> $d/err
   st=$?
-  kill $watchdog $interrupter 2>/dev/null
   t1=$(now_cs)
+  # Whatever the job left running (its workload, the watchdog) must not
+  # disturb the next job: PID 1 kills every other process.
+  kill -KILL -1 2>/dev/null
   left=0
   if [ -n "$mod" ] && grep -q "^$mod " /proc/modules; then
     left=1
