@@ -70,6 +70,8 @@ class BodyEmitter {
   // Statements (emit_stmt.cpp).
   void foreach_stmt(const Stmt &s);
   void delete_stmt(const Stmt &s);
+  void try_stmt(const Stmt &s);
+  std::string on_error() const { return "goto " + fail_label_ + ";"; }
   void expr_stmt(const Expr &e);
 
   const Script &script_;
@@ -79,6 +81,7 @@ class BodyEmitter {
   CWriter w_;
   size_t string_temps_ = 0;
   size_t uniq_ = 0;
+  std::string fail_label_ = "out";  // where a raised error goes: out, or a catch
 };
 
 }  // namespace xtap

@@ -143,7 +143,7 @@ std::string BodyEmitter::binary_of(const Expr &e, const std::string &a, const st
   if (op == "/" || op == "%") {
     std::string v = unique("_r");
     return "({ s64 " + v + " = " + (op == "/" ? "xtap_div" : "xtap_mod") + "(c, " + a + ", " + b +
-           ", " + where(e.loc, "operator '" + op + "'") + "); if (unlikely(c->error)) goto out; " + v +
+           ", " + where(e.loc, "operator '" + op + "'") + "); if (unlikely(c->error)) " + on_error() + " " + v +
            "; })";
   }
   if (op == "<<" || op == ">>") {
@@ -186,20 +186,20 @@ std::string BodyEmitter::index_assign(const Expr &e, const std::string &m, const
     if (lhs.type == Type::String) {
       if (op != ".=")
         return "({ const char *" + v + " = " + r + "; if (xtap_map_set_str(c, " + m + ", " + k +
-               ", " + v + ")) goto out; " + v + "; })";
+               ", " + v + ")) " + on_error() + " " + v + "; })";
       std::string kv = unique("_k");
       std::string old = string_temp();
       return "({ const struct xtap_key *" + kv + " = " + k + "; const char *" + v +
              "; xtap_map_get_str(" + m + ", " + kv + ", " + old + "); " + v + " = xtap_str_concat(" +
              string_temp() + ", " + old + ", " + r + "); if (xtap_map_set_str(c, " + m + ", " + kv +
-             ", " + v + ")) goto out; " + v + "; })";
+             ", " + v + ")) " + on_error() + " " + v + "; })";
     }
     if (op == "=")
       return "({ s64 " + v + " = " + r + "; if (xtap_map_set_long(c, " + m + ", " + k + ", " + v +
-             ")) goto out; " + v + "; })";
+             ")) " + on_error() + " " + v + "; })";
     if (op == "+=" || op == "-=")
       return "({ s64 " + v + "; if (xtap_map_add_long(c, " + m + ", " + k + ", " +
-             (op == "-=" ? "-(" + r + ")" : r) + ", &" + v + ")) goto out; " + v + "; })";
+             (op == "-=" ? "-(" + r + ")" : r) + ", &" + v + ")) " + on_error() + " " + v + "; })";
     // Other compound operators: read, combine, store (one key evaluation).
     std::string kv = unique("_k");
     std::string old = unique("_o");
@@ -211,8 +211,8 @@ std::string BodyEmitter::index_assign(const Expr &e, const std::string &m, const
             : "(" + old + " " + bin + " (" + r + "))";
     return "({ const struct xtap_key *" + kv + " = " + k + "; s64 " + old + ", " + v + "; xtap_map_get_long(" +
            m + ", " + kv + ", &" + old + "); " + v + " = " + combined +
-           "; if (unlikely(c->error)) goto out; if (xtap_map_set_long(c, " + m + ", " + kv + ", " + v +
-           ")) goto out; " + v + "; })";
+           "; if (unlikely(c->error)) " + on_error() + " if (xtap_map_set_long(c, " + m + ", " + kv + ", " + v +
+           ")) " + on_error() + " " + v + "; })";
   }
 }
 
@@ -231,7 +231,7 @@ std::string BodyEmitter::scalar_assign(const Expr &e, const std::string &r) {
   if (op == "/=" || op == "%=") {
     std::string v = unique("_r");
     return "({ s64 " + v + " = " + (op == "/=" ? "xtap_div" : "xtap_mod") + "(c, " + lv + ", " + r +
-           ", " + where(e.loc, "operator '" + op + "'") + "); if (unlikely(c->error)) goto out; " + lv +
+           ", " + where(e.loc, "operator '" + op + "'") + "); if (unlikely(c->error)) " + on_error() + " " + lv +
            " = " + v + "; })";
   }
   if (op == "<<=" || op == ">>=") {
@@ -252,7 +252,7 @@ std::string BodyEmitter::incdec(const Expr &e) {
     std::string pre;
     std::string k = keys(t, &pre);
     return "({ " + pre + "s64 " + v + "; if (xtap_map_add_long(c, " + global_c_name(*t.global) + ", " +
-           k + ", " + std::to_string(delta) + ", &" + v + ")) goto out; " + res + "; })";
+           k + ", " + std::to_string(delta) + ", &" + v + ")) " + on_error() + " " + res + "; })";
   }
   std::string lv = var_ref(t);
   std::string v = unique("_v");
@@ -271,7 +271,7 @@ std::string BodyEmitter::function_call(const Expr &e) {
   for (const auto &v : in_order(list, &prelude)) args += ", " + v;
   std::string r = unique("_r");
   return "({ " + prelude + c_type_of(f.return_type) + r + " = " + function_c_name(f) + "(" + args +
-         "); if (unlikely(c->error)) goto out; " + r + "; })";
+         "); if (unlikely(c->error)) " + on_error() + " " + r + "; })";
 }
 
 std::string BodyEmitter::call(const Expr &e) {
@@ -283,7 +283,7 @@ std::string BodyEmitter::call(const Expr &e) {
     case BuiltinKind::Print: return "(" + print_call(e, e.text == "println") + ", 0LL)";
     case BuiltinKind::Exit: return "(xtap_request_exit(c), 0LL)";
     case BuiltinKind::Error:
-      return "({ xtap_error(c, \"%s\", " + expr(*e.arg(0)) + "); goto out; 0LL; })";
+      return "({ xtap_error(c, \"%s\", " + expr(*e.arg(0)) + "); " + on_error() + " 0LL; })";
     case BuiltinKind::Plain: break;
   }
   std::string s;

@@ -13,7 +13,9 @@ void BodyEmitter::expr_stmt(const Expr &e) {
       case BuiltinKind::Printf: w_.line(format_call(e, false) + ";"); return;
       case BuiltinKind::Print: w_.line(print_call(e, e.text == "println") + ";"); return;
       case BuiltinKind::Exit: w_.line("xtap_request_exit(c);"); return;
-      case BuiltinKind::Error: w_.line("XTAP_FAIL(c, out, \"%s\", " + expr(*e.arg(0)) + ");"); return;
+      case BuiltinKind::Error:
+        w_.line("XTAP_FAIL(c, " + fail_label_ + ", \"%s\", " + expr(*e.arg(0)) + ");");
+        return;
       default: break;
     }
   }
@@ -55,6 +57,7 @@ void BodyEmitter::stmt(const Stmt &s) {
       w_.close();
       return;
     case StmtKind::Foreach: foreach_stmt(s); return;
+    case StmtKind::Try: try_stmt(s); return;
     case StmtKind::Delete: delete_stmt(s); return;
     case StmtKind::Next: w_.line("goto out;"); return;
     case StmtKind::Break: w_.line("break;"); return;
@@ -91,6 +94,28 @@ void BodyEmitter::foreach_stmt(const Stmt &s) {
   stmt(*s.body[0]);
   w_.close();
   w_.close();
+}
+
+// try { A } catch (msg) { B }: errors raised in A (not MAXACTION, not
+// next) jump to the catch label instead of ending the run.
+void BodyEmitter::try_stmt(const Stmt &s) {
+  std::string id = unique("");
+  std::string catch_label = "try_catch" + id, end_label = "try_end" + id;
+  std::string outer = fail_label_;
+  fail_label_ = catch_label;
+  w_.open("{");
+  stmt(*s.body[0]);
+  w_.line("goto " + end_label + ";");
+  fail_label_ = outer;
+  w_.close();
+  w_.line(catch_label + ": __maybe_unused;");
+  w_.open("{");
+  if (!s.foreach_vars.empty())
+    w_.line("xtap_str_copy(f->l_" + s.foreach_vars[0]->name + ", c->error ? c->error : \"\");");
+  w_.line("c->error = NULL;");
+  if (s.body.size() > 1) stmt(*s.body[1]);
+  w_.close();
+  w_.line(end_label + ": __maybe_unused;");
 }
 
 void BodyEmitter::delete_stmt(const Stmt &s) {

@@ -62,6 +62,7 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 enum class StmtKind {
   Block, Expr, If, While, For, Foreach, Delete, Next, Break, Continue, Return, Empty,
+  Try,  // body[0] try block, body[1] catch block; foreach_keys[0] the message variable
 };
 
 struct Stmt {

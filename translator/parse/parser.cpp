@@ -268,6 +268,21 @@ class Parser {
       return s;
     }
     if (accept_kw("foreach")) return foreach_stmt(loc);
+    if (accept_kw("try")) {
+      auto s = std::make_unique<Stmt>(StmtKind::Try, loc);
+      if (!cur().is_op("{")) fail("'{' after 'try'");
+      s->body.push_back(block());
+      if (!accept_kw("catch")) fail("'catch' after the try block");
+      if (accept_op("(")) {
+        Token v = expect_identifier("a variable for the error message");
+        s->foreach_keys.push_back(v.text);
+        s->foreach_key_locs.push_back(v.loc);
+        expect_op(")");
+      }
+      if (!cur().is_op("{")) fail("'{' to start the catch block");
+      s->body.push_back(block());
+      return s;
+    }
     if (accept_kw("delete")) {
       auto s = std::make_unique<Stmt>(StmtKind::Delete, loc);
       s->expr = unary();

@@ -65,6 +65,12 @@ void print_stmt(const Stmt &s, int depth, std::string &out) {
       line(out, depth, s.expr ? "return " + print_expr(*s.expr) : "return");
       return;
     case StmtKind::Empty: line(out, depth, ";"); return;
+    case StmtKind::Try:
+      line(out, depth, "try");
+      print_stmt(*s.body[0], depth, out);
+      line(out, depth, s.foreach_keys.empty() ? "catch" : "catch (" + s.foreach_keys[0] + ")");
+      print_stmt(*s.body[1], depth, out);
+      return;
   }
 }
 

@@ -286,6 +286,9 @@ class TypeInferrer {
       case StmtKind::While:
         expect(*s.expr, Type::Long);
         break;
+      case StmtKind::Try:
+        for (auto *v : s.foreach_vars) unify(v->type, Type::String, v->loc, "local '" + v->name + "'");
+        break;
       case StmtKind::Return:
         if (s.expr && function_) {
           Type t = expr(*s.expr, function_->return_type);

@@ -223,6 +223,16 @@ class NameResolver {
         --loops_;
         return;
       }
+      case StmtKind::Try:
+        if (!s.foreach_keys.empty()) {
+          if (script_.find_global(s.foreach_keys[0]))
+            diags_.error("XTP2216", s.foreach_key_locs[0],
+                         "catch variable '" + s.foreach_keys[0] + "' must be a local, not a global");
+          else
+            s.foreach_vars.push_back(local(s.foreach_keys[0], s.foreach_key_locs[0]));
+        }
+        for (auto &b : s.body) stmt(*b);
+        return;
       case StmtKind::While:
       case StmtKind::For:
         ++loops_;
