@@ -13,7 +13,7 @@ void usage(FILE* f) {
   std::fprintf(f,
                "Usage: xtap-run [-o FILE] [-c CMD] [-x PID] [-T SECONDS] [-v] MODULE.ko\n"
                "  -o FILE     write script output to FILE instead of stdout\n"
-               "  -c CMD      run CMD (/bin/sh -c) once probes are armed; stop when it exits\n"
+               "  -c CMD      run CMD (words run directly, shell syntax through /bin/sh -c) once probes are armed; stop when it exits\n"
                "  -x PID      set target() to PID\n"
                "  -T SECONDS  stop after SECONDS\n"
                "  -v          report progress on stderr\n");

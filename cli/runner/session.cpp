@@ -127,6 +127,33 @@ bool Session::connect(const std::string& dir) {
   return true;
 }
 
+// Like stap: a command made of plain words is executed directly, so that
+// target() is the command itself and no shell runs in the traced session;
+// anything with shell syntax goes through /bin/sh -c.
+static void exec_command(const std::string &cmd) {
+  if (cmd.find_first_of("|&;<>()$`\\\"'*?[#~=%{}\n") == std::string::npos) {
+    std::vector<std::string> words;
+    std::string w;
+    for (char ch : cmd + " ") {
+      if (ch == ' ' || ch == '\t') {
+        if (!w.empty()) words.push_back(w);
+        w.clear();
+      } else {
+        w += ch;
+      }
+    }
+    if (!words.empty()) {
+      std::vector<char *> argv;
+      for (auto &x : words) argv.push_back(x.data());
+      argv.push_back(nullptr);
+      execvp(argv[0], argv.data());
+      fprintf(stderr, "xtap-run: cannot run '%s': %s\n", argv[0], strerror(errno));
+      _exit(127);
+    }
+  }
+  execl("/bin/sh", "sh", "-c", cmd.c_str(), (char*)nullptr);
+}
+
 bool Session::spawn_command() {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return false;
@@ -142,7 +169,7 @@ bool Session::spawn_command() {
     while (::read(fds[0], &go, 1) < 0 && errno == EINTR) {
     }
     if (go != 'g') _exit(127);  // the session ended before probes were armed
-    execl("/bin/sh", "sh", "-c", opt_.command.c_str(), (char*)nullptr);
+    exec_command(opt_.command);
     _exit(127);
   }
   ::close(fds[0]);

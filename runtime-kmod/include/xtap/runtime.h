@@ -68,6 +68,28 @@ struct xtap_context {
 enum xtap_type {
 	XTAP_T_LONG = 1,
 	XTAP_T_STRING = 2,
+	XTAP_T_STAT = 3,    /* statistics: only as a map value or a stat global */
+};
+
+enum xtap_hist_kind {
+	XTAP_HIST_NONE = 0,
+	XTAP_HIST_LINEAR = 1,  /* @hist_linear(v, lo, hi, step) */
+	XTAP_HIST_LOG = 2,     /* @hist_log(v) */
+};
+
+/* How a statistic aggregates: fixed per global by the translator. */
+struct xtap_stat_desc {
+	u8 hist;               /* enum xtap_hist_kind */
+	s64 lo, hi, step;      /* XTAP_HIST_LINEAR parameters */
+};
+
+enum xtap_stat_op {
+	XTAP_OP_COUNT = 0,
+	XTAP_OP_SUM = 1,
+	XTAP_OP_MIN = 2,
+	XTAP_OP_MAX = 3,
+	XTAP_OP_AVG = 4,
+	XTAP_OP_VARIANCE = 5,
 };
 
 struct xtap_lock_req {
@@ -92,6 +114,16 @@ struct xtap_map_spec {
 	u8 key_types[XTAP_MAXKEYS]; /* enum xtap_type */
 	u8 value_type;          /* enum xtap_type */
 	u32 max_entries;        /* 0: limits.maxmapentries */
+	struct xtap_stat_desc stat; /* value_type == XTAP_T_STAT */
+};
+
+struct xtap_stat;
+
+/* A scalar statistic global (global s; s <<< v). */
+struct xtap_stat_spec {
+	struct xtap_stat **stat;
+	const char *name;
+	struct xtap_stat_desc desc;
 };
 
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
@@ -100,6 +132,7 @@ struct xtap_kprobe_spec {
 	const char *symbol;
 	u8 is_return;           /* kretprobe */
 	u32 maxactive;          /* kretprobe instances; 0: kernel default */
+	u8 optional;            /* probe point?: skip silently if it cannot be registered */
 };
 
 /* One entry per timer.ms(N) / timer.s(N) / timer.us(N) / timer.ns(N). */
@@ -124,6 +157,10 @@ struct xtap_script {
 	u16 nkprobes;
 	const struct xtap_timer_spec *timers;
 	u16 ntimers;
+	const struct xtap_stat_spec *stats;
+	u16 nstats;
+	const char *const *regexes;       /* regex literals, compiled at init */
+	u16 nregexes;
 };
 
 /* ------------------------------------------------------------ session */
@@ -250,5 +287,64 @@ s64 xtap_entry_key_long(struct xtap_map *m, struct xtap_map_entry *e, int i);
 const char *xtap_entry_key_str(struct xtap_map *m, struct xtap_map_entry *e, int i);
 s64 xtap_entry_value_long(struct xtap_map *m, struct xtap_map_entry *e);
 const char *xtap_entry_value_str(struct xtap_map *m, struct xtap_map_entry *e);
+
+/* ------------------------------------------------------------ statistics */
+
+/*
+ * <<< adds to the current CPU's aggregate and takes no global lock (the
+ * translator asks only for a shared lock on the global); extraction
+ * aggregates every CPU. Extracting @min/@max/@avg/@variance of an empty
+ * statistic raises "empty aggregate" and returns -1, as stap does.
+ */
+void xtap_stat_add(struct xtap_stat *s, s64 v);
+int xtap_stat_get(struct xtap_context *c, struct xtap_stat *s, int op, s64 *out);
+void xtap_stat_print_hist(struct xtap_context *c, struct xtap_stat *s);  /* stap's ASCII format */
+void xtap_stat_clear(struct xtap_stat *s);
+
+/* Statistic arrays (value_type XTAP_T_STAT): per-CPU maps inside. */
+int xtap_map_stat_add(struct xtap_context *c, struct xtap_map *m, const struct xtap_key *k, s64 v);
+int xtap_map_stat_get(struct xtap_context *c, struct xtap_map *m, const struct xtap_key *k,
+		      int op, s64 *out);
+void xtap_map_stat_print_hist(struct xtap_context *c, struct xtap_map *m,
+			      const struct xtap_key *k);
+/* For a statistic array's entry in foreach: one aggregate of that entry. */
+s64 xtap_entry_stat(struct xtap_map *m, struct xtap_map_entry *e, int op);
+
+/*
+ * Reorders m's iteration order for a sorted foreach: by value (column 0)
+ * or by key `column` (1-based), descending when desc; statistic maps sort
+ * by the aggregate stat_op. Stable, no allocation.
+ */
+void xtap_map_sort(struct xtap_map *m, int column, int desc, int stat_op);
+
+/* ------------------------------------------------------------ regular expressions */
+
+/* s =~ regexes[idx]: 1 on a match, 0 otherwise; captures kept for matched(). */
+int xtap_regex_match(struct xtap_context *c, u16 idx, const char *s);
+char *xtap_regex_matched(struct xtap_context *c, char *dst, s64 n);
+
+/* ------------------------------------------------------------ more strings */
+
+char *xtap_substr(char *dst, const char *s, s64 start, s64 len);
+s64 xtap_isinstr(const char *s1, const char *s2);
+s64 xtap_strtol(struct xtap_context *c, const char *s, s64 base);
+char *xtap_str_replace(char *dst, const char *s, const char *from, const char *to);
+char *xtap_tokenize(struct xtap_context *c, char *dst, const char *s, const char *delim);
+char *xtap_text_str(char *dst, const char *s);
+s64 xtap_stringat(struct xtap_context *c, const char *s, s64 pos);
+
+/* ------------------------------------------------------------ more context */
+
+char *xtap_pp(struct xtap_context *c, char *dst);         /* probe point text */
+char *xtap_probefunc(struct xtap_context *c, char *dst);  /* function of the probed address */
+s64 xtap_jiffies(void);
+s64 xtap_local_clock_ns(void);
+
+/* ------------------------------------------------------------ more output */
+
+/* %b: the value's low `bytes` bytes (1, 2, 4 or 8), raw. */
+void xtap_print_binary(struct xtap_context *c, s64 v, int bytes);
+/* %m / %M: len bytes of kernel memory at addr, as text or as hex digits; unreadable memory raises an error. */
+int xtap_print_memory(struct xtap_context *c, s64 addr, int len, int hex);
 
 #endif /* XTAP_RUNTIME_H */
