@@ -239,6 +239,7 @@ def run_vm(outcomes, vmbatch, release, work, workloads, verbose):
             o.finish("FAIL", [f"EXPECT_FILE {t.expect_file} not found"])
             continue
         reasons = compare.check_run(t, status, out, err_text, expect_file_text)
+        own_failure = bool(reasons)  # show stderr only when the test itself failed
         if "elapsed_ms" in status and status["elapsed_ms"] not in ("", "-1"):
             o.elapsed_ms = int(status["elapsed_ms"])
         if status.get("completed") != "1" and batch.get("error"):
@@ -247,7 +248,7 @@ def run_vm(outcomes, vmbatch, release, work, workloads, verbose):
             mine = [text for job, text in problems if job == t.job_name]
             reasons.append("kernel problems in the guest's log" +
                            (f" during this test: {mine[0]}" if mine else " (whole batch fails)"))
-        o.finish("FAIL" if reasons else "PASS", reasons, detail=err_text)
+        o.finish("FAIL" if reasons else "PASS", reasons, detail=err_text if own_failure else "")
 
 
 def report(o):
