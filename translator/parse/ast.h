@@ -79,11 +79,22 @@ struct Stmt {
   std::string foreach_array;
   Location foreach_array_loc;
   GlobalDecl *foreach_global = nullptr;
+  std::string foreach_value;        // foreach (v = [k] in a): v
+  Location foreach_value_loc;
+  LocalVar *foreach_value_var = nullptr;
+  int sort_column = -1;             // -1 unsorted, 0 by value, N by key N (1-based)
+  bool sort_desc = false;
+  std::string sort_stat;            // foreach (k in s @sum -): the aggregate to sort by
+  ExprPtr limit;                    // foreach (... limit N)
 
   Stmt(StmtKind k, Location l) : kind(k), loc(l) {}
 };
 
 using StmtPtr = std::unique_ptr<Stmt>;
+
+// Deep copies (alias bodies are pasted into every probe that uses them).
+ExprPtr clone(const Expr &e);
+StmtPtr clone(const Stmt &s);
 
 // --------------------------------------------------------------- declarations
 
@@ -119,6 +130,8 @@ struct ProbePointComponent {
 struct ProbePoint {
   std::vector<ProbePointComponent> components;
   Location loc;
+  bool optional = false;  // pp? : skip silently if it cannot be resolved or registered
+  bool required = false;  // pp! : as pp?, but an error if nothing matches
   std::string str() const;  // canonical spelling, e.g. kprobe.function("x").return
 };
 
@@ -134,6 +147,16 @@ struct Body {
 
 struct ProbeDecl : Body {
   std::vector<ProbePoint> points;
+  ExprPtr condition;  // probe ... if (cond): the body runs only while cond holds
+};
+
+// probe NAME = points { prologue }  /  probe NAME += points { epilogue }
+struct AliasDecl {
+  ProbePoint name;
+  std::vector<ProbePoint> points;
+  StmtPtr body;
+  bool epilogue = false;
+  Location loc;
 };
 
 struct FunctionDecl : Body {
@@ -150,6 +173,7 @@ struct Script {
   std::vector<std::unique_ptr<GlobalDecl>> globals;
   std::vector<std::unique_ptr<ProbeDecl>> probes;
   std::vector<std::unique_ptr<FunctionDecl>> functions;
+  std::vector<std::unique_ptr<AliasDecl>> aliases;
 
   GlobalDecl *find_global(const std::string &name) const;
   FunctionDecl *find_function(const std::string &name) const;

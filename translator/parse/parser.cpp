@@ -146,11 +146,34 @@ class Parser {
   void probe_decl(Script &s) {
     auto p = std::make_unique<ProbeDecl>();
     p->loc = take().loc;
-    do p->points.push_back(probe_point());
-    while (accept_op(","));
+    p->points.push_back(probe_point());
+    if (cur().is_op("=") || cur().is_op("+=")) return alias_decl(s, std::move(p->points[0]), p->loc);
+    while (accept_op(",")) p->points.push_back(probe_point());
+    if (accept_kw("if")) {
+      expect_op("(");
+      p->condition = expression();
+      expect_op(")");
+    }
     if (!cur().is_op("{")) fail("'{' to start the probe body");
     p->body = block();
     s.probes.push_back(std::move(p));
+  }
+
+  void alias_decl(Script &s, ProbePoint name, Location loc) {
+    auto a = std::make_unique<AliasDecl>();
+    a->epilogue = take().text == "+=";
+    for (const auto &c : name.components)
+      if (c.has_arg) {
+        diags_.error("XTP1018", c.loc, "a probe alias name cannot have arguments");
+        throw ParseError{};
+      }
+    a->name = std::move(name);
+    a->loc = loc;
+    do a->points.push_back(probe_point());
+    while (accept_op(","));
+    if (!cur().is_op("{")) fail("'{' to start the alias body");
+    a->body = block();
+    s.aliases.push_back(std::move(a));
   }
 
   Type type_annotation() {
@@ -217,6 +240,8 @@ class Parser {
     } while (accept_op("."));
     const auto &last = pp.components.back().loc;
     pp.loc.length = last.line == pp.loc.line ? std::max(1, last.column + last.length - pp.loc.column) : 1;
+    if (accept_op("?")) pp.optional = true;
+    else if (accept_op("!")) pp.optional = pp.required = true;
     return pp;
   }
 
@@ -309,13 +334,31 @@ class Parser {
     return std::make_unique<Stmt>(k, loc);
   }
 
+  // foreach ([v =] [k1[+-], k2...] in array [@op] [+-] [limit N]) statement
   StmtPtr foreach_stmt(Location loc) {
     auto s = std::make_unique<Stmt>(StmtKind::Foreach, loc);
     expect_op("(");
+    if (cur().kind == Tok::Identifier && peek().is_op("=")) {
+      Token v = take();
+      take();
+      s->foreach_value = v.text;
+      s->foreach_value_loc = v.loc;
+    }
+    auto sort_mark = [&](int column) {
+      if (!cur().is_op("+") && !cur().is_op("-")) return;
+      Token t = take();
+      if (s->sort_column >= 0) {
+        diags_.error("XTP1017", t.loc, "foreach can sort by one column only");
+        return;
+      }
+      s->sort_column = column;
+      s->sort_desc = t.text == "-";
+    };
     auto key = [&] {
       Token t = expect_identifier("a loop variable name");
       s->foreach_keys.push_back(t.text);
       s->foreach_key_locs.push_back(t.loc);
+      sort_mark(static_cast<int>(s->foreach_keys.size()));
     };
     if (accept_op("[")) {
       do key();
@@ -328,6 +371,12 @@ class Parser {
     Token arr = expect_identifier("an array name");
     s->foreach_array = arr.text;
     s->foreach_array_loc = arr.loc;
+    if (cur().kind == Tok::Identifier && cur().text[0] == '@') {
+      Token op = take();
+      s->sort_stat = op.text.substr(1);
+    }
+    sort_mark(0);
+    if (accept_kw("limit")) s->limit = expression();
     expect_op(")");
     s->body.push_back(statement());
     return s;

@@ -51,9 +51,14 @@ void print_stmt(const Stmt &s, int depth, std::string &out) {
       print_body(*s.body[0], depth, out);
       return;
     case StmtKind::Foreach: {
+      auto mark = [&](int col) { return s.sort_column == col ? (s.sort_desc ? "-" : "+") : ""; };
       std::string k;
-      for (size_t i = 0; i < s.foreach_keys.size(); ++i) k += (i ? ", " : "") + s.foreach_keys[i];
-      line(out, depth, "foreach ([" + k + "] in " + s.foreach_array + ")");
+      for (size_t i = 0; i < s.foreach_keys.size(); ++i)
+        k += (i ? ", " : "") + s.foreach_keys[i] + mark(static_cast<int>(i) + 1);
+      std::string v = s.foreach_value.empty() ? "" : s.foreach_value + " = ";
+      std::string st = s.sort_stat.empty() ? "" : " @" + s.sort_stat;
+      std::string lim = s.limit ? " limit " + print_expr(*s.limit) : "";
+      line(out, depth, "foreach (" + v + "[" + k + "] in " + s.foreach_array + st + mark(0) + lim + ")");
       print_body(*s.body[0], depth, out);
       return;
     }
@@ -107,10 +112,24 @@ std::string print_script(const Script &s) {
     if (g->init) t += " = " + print_expr(*g->init);
     line(out, 0, t);
   }
-  for (const auto &p : s.probes) {
+  auto points = [](const std::vector<ProbePoint> &pps) {
     std::string pts;
-    for (const auto &pp : p->points) pts += (pts.empty() ? "" : ", ") + pp.str();
-    line(out, 0, "probe " + pts);
+    for (const auto &pp : pps)
+      pts += (pts.empty() ? "" : ", ") + pp.str() + (pp.required ? "!" : pp.optional ? "?" : "");
+    return pts;
+  };
+  for (const auto &a : s.aliases) {
+    line(out, 0, "probe " + a->name.str() + (a->epilogue ? " += " : " = ") + points(a->points));
+    print_stmt(*a->body, 0, out);
+  }
+  for (const auto &f : s.functions) {
+    std::string ps;
+    for (const auto *p : f->params) ps += (ps.empty() ? "" : ", ") + p->name;
+    line(out, 0, "function " + f->name + "(" + ps + ")");
+    print_stmt(*f->body, 0, out);
+  }
+  for (const auto &p : s.probes) {
+    line(out, 0, "probe " + points(p->points) + (p->condition ? " if (" + print_expr(*p->condition) + ")" : ""));
     print_stmt(*p->body, 0, out);
   }
   return out;

@@ -68,7 +68,10 @@ class TypeInferrer {
             .hint = "annotate it, as in 'function " + f->name + ":long(...)'";
     }
     function_ = nullptr;
-    for (auto &p : script_.probes) walk_body(*p);
+    for (auto &p : script_.probes) {
+      if (p->condition) expect(*p->condition, Type::Long);
+      walk_body(*p);
+    }
   }
 
   void mismatch(const Location &loc, const std::string &what, Type have, Type want) {

@@ -1,5 +1,6 @@
 // Pass 2 (elaborate): the checks and resolutions between parsing and code
 // generation, run in this order by elaborate():
+//   expand_aliases  probe alias uses -> the alias's points and bodies
 //   resolve_probes  probe points -> providers (probes/)
 //   resolve_names   variables -> globals or probe locals, calls -> builtins
 //   infer_types     types of every variable, array and expression
@@ -17,6 +18,7 @@ struct Elaborated {
   std::vector<ResolvedProbe> probes;  // one per probe point, in script order
 };
 
+void expand_aliases(Script &s, Diagnostics &diags);
 void resolve_probes(Script &s, Elaborated &out, Diagnostics &diags);
 void resolve_names(Script &s, Diagnostics &diags);
 void infer_types(Script &s, Diagnostics &diags);

@@ -26,6 +26,10 @@ class NameResolver {
     function_ = nullptr;
     for (auto &p : script_.probes) {
       body_ = p.get();
+      if (p->condition) {
+        expr(*p->condition);
+        check_condition(*p->condition);
+      }
       stmt(*p->body);
     }
     propagate_globals();
@@ -57,6 +61,16 @@ class NameResolver {
   }
 
  private:
+  // A probe condition is evaluated before the body runs: no locals.
+  void check_condition(const Expr &e) {
+    if (e.kind == ExprKind::Var && e.local)
+      diags_.error("XTP2217", e.loc, "probe condition uses '" + e.text + "', which is not a global")
+          .hint = "declare it with 'global " + e.text + "'";
+    if (e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec)
+      diags_.error("XTP2218", e.loc, "a probe condition cannot change variables");
+    for (const auto &a : e.args) check_condition(*a);
+  }
+
   LocalVar *local(const std::string &name, Location loc) {
     for (auto &l : body_->locals)
       if (l->name == name) return l.get();

@@ -20,6 +20,7 @@ void resolve_probes(Script &s, Elaborated &out, Diagnostics &diags) {
           break;
         }
       }
+      if (!rp.provider && pp.optional && !pp.required) continue;  // pp?: fine to match nothing
       if (!rp.provider) {
         auto &d = diags.error("XTP2100", pp.loc, "unknown probe point '" + pp.str() + "'");
         std::string guess = closest_match(pp.str(), known);
@@ -29,9 +30,17 @@ void resolve_probes(Script &s, Elaborated &out, Diagnostics &diags) {
                                : "did you mean '" + guess + "'?";
         continue;
       }
+      rp.optional = pp.optional && !pp.required;
       if (diags.error_count() == before) out.probes.push_back(rp);
     }
   }
+  // A probe left without points (all optional, none matched) has nothing
+  // to run: drop it rather than emit an unused handler.
+  std::erase_if(s.probes, [&](const std::unique_ptr<ProbeDecl> &p) {
+    for (const auto &rp : out.probes)
+      if (rp.decl == p.get()) return false;
+    return true;
+  });
 }
 
 }  // namespace xtap

@@ -54,7 +54,7 @@ class KprobeProvider : public ProbeProvider {
     for (size_t i = 0; i < mine.size(); ++i)
       w.line("{ .probe = &xtap_kprobe_probes[" + std::to_string(i) + "], .symbol = " +
              c_string_literal(mine[i]->symbol) + ", .is_return = " + (mine[i]->is_return ? "1" : "0") +
-             " },");
+             ", .optional = " + (mine[i]->optional ? "1" : "0") + " },");
     w.close("};");
     fields.push_back(".kprobes = xtap_kprobes");
     fields.push_back(".nkprobes = " + std::to_string(mine.size()));

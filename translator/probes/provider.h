@@ -23,6 +23,7 @@ struct ResolvedProbe {
   uint64_t period_ns = 0;    // timer family
   bool is_end = false;       // begin/end family: an end probe
   bool is_return = false;    // kprobe family: a kretprobe
+  bool optional = false;     // pp?: a registration failure is not an error
   std::string handler;       // C name of the handler function (pass 3)
   std::string probe_init;    // C initializer of its struct xtap_probe (pass 3)
 };
