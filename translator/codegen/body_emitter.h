@@ -32,6 +32,7 @@ std::string function_c_name(const FunctionDecl &f);
 // C names of script variables.
 std::string global_c_name(const GlobalDecl &g);
 std::string c_type_of(Type t);
+std::string stat_op_constant(const std::string &op);  // "sum" -> XTAP_OP_SUM
 
 class BodyEmitter {
  public:
@@ -60,6 +61,8 @@ class BodyEmitter {
   std::string incdec(const Expr &e);
   std::string index_read(const Expr &e);
   std::string call(const Expr &e);
+  std::string aggregate(const Expr &e);
+  std::string histogram(const Expr &e);
   std::string function_call(const Expr &e);
   std::string print_call(const Expr &e, bool newline);
   std::string format_call(const Expr &e, bool to_string);

@@ -65,16 +65,23 @@ HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std
 
   // Lock set: every global the probe touches, in declaration order (the
   // runtime takes them in this order), exclusive when written.
+  // Adding to a statistic (<<<) only needs a shared lock: the runtime keeps
+  // per-CPU aggregates; reading one aggregates them, which is exclusive.
   std::vector<const GlobalDecl *> used(probe.globals_read.begin(), probe.globals_read.end());
-  for (auto *g : probe.globals_written)
-    if (std::find(used.begin(), used.end(), g) == used.end()) used.push_back(g);
+  for (const auto *set : {&probe.globals_written, &probe.globals_aggregated})
+    for (auto *g : *set)
+      if (std::find(used.begin(), used.end(), g) == used.end()) used.push_back(g);
   std::sort(used.begin(), used.end(), [](auto *a, auto *b) { return a->index < b->index; });
+  auto exclusive = [&](const GlobalDecl *g) {
+    auto has = [&](const std::vector<GlobalDecl *> &v) { return std::find(v.begin(), v.end(), g) != v.end(); };
+    if (g->type == Type::Stat) return has(probe.globals_read) || has(probe.globals_written);
+    return has(probe.globals_written);
+  };
   if (!used.empty()) {
     hc.lock_table = name + "_locks";
     w.open("static const struct xtap_lock_req " + hc.lock_table + "[] = {");
     for (auto *g : used) {
-      bool wr = std::find(probe.globals_written.begin(), probe.globals_written.end(), g) !=
-                probe.globals_written.end();
+      bool wr = exclusive(g);
       w.line("{ .global = " + std::to_string(g->index) + ", .write = " + (wr ? "1" : "0") + " }, /* " +
              g->name + " */");
     }

@@ -125,6 +125,7 @@ std::string BodyEmitter::expr(const Expr &e) {
     case ExprKind::Binary: return binary(e);
     case ExprKind::Assign: return assign(e);
     case ExprKind::IncDec: return incdec(e);
+    case ExprKind::Aggregate: return aggregate(e);
   }
   return "0";
 }
@@ -160,11 +161,53 @@ std::string BodyEmitter::binary_of(const Expr &e, const std::string &a, const st
   return "((" + a + ") " + op + " (" + b + "))";
 }
 
+std::string stat_op_constant(const std::string &op) {
+  std::string up = op;
+  for (auto &ch : up) ch = static_cast<char>(toupper(static_cast<unsigned char>(ch)));
+  return "XTAP_OP_" + up;
+}
+
+// @count(s), @sum(a[k]) ...: one aggregate of a statistic.
+std::string BodyEmitter::aggregate(const Expr &e) {
+  const Expr &st = *e.arg(0);
+  std::string v = unique("_v");
+  std::string g = global_c_name(*st.global);
+  if (st.kind == ExprKind::Index) {
+    std::string pre;
+    std::string k = keys(st, &pre);
+    return "({ " + pre + "s64 " + v + "; if (xtap_map_stat_get(c, " + g + ", " + k + ", " +
+           stat_op_constant(e.text) + ", &" + v + ")) " + on_error() + " " + v + "; })";
+  }
+  return "({ s64 " + v + "; if (xtap_stat_get(c, " + g + ", " + stat_op_constant(e.text) + ", &" + v +
+         ")) " + on_error() + " " + v + "; })";
+}
+
+// print(@hist_log(s)) and friends: the runtime prints the histogram.
+std::string BodyEmitter::histogram(const Expr &e) {
+  const Expr &st = *e.arg(0);
+  std::string g = global_c_name(*st.global);
+  if (st.kind == ExprKind::Index) {
+    std::string pre;
+    std::string k = keys(st, &pre);
+    return wrap(pre, "xtap_map_stat_print_hist(c, " + g + ", " + k + ")");
+  }
+  return "xtap_stat_print_hist(c, " + g + ")";
+}
+
 std::string BodyEmitter::assign(const Expr &e) {
   const Expr &lhs = *e.arg(0);
   const Expr &rhs = *e.arg(1);
   std::string op = e.op;
   std::string r = expr(rhs);
+  if (op == "<<<") {
+    std::string g = global_c_name(*lhs.global);
+    if (lhs.kind != ExprKind::Index) return "({ s64 _s = " + r + "; xtap_stat_add(" + g + ", _s); _s; })";
+    std::string rv = unique("_rv");
+    std::string pre = "s64 " + rv + " = " + r + "; ";
+    std::string k = keys(lhs, &pre);
+    return "({ " + pre + "if (xtap_map_stat_add(c, " + g + ", " + k + ", " + rv + ")) " + on_error() +
+           " " + rv + "; })";
+  }
   if (lhs.kind == ExprKind::Index) {
     // The script evaluates the value before the element it is stored into.
     std::string pre;
@@ -302,6 +345,18 @@ std::string BodyEmitter::call(const Expr &e) {
 }
 
 std::string BodyEmitter::print_call(const Expr &e, bool newline) {
+  // Histograms are printed by the runtime; print the rest around them.
+  for (const auto &a : e.args)
+    if (a->kind == ExprKind::Aggregate && a->text.rfind("hist_", 0) == 0) {
+      std::string seq = "({ ";
+      for (const auto &b : e.args) {
+        if (b->kind == ExprKind::Aggregate && b->text.rfind("hist_", 0) == 0) seq += histogram(*b) + "; ";
+        else if (b->type == Type::String) seq += "xtap_print_str(c, " + expr(*b) + "); ";
+        else seq += "xtap_print_long(c, " + expr(*b) + "); ";
+      }
+      if (newline) seq += "xtap_print_str(c, \"\\n\"); ";
+      return seq + "})";
+    }
   // All literals: one constant string, no formatting at run time.
   bool literal = true;
   std::string text;

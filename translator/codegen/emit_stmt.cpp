@@ -77,11 +77,24 @@ void BodyEmitter::stmt(const Stmt &s) {
 void BodyEmitter::foreach_stmt(const Stmt &s) {
   const GlobalDecl &g = *s.foreach_global;
   std::string m = global_c_name(g);
-  std::string e = unique("_e"), n = unique("_n");
+  std::string e = unique("_e"), n = unique("_n"), left = unique("_left");
   w_.open("{");
   w_.line("struct xtap_map_entry *" + e + ", *" + n + ";");
+  if (s.limit) w_.line("s64 " + left + " = " + expr(*s.limit) + ";");
+  if (s.sort_column >= 0) {
+    std::string op = stat_op_constant(s.sort_stat.empty() ? "count" : s.sort_stat);
+    w_.line("xtap_map_sort(" + m + ", " + std::to_string(s.sort_column) + ", " +
+            (s.sort_desc ? "1" : "0") + ", " + op + ");");
+  }
   w_.open("for (" + e + " = xtap_map_first(" + m + "); " + e + "; " + e + " = " + n + ") {");
   w_.line(n + " = xtap_map_next(" + m + ", " + e + ");");
+  if (s.limit) w_.line("if (" + left + "-- <= 0)\n" + std::string(w_.indent() + 1, '\t') + "break;");
+  if (const LocalVar *v = s.foreach_value_var) {
+    if (v->type == Type::String)
+      w_.line("xtap_str_copy(f->l_" + v->name + ", xtap_entry_value_str(" + m + ", " + e + "));");
+    else
+      w_.line("f->l_" + v->name + " = xtap_entry_value_long(" + m + ", " + e + ");");
+  }
   for (size_t i = 0; i < s.foreach_vars.size(); ++i) {
     const LocalVar &v = *s.foreach_vars[i];
     std::string idx = std::to_string(i);
@@ -126,6 +139,8 @@ void BodyEmitter::delete_stmt(const Stmt &s) {
     w_.line(wrap(pre, "xtap_map_delete(" + global_c_name(*t.global) + ", " + k + ")") + ";");
   } else if (t.global && t.global->is_array) {
     w_.line("xtap_map_clear(" + global_c_name(*t.global) + ");");
+  } else if (t.global && t.global->type == Type::Stat) {
+    w_.line("xtap_stat_clear(" + global_c_name(*t.global) + ");");
   } else if (t.type == Type::String) {
     w_.line(var_ref(t) + "[0] = '\\0';");
   } else {

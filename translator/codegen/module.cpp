@@ -49,6 +49,7 @@ void emit_globals(CWriter &w, const Script &s) {
   for (const auto &g : s.globals) {
     std::string n = global_c_name(*g);
     if (g->is_array) w.line("static struct xtap_map *" + n + ";");
+    else if (g->type == Type::Stat) w.line("static struct xtap_stat *" + n + ";");
     else if (g->type == Type::String) w.line("static char " + n + "[MAXSTRINGLEN];");
     else w.line("static s64 " + n + ";");
   }
@@ -67,12 +68,34 @@ void emit_globals(CWriter &w, const Script &s) {
   w.line();
 }
 
+std::string stat_desc(const GlobalDecl &g) {
+  static const char *kinds[] = {"XTAP_HIST_NONE", "XTAP_HIST_LINEAR", "XTAP_HIST_LOG"};
+  return std::string("{ .hist = ") + kinds[g.hist] + ", .lo = " + std::to_string(g.hist_lo) +
+         ", .hi = " + std::to_string(g.hist_hi) + ", .step = " + std::to_string(g.hist_step) + " }";
+}
+
+void emit_stats(CWriter &w, const Script &s, std::vector<std::string> &fields) {
+  std::vector<const GlobalDecl *> stats;
+  for (const auto &g : s.globals)
+    if (!g->is_array && g->type == Type::Stat) stats.push_back(g.get());
+  if (stats.empty()) return;
+  w.open("static const struct xtap_stat_spec xtap_stats[] = {");
+  for (const auto *g : stats)
+    w.line("{ .stat = &" + global_c_name(*g) + ", .name = " + c_string_literal(g->name) +
+           ", .desc = " + stat_desc(*g) + " },");
+  w.close("};");
+  fields.push_back(".stats = xtap_stats");
+  fields.push_back(".nstats = " + std::to_string(stats.size()));
+}
+
 void emit_maps(CWriter &w, const Script &s, std::vector<std::string> &fields) {
   std::vector<const GlobalDecl *> arrays;
   for (const auto &g : s.globals)
     if (g->is_array) arrays.push_back(g.get());
   if (arrays.empty()) return;
-  auto t = [](Type x) { return x == Type::String ? "XTAP_T_STRING" : "XTAP_T_LONG"; };
+  auto t = [](Type x) {
+    return x == Type::String ? "XTAP_T_STRING" : x == Type::Stat ? "XTAP_T_STAT" : "XTAP_T_LONG";
+  };
   w.open("static const struct xtap_map_spec xtap_maps[] = {");
   for (const auto *g : arrays) {
     std::string keys;
@@ -80,7 +103,7 @@ void emit_maps(CWriter &w, const Script &s, std::vector<std::string> &fields) {
     w.line("{ .map = &" + global_c_name(*g) + ", .name = " + c_string_literal(g->name) +
            ", .nkeys = " + std::to_string(g->key_types.size()) + ", .key_types = { " + keys +
            " }, .value_type = " + t(g->type) + ", .max_entries = " + std::to_string(g->max_entries) +
-           " },");
+           (g->type == Type::Stat ? ", .stat = " + stat_desc(*g) : "") + " },");
   }
   w.close("};");
   fields.push_back(".maps = xtap_maps");
@@ -140,6 +163,7 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   }
   std::vector<std::string> fields;
   emit_maps(w, script, fields);
+  emit_stats(w, script, fields);
   for (const auto *provider : probe_providers()) {
     std::vector<const ResolvedProbe *> mine;
     for (const auto &rp : probes)

@@ -6,6 +6,7 @@ const char *type_name(Type t) {
   switch (t) {
     case Type::Long: return "long";
     case Type::String: return "string";
+    case Type::Stat: return "stats";
     case Type::Unknown: break;
   }
   return "unknown";

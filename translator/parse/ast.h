@@ -12,7 +12,7 @@
 
 namespace xtap {
 
-enum class Type { Unknown, Long, String };
+enum class Type { Unknown, Long, String, Stat };
 const char *type_name(Type t);
 
 struct GlobalDecl;
@@ -34,6 +34,8 @@ enum class ExprKind {
   Assign,    // lvalue op rhs: = += -= ... .=
   IncDec,    // ++x x++ --x x--
   In,        // [keys] in array
+  Aggregate, // @count(s) ... : text = the aggregate, args[0] = the statistic (Var or Index),
+             // args[1..] = @hist_linear's lo, hi, step
 };
 
 struct Expr {
@@ -115,6 +117,10 @@ struct GlobalDecl {
   Type type = Type::Unknown;            // scalar type or array value type
   std::vector<Type> key_types;
   bool read = false, written = false;   // usage, for locking and warnings
+  // Statistics: the histogram all @hist_* uses agree on (runtime xtap_stat_desc).
+  int hist = 0;                         // 0 none, 1 linear, 2 log
+  long long hist_lo = 0, hist_hi = 0, hist_step = 0;
+  Location hist_loc;
   int index = 0;                        // declaration order: lock table index
 };
 
@@ -143,6 +149,7 @@ struct Body {
   std::vector<std::unique_ptr<LocalVar>> locals;
   std::vector<GlobalDecl *> globals_read, globals_written;
   std::vector<FunctionDecl *> calls;  // script functions called directly
+  std::vector<GlobalDecl *> globals_aggregated;  // only added to with <<< (shared lock)
 };
 
 struct ProbeDecl : Body {

@@ -407,8 +407,8 @@ class Parser {
       return binary(ExprKind::Assign, op, std::move(lhs), std::move(rhs));
     }
     if (cur().is_op("<<<")) {
-      diags_.error("XTP1021", cur().loc, "statistics aggregation '<<<' is not supported yet");
-      throw ParseError{};
+      Token op = take();
+      return binary(ExprKind::Assign, op, std::move(lhs), assignment());
     }
     return lhs;
   }
@@ -501,6 +501,43 @@ class Parser {
     return v;
   }
 
+  static bool is_aggregate(const std::string &n) {
+    for (const char *a : {"count", "sum", "min", "max", "avg", "variance", "hist_linear", "hist_log"})
+      if (n == a) return true;
+    return false;
+  }
+
+  // @op(stat) or @hist_linear(stat, lo, hi, step) / @hist_log(stat)
+  ExprPtr aggregate(const Token &name) {
+    auto e = make(ExprKind::Aggregate, name.loc);
+    e->text = name.text.substr(1);
+    expect_op("(");
+    Token var = expect_identifier("a statistics variable");
+    ExprPtr v;
+    if (accept_op("[")) {
+      v = make(ExprKind::Index, var.loc);
+      do v->args.push_back(expression());
+      while (accept_op(","));
+      expect_op("]");
+    } else {
+      v = make(ExprKind::Var, var.loc);
+    }
+    v->text = var.text;
+    e->args.push_back(std::move(v));
+    if (e->text == "hist_linear") {
+      for (int i = 0; i < 3; ++i) {
+        expect_op(",");
+        bool neg = accept_op("-");
+        if (cur().kind != Tok::Number) fail("a number (histogram bounds must be literals)");
+        auto n = make(ExprKind::Number, cur().loc);
+        n->number = neg ? -take().number : take().number;
+        e->args.push_back(std::move(n));
+      }
+    }
+    expect_op(")");
+    return e;
+  }
+
   ExprPtr value() {
     const Token &t = cur();
     if (t.kind == Tok::Number) {
@@ -525,6 +562,7 @@ class Parser {
     }
     if (t.kind == Tok::Identifier) {
       Token name = take();
+      if (name.text[0] == '@' && is_aggregate(name.text.substr(1))) return aggregate(name);
       if (name.text[0] == '$' || name.text[0] == '@') {
         diags_.error("XTP1022", name.loc,
                      "'" + name.text + "': target variables and script arguments are not supported yet");

@@ -89,6 +89,7 @@ std::string print_expr(const Expr &e) {
     case ExprKind::Index: return e.text + "[" + keys_text(e) + "]";
     case ExprKind::In: return "([" + keys_text(e) + "] in " + e.text + ")";
     case ExprKind::Call: return e.text + "(" + keys_text(e) + ")";
+    case ExprKind::Aggregate: return "@" + e.text + "(" + keys_text(e) + ")";
     case ExprKind::Unary: return e.op + print_expr(*e.arg(0));
     case ExprKind::IncDec:
       return e.postfix ? print_expr(*e.arg(0)) + e.op : e.op + print_expr(*e.arg(0));

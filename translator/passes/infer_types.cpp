@@ -116,11 +116,19 @@ class TypeInferrer {
 
   Type set(Expr &e, Type t) { return e.type = t; }
 
+  Type stat_misuse(Expr &e) {
+    if (report_)
+      diags_.error("XTP2316", e.loc, "'" + e.text + "' is a statistic: it has no value of its own")
+          .hint = "add to it with <<< and read it with @count, @sum, @min, @max, @avg or @variance";
+    return Type::Unknown;
+  }
+
   Type expr(Expr &e, Type want) {
     switch (e.kind) {
       case ExprKind::Number: return set(e, Type::Long);
       case ExprKind::String: return set(e, Type::String);
       case ExprKind::Var:
+        if (e.global && e.global->type == Type::Stat) return stat_misuse(e);
         if (e.global) {
           unify(e.global->type, want, e.loc, "global '" + e.text + "'");
           return set(e, e.global->type);
@@ -133,6 +141,7 @@ class TypeInferrer {
       case ExprKind::Index:
         keys(e);
         if (!e.global) return Type::Unknown;
+        if (e.global->type == Type::Stat) return stat_misuse(e);
         unify(e.global->type, want, e.loc, "array '" + e.text + "'");
         return set(e, e.global->type);
       case ExprKind::In:
@@ -157,6 +166,16 @@ class TypeInferrer {
         return set(e, a);
       }
       case ExprKind::Assign: return assign(e);
+      case ExprKind::Aggregate: {
+        Expr &st = *e.arg(0);
+        if (report_ && !hist_ok_ && e.text.rfind("hist_", 0) == 0)
+          diags_.error("XTP2315", e.loc, "a histogram can only be printed")
+              .hint = "as in print(@" + e.text + "(...))";
+        if (st.kind == ExprKind::Index) keys(st);
+        if (st.global) unify(st.global->type, Type::Stat, st.loc, "'" + st.text + "'");
+        st.type = Type::Stat;
+        return set(e, Type::Long);
+      }
       case ExprKind::IncDec:
         expect(*e.arg(0), Type::Long);
         return set(e, Type::Long);
@@ -193,6 +212,13 @@ class TypeInferrer {
   Type assign(Expr &e) {
     Expr &lhs = *e.arg(0);
     Expr &rhs = *e.arg(1);
+    if (e.op == "<<<") {
+      if (lhs.kind == ExprKind::Index) keys(lhs);
+      if (lhs.global) unify(lhs.global->type, Type::Stat, lhs.loc, "'" + lhs.text + "'");
+      lhs.type = Type::Stat;
+      expect(rhs, Type::Long);
+      return set(e, Type::Long);
+    }
     if (e.op == ".=") {
       expect(lhs, Type::String);
       expect(rhs, Type::String);
@@ -227,6 +253,12 @@ class TypeInferrer {
       case BuiltinKind::Sprintf: format_call(e); break;
       case BuiltinKind::Print:
         for (auto &a : e.args) {
+          if (a->kind == ExprKind::Aggregate && a->text.rfind("hist_", 0) == 0) {
+            hist_ok_ = true;
+            expr(*a, Type::Unknown);
+            hist_ok_ = false;
+            continue;
+          }
           Type t = expr(*a, Type::Unknown);
           if (report_ && t == Type::Unknown)
             diags_.error("XTP2308", a->loc, "cannot tell the type of this argument");
@@ -309,6 +341,23 @@ class TypeInferrer {
         else if (!s.expr->global || !s.expr->global->is_array) expr(*s.expr, Type::Unknown);
         break;
       case StmtKind::Foreach:
+        if (s.limit) expect(*s.limit, Type::Long);
+        if (s.foreach_global && s.foreach_value_var) {
+          if (s.foreach_global->type == Type::Stat) {
+            if (report_)
+              diags_.error("XTP2317", s.foreach_value_loc,
+                           "a statistic array has no values to bind: use @count(" + s.foreach_array +
+                               "[...]) and friends in the loop");
+          } else {
+            unify(s.foreach_value_var->type, s.foreach_global->type, s.foreach_value_loc,
+                  "local '" + s.foreach_value + "'");
+            unify(s.foreach_global->type, s.foreach_value_var->type, s.foreach_value_loc,
+                  "array '" + s.foreach_array + "'");
+          }
+        }
+        if (!s.sort_stat.empty() && s.foreach_global && s.foreach_global->type != Type::Stat &&
+            s.foreach_global->type != Type::Unknown && report_)
+          diags_.error("XTP2223", s.foreach_array_loc, "'@" + s.sort_stat + "' sorts statistics only");
         if (s.foreach_global) {
           auto &kt = keys_of(*s.foreach_global);
           for (size_t i = 0; i < s.foreach_vars.size() && i < kt.size(); ++i) {
@@ -329,6 +378,7 @@ class TypeInferrer {
   Diagnostics &diags_;
   bool changed_ = false;
   bool report_ = false;
+  bool hist_ok_ = false;  // inside print(): histograms allowed
   FunctionDecl *function_ = nullptr;
 };
 

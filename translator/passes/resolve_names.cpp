@@ -56,6 +56,7 @@ class NameResolver {
         for (auto *f : b->calls) {
           changed |= merge(b->globals_read, f->globals_read);
           changed |= merge(b->globals_written, f->globals_written);
+          changed |= merge(b->globals_aggregated, f->globals_aggregated);
         }
     }
   }
@@ -76,6 +77,68 @@ class NameResolver {
       if (l->name == name) return l.get();
     body_->locals.push_back(std::make_unique<LocalVar>(LocalVar{name, loc}));
     return body_->locals.back().get();
+  }
+
+  // The statistic of `s <<< v` (add) or of @op(s) (extraction).
+  void statistic(Expr &e, bool add) {
+    if (e.kind == ExprKind::Index) {
+      for (auto &k : e.args) expr(*k);
+      e.global = array(e.text, e.loc, e.args.size());
+    } else if (e.kind == ExprKind::Var) {
+      GlobalDecl *g = script_.find_global(e.text);
+      if (!g) {
+        diags_.error("XTP2219", e.loc, "statistic '" + e.text + "' is not declared").hint =
+            "statistics must be global: add 'global " + e.text + "'";
+        return;
+      }
+      if (g->is_array || g->arity > 0 || g->max_entries > 0) {
+        diags_.error("XTP2206", e.loc, "array '" + e.text + "' used without an index");
+        return;
+      }
+      g->arity = 0;
+      e.global = g;
+    } else {
+      diags_.error("XTP2219", e.loc, "'<<<' and @aggregates need a global statistic or an element of one");
+      return;
+    }
+    if (!e.global) return;
+    if (!add) return use(e.global, true, false);
+    e.global->written = true;
+    if (std::find(body_->globals_aggregated.begin(), body_->globals_aggregated.end(), e.global) ==
+        body_->globals_aggregated.end())
+      body_->globals_aggregated.push_back(e.global);
+  }
+
+  // Every @hist_* of one statistic must describe the same histogram: the
+  // runtime keeps one set of buckets per statistic.
+  void histogram(const Expr &e) {
+    GlobalDecl &g = *e.arg(0)->global;
+    int kind = e.text == "hist_linear" ? 1 : 2;
+    long long lo = 0, hi = 0, step = 0;
+    if (kind == 1) {
+      lo = e.arg(1)->number;
+      hi = e.arg(2)->number;
+      step = e.arg(3)->number;
+      if (step <= 0 || hi <= lo) {
+        diags_.error("XTP2220", e.loc, "@hist_linear needs low < high and a positive step");
+        return;
+      }
+      if ((hi - lo) / step > 1000) {
+        diags_.error("XTP2221", e.loc, "@hist_linear would have more than 1000 buckets")
+            .hint = "use a larger step";
+        return;
+      }
+    }
+    if (g.hist == 0) {
+      g.hist = kind;
+      g.hist_lo = lo;
+      g.hist_hi = hi;
+      g.hist_step = step;
+      g.hist_loc = e.loc;
+    } else if (g.hist != kind || g.hist_lo != lo || g.hist_hi != hi || g.hist_step != step) {
+      diags_.error("XTP2222", e.loc, "statistic '" + g.name + "' is used with different histograms")
+          .hint = "the other one is at " + g.hist_loc.str();
+    }
   }
 
   void use(GlobalDecl *g, bool read, bool write) {
@@ -184,7 +247,12 @@ class NameResolver {
       }
       case ExprKind::Assign:
         expr(*e.arg(1));
+        if (e.op == "<<<") return statistic(*e.arg(0), true);
         target(*e.arg(0), e.op != "=");
+        return;
+      case ExprKind::Aggregate:
+        statistic(*e.arg(0), false);
+        if (e.arg(0)->global && (e.text == "hist_linear" || e.text == "hist_log")) histogram(e);
         return;
       case ExprKind::IncDec:
         target(*e.arg(0), true);
@@ -231,6 +299,21 @@ class NameResolver {
             continue;
           }
           s.foreach_vars.push_back(local(s.foreach_keys[i], s.foreach_key_locs[i]));
+        }
+        if (!s.foreach_value.empty()) {
+          if (script_.find_global(s.foreach_value))
+            diags_.error("XTP2209", s.foreach_value_loc,
+                         "foreach value '" + s.foreach_value + "' must be a local, not a global");
+          else
+            s.foreach_value_var = local(s.foreach_value, s.foreach_value_loc);
+        }
+        if (s.limit) expr(*s.limit);
+        if (!s.sort_stat.empty()) {
+          static const char *ops[] = {"count", "sum", "min", "max", "avg"};
+          if (std::find(std::begin(ops), std::end(ops), s.sort_stat) == std::end(ops))
+            diags_.error("XTP2223", s.foreach_array_loc,
+                         "foreach can sort a statistic by @count, @sum, @min, @max or @avg, not @" +
+                             s.sort_stat);
         }
         ++loops_;
         stmt(*s.body[0]);
