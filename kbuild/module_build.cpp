@@ -1,6 +1,7 @@
 // A script module: generated C linked with the cached runtime object.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,15 @@
 namespace fs = std::filesystem;
 
 namespace xtap::kbuild {
+namespace {
+
+// probes/kprobes.o -> probes_kprobes.o
+std::string flat_name(std::string rel) {
+  std::replace(rel.begin(), rel.end(), '/', '_');
+  return rel;
+}
+
+}  // namespace
 
 bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::string *ko_path,
                   std::string *error, bool *cache_hit) {
@@ -26,22 +36,44 @@ bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::s
   if (cache_hit) *cache_hit = fs::exists(cached);
   if (*cache_hit && mb.keep_dir.empty()) return true;
 
+  // Link the runtime's objects one by one, not its linked xtap_runtime.o:
+  // kernels that run objtool on whole modules (IBT, 6.12's call padding)
+  // would otherwise process the runtime twice.
+  std::vector<std::string> rt_objs;
+  std::error_code ec;
+  for (auto &e : fs::recursive_directory_iterator(rt, ec)) {
+    fs::path rel = fs::relative(e.path(), rt);
+    std::string r = rel.string();
+    if (e.path().extension() != ".o" || r == "xtap_runtime.o" || r.starts_with("features/") ||
+        r.ends_with(".mod.o"))
+      continue;
+    rt_objs.push_back(r);
+  }
+  std::sort(rt_objs.begin(), rt_objs.end());
+  if (rt_objs.empty()) {
+    *error = "the cached runtime in " + rt + " has no objects; remove it and retry";
+    return false;
+  }
+
   fs::path dir = mb.keep_dir.empty()
                      ? fs::path(env.cache_dir) / "build" / (key + "." + std::to_string(getpid()))
                      : fs::path(mb.keep_dir);
-  std::error_code ec;
+  
   fs::create_directories(dir, ec);
   {
     std::ofstream(dir / "xtap_script.c") << mb.c_source;
     std::ofstream kb(dir / "Kbuild");
-    kb << "obj-m := " << mb.name << ".o\n"
-       << mb.name << "-y := xtap_script.o xtap_runtime.o\n"
-       << "ccflags-y := -I" << rt << "/include -I" << rt << "\n"
-       << "# The runtime is compiled once per kernel: link the cached object (modpost\n"
-       << "# reads every object's .cmd file, so give it one).\n"
-       << "$(obj)/xtap_runtime.o: " << rt << "/xtap_runtime.o\n"
-       << "\t@cp $< $@\n"
-       << "\t@echo 'cmd_$@ := cp $< $@' > $(dir $@).xtap_runtime.o.cmd\n";
+    kb << "obj-m := " << mb.name << ".o\n" << mb.name << "-y := xtap_script.o";
+    for (const auto &o : rt_objs) kb << " xtap_rt_" << flat_name(o);
+    kb << "\nccflags-y := -I" << rt << "/include -I" << rt << "\n"
+       << "# The runtime is compiled once per kernel: link copies of its cached\n"
+       << "# objects (modpost reads every object's .cmd file, so give each one).\n";
+    for (const auto &o : rt_objs) {
+      std::string flat = "xtap_rt_" + flat_name(o);
+      kb << "$(obj)/" << flat << ": " << rt << "/" << o << "\n"
+         << "\t@cp $< $@\n"
+         << "\t@echo 'cmd_$@ := cp $< $@' > $(obj)/." << flat << ".cmd\n";
+    }
   }
   std::string log = (dir / "build.log").string();
   int rc = run_logged({"make", "-C" + t.build_dir, "M=" + dir.string(),

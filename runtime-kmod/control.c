@@ -9,6 +9,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include "internal.h"
+#include "compat/fs.h"
 
 #define XTAP_MSGQ_SIZE (64 * 1024)	/* power of two (kfifo) */
 /* Room kept for STARTED/EXIT/DONE so that a flood of errors cannot block them. */
@@ -200,7 +201,7 @@ static const struct file_operations xtap_ctl_fops = {
 	.read = xtap_ctl_read,
 	.write = xtap_ctl_write,
 	.poll = xtap_ctl_poll,
-	.llseek = no_llseek,
+	.llseek = xtap_no_llseek,
 };
 
 int xtap_control_init(struct dentry *dir)

@@ -10,10 +10,12 @@
 namespace xtap {
 
 enum class BuiltinKind {
-  Plain,    // a C template with %1..%N for arguments and %T for a string temp
+  Plain,    // a C template: %1..%N arguments, %T a string temp, %F "goto <error label>;"
   Printf,   // printf(fmt, ...)
   Sprintf,  // sprintf(fmt, ...)
   Print,    // print(...), println(...)
+  Sprint,   // sprint(...), sprintln(...)
+  PrintDelimited,  // printd(delim, ...), printdln(delim, ...), sprintd(delim, ...)
   Exit,     // exit()
   Error,    // error(msg)
 };

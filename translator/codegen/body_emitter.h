@@ -65,6 +65,7 @@ class BodyEmitter {
   std::string histogram(const Expr &e);
   std::string function_call(const Expr &e);
   std::string print_call(const Expr &e, bool newline);
+  std::string values_call(const Expr &e, size_t from, bool newline, bool to_string);
   std::string format_call(const Expr &e, bool to_string);
   std::string number(long long v);
   std::vector<std::string> in_order(const std::vector<const Expr *> &args, std::string *prelude);

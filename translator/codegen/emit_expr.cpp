@@ -18,7 +18,7 @@ bool has_side_effects(const Expr &e) {
   if (e.kind == ExprKind::Call) {
     if (e.function) return true;
     const Builtin *b = find_builtin(e.text);
-    if (b && b->kind != BuiltinKind::Plain && b->kind != BuiltinKind::Sprintf) return true;
+    if (b && b->result != Type::String && b->kind != BuiltinKind::Plain) return true;  // output, exit, error
     if (b && std::string(b->name) == "warn") return true;
   }
   for (const auto &a : e.args)
@@ -324,6 +324,10 @@ std::string BodyEmitter::call(const Expr &e) {
     case BuiltinKind::Printf: return "(" + format_call(e, false) + ", 0LL)";
     case BuiltinKind::Sprintf: return format_call(e, true);
     case BuiltinKind::Print: return "(" + print_call(e, e.text == "println") + ", 0LL)";
+    case BuiltinKind::Sprint: return values_call(e, 0, e.text == "sprintln", true);
+    case BuiltinKind::PrintDelimited:
+      if (b->result == Type::String) return values_call(e, 1, false, true);
+      return "(" + values_call(e, 1, e.text == "printdln", false) + ", 0LL)";
     case BuiltinKind::Exit: return "(xtap_request_exit(c), 0LL)";
     case BuiltinKind::Error:
       return "({ xtap_error(c, \"%s\", " + expr(*e.arg(0)) + "); " + on_error() + " 0LL; })";
@@ -333,6 +337,9 @@ std::string BodyEmitter::call(const Expr &e) {
   for (const char *p = b->c_template; *p; ++p) {
     if (*p == '%' && p[1] == 'T') {
       s += string_temp();
+      ++p;
+    } else if (*p == '%' && p[1] == 'F') {
+      s += on_error();
       ++p;
     } else if (*p == '%' && p[1] >= '1' && p[1] <= '9') {
       s += "(" + expr(*e.arg(p[1] - '1')) + ")";
@@ -380,6 +387,37 @@ std::string BodyEmitter::print_call(const Expr &e, bool newline) {
     }
   }
   if (newline) fmt += "\n";
+  return wrap(prelude, "xtap_printf(c, " + c_string_literal(fmt) + args + ")");
+}
+
+// print-like calls: args[from..] as text (printd: separated by args[0]),
+// printed or, with to_string, formatted into a string temporary.
+std::string BodyEmitter::values_call(const Expr &e, size_t from, bool newline, bool to_string) {
+  std::vector<const Expr *> list;
+  for (size_t i = 0; i < e.args.size(); ++i) list.push_back(e.arg(i));
+  std::string prelude;
+  std::vector<std::string> vals = in_order(list, &prelude);
+  std::string fmt, args;
+  for (size_t i = from; i < vals.size(); ++i) {
+    if (i > from && from == 1) {
+      if (list[0]->kind == ExprKind::String) {
+        for (char ch : list[0]->text) fmt += ch == '%' ? std::string("%%") : std::string(1, ch);
+      } else {
+        fmt += "%s";
+        args += ", " + vals[0];
+      }
+    }
+    if (list[i]->type == Type::String) {
+      fmt += "%s";
+      args += ", " + vals[i];
+    } else {
+      fmt += "%lld";
+      args += ", (long long)" + vals[i];
+    }
+  }
+  if (newline) fmt += "\n";
+  if (to_string)
+    return wrap(prelude, "((const char *)xtap_sprintf(" + string_temp() + ", " + c_string_literal(fmt) + args + "))");
   return wrap(prelude, "xtap_printf(c, " + c_string_literal(fmt) + args + ")");
 }
 

@@ -12,6 +12,10 @@ void BodyEmitter::expr_stmt(const Expr &e) {
     switch (b->kind) {
       case BuiltinKind::Printf: w_.line(format_call(e, false) + ";"); return;
       case BuiltinKind::Print: w_.line(print_call(e, e.text == "println") + ";"); return;
+      case BuiltinKind::PrintDelimited:
+        if (b->result == Type::String) break;
+        w_.line(values_call(e, 1, e.text == "printdln", false) + ";");
+        return;
       case BuiltinKind::Exit: w_.line("xtap_request_exit(c);"); return;
       case BuiltinKind::Error:
         w_.line("XTAP_FAIL(c, " + fail_label_ + ", \"%s\", " + expr(*e.arg(0)) + ");");

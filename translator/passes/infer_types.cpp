@@ -266,6 +266,23 @@ class TypeInferrer {
         if (report_ && e.text == "print" && e.args.empty())
           diags_.error("XTP2309", e.loc, "print() needs at least one argument");
         break;
+      case BuiltinKind::Sprint:
+      case BuiltinKind::PrintDelimited: {
+        size_t from = b->kind == BuiltinKind::PrintDelimited ? 1 : 0;
+        if (e.args.size() <= from) {
+          if (report_)
+            diags_.error("XTP2309", e.loc, "'" + e.text + "' needs " +
+                                               (from ? "a delimiter and values" : "at least one value"));
+          break;
+        }
+        if (from) expect(*e.arg(0), Type::String);
+        for (size_t i = from; i < e.args.size(); ++i) {
+          Type t = expr(*e.arg(i), Type::Unknown);
+          if (report_ && t == Type::Unknown)
+            diags_.error("XTP2308", e.arg(i)->loc, "cannot tell the type of this argument");
+        }
+        break;
+      }
       default:
         if (e.args.size() != b->params.size()) {
           if (report_)
