@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "codegen/body_emitter.h"
+#include "codegen/display_unread.h"
 
 namespace xtap {
 
@@ -161,6 +162,23 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
                     rp.handler + ", .locks = " + hc.lock_table + ", .nlocks = " +
                     std::to_string(hc.nlocks) + " }";
   }
+  // The display of written-but-unread globals runs after the end probes.
+  std::string lock_table;
+  size_t nlocks = 0;
+  std::string display = emit_unread_display(script, "xtap_display_unread", &lock_table, &nlocks);
+  if (!display.empty()) {
+    w.raw(display);
+    w.line();
+    ResolvedProbe rp;
+    rp.provider = probe_providers().front();  // begin/end
+    rp.is_end = true;
+    rp.handler = "xtap_display_unread";
+    rp.probe_init = "{ .point = \"end\", .location = \"<end of session>\", .handler = "
+                    "xtap_display_unread, .locks = " + lock_table + ", .nlocks = " +
+                    std::to_string(nlocks) + " }";
+    probes.push_back(rp);
+  }
+
   std::vector<std::string> fields;
   emit_maps(w, script, fields);
   emit_stats(w, script, fields);
