@@ -139,6 +139,9 @@ std::string BodyEmitter::binary(const Expr &e) {
 std::string BodyEmitter::binary_of(const Expr &e, const std::string &a, const std::string &b) {
   const std::string &op = e.op;
   if (op == ".") return "((const char *)xtap_str_concat(" + string_temp() + ", " + a + ", " + b + "))";
+  if (op == "=~" || op == "!~")
+    return "((s64)(xtap_regex_match(c, " + std::to_string(e.number) + ", " + a + ") " +
+           (op == "=~" ? "== 1" : "!= 1") + "))";
   if (e.arg(0)->type == Type::String)  // string comparison
     return "((s64)(strcmp(" + a + ", " + b + ") " + op + " 0))";
   if (op == "/" || op == "%") {

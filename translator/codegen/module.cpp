@@ -182,6 +182,13 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   std::vector<std::string> fields;
   emit_maps(w, script, fields);
   emit_stats(w, script, fields);
+  if (!script.regexes.empty()) {
+    w.open("static const char *const xtap_regexes[] = {");
+    for (const auto &re : script.regexes) w.line(c_string_literal(re) + ",");
+    w.close("};");
+    fields.push_back(".regexes = xtap_regexes");
+    fields.push_back(".nregexes = " + std::to_string(script.regexes.size()));
+  }
   for (const auto *provider : probe_providers()) {
     std::vector<const ResolvedProbe *> mine;
     for (const auto &rp : probes)

@@ -181,6 +181,7 @@ struct Script {
   std::vector<std::unique_ptr<ProbeDecl>> probes;
   std::vector<std::unique_ptr<FunctionDecl>> functions;
   std::vector<std::unique_ptr<AliasDecl>> aliases;
+  std::vector<std::string> regexes;  // =~ patterns; an =~ Expr keeps its index in `number`
 
   GlobalDecl *find_global(const std::string &name) const;
   FunctionDecl *find_function(const std::string &name) const;

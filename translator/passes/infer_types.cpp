@@ -5,6 +5,9 @@
 #include "builtins/builtins.h"
 #include "format/format.h"
 #include "passes/passes.h"
+#include "regex/regex_check.h"
+
+#include <algorithm>
 
 namespace xtap {
 namespace {
@@ -200,13 +203,37 @@ class TypeInferrer {
       return set(e, Type::Long);
     }
     if (op == "=~" || op == "!~") {
-      if (report_)
-        diags_.error("XTP2307", e.loc, "regular expression matching is not supported yet");
+      expect(*e.arg(0), Type::String);
+      Expr &re = *e.arg(1);
+      if (re.kind != ExprKind::String) {
+        if (report_)
+          diags_.error("XTP2307", re.loc, "the right side of " + op + " must be a literal regular expression");
+        return set(e, Type::Long);
+      }
+      re.type = Type::String;
+      if (report_) regex(e);
       return set(e, Type::Long);
     }
     expect(*e.arg(0), Type::Long);
     expect(*e.arg(1), Type::Long);
     return set(e, Type::Long);
+  }
+
+  void regex(Expr &e) {
+    const std::string &pattern = e.arg(1)->text;
+    size_t at = 0;
+    std::string err = check_regex(pattern, &at);
+    if (!err.empty()) {
+      Location loc = e.arg(1)->loc;
+      loc.column += static_cast<int>(at) + 1;  // past the opening quote (escapes aside)
+      loc.length = 1;
+      diags_.error("XTP2318", loc, "bad regular expression: " + err);
+      return;
+    }
+    auto &all = script_.regexes;
+    auto it = std::find(all.begin(), all.end(), pattern);
+    e.number = it - all.begin();
+    if (it == all.end()) all.push_back(pattern);
   }
 
   Type assign(Expr &e) {
