@@ -16,6 +16,7 @@
 #include "kbuild/kbuild.h"
 #include "parse/parser.h"
 #include "parse/printer.h"
+#include "parse/tapsets.h"
 #include "passes/passes.h"
 #include "vm/vm.h"
 #include "xtap/options.h"
@@ -52,6 +53,30 @@ bool valid_module_name(const std::string &n) {
 std::string datadir() {
   if (const char *d = getenv("XTAP_DATADIR"); d && *d) return d;
   return XTAP_DATADIR;
+}
+
+// -G NAME=VALUE: the initial value of a global, replacing its initializer.
+std::string apply_global_sets(Script &s, const std::vector<std::string> &sets) {
+  for (const auto &set : sets) {
+    auto eq = set.find('=');
+    if (eq == std::string::npos) return "-G " + set + ": use -G NAME=VALUE";
+    std::string name = set.substr(0, eq), value = set.substr(eq + 1);
+    GlobalDecl *g = s.find_global(name);
+    if (!g || g->from_tapset) return "-G " + name + ": the script has no global '" + name + "'";
+    if (g->max_entries) return "-G " + name + ": '" + name + "' is an array";
+    Location loc = g->loc;
+    char *end = nullptr;
+    errno = 0;
+    long long n = strtoll(value.c_str(), &end, 0);
+    if (!value.empty() && *end == 0 && errno == 0) {
+      g->init = std::make_unique<Expr>(ExprKind::Number, loc);
+      g->init->number = n;
+    } else {
+      g->init = std::make_unique<Expr>(ExprKind::String, loc);
+      g->init->text = value;
+    }
+  }
+  return "";
 }
 
 bool read_script(const cli::Options &o, SourceFile *f) {
@@ -179,9 +204,22 @@ int main(int argc, char **argv) {
     pctx.kernel_release = o.kernel.empty() || o.kernel.find('/') != std::string::npos ? u.release : o.kernel;
   }
 
-  // Pass 1: parse.
+  // Pass 1: parse the script, then the tapsets.
   Diagnostics diags;
-  auto script = parse_script(file, diags, &pctx);
+  ParseOptions popts;
+  popts.guru = o.guru;
+  auto script = parse_script(file, diags, &pctx, popts);
+  std::vector<std::string> tapset_dirs = {datadir() + "/tapsets"};
+  tapset_dirs.insert(tapset_dirs.end(), o.include_dirs.begin(), o.include_dirs.end());
+  std::string tapset_err;
+  if (!load_tapsets(*script, tapset_dirs, diags, &pctx, &tapset_err)) {
+    std::cerr << "xtap: " << tapset_err << "\n";
+    return 1;
+  }
+  if (std::string err = apply_global_sets(*script, o.global_sets); !err.empty()) {
+    std::cerr << "xtap: " << err << "\n";
+    return 1;
+  }
   timer.done("1: parsed script");
   if (diags.has_errors()) {
     diags.print(std::cerr);
@@ -195,7 +233,14 @@ int main(int argc, char **argv) {
   // Pass 2: elaborate.
   Elaborated elab;
   bool ok = elaborate(*script, elab, diags);
-  diags.print(std::cerr);
+  if (o.no_warnings) {
+    Diagnostics errors_only;
+    for (const auto &d : diags.all())
+      if (d.severity == Severity::Error) errors_only.error(d.code, d.loc, d.message).hint = d.hint;
+    errors_only.print(std::cerr);
+  } else {
+    diags.print(std::cerr);
+  }
   timer.done("2: elaborated script");
   if (!ok) return 1;
   if (o.last_pass == 2) {

@@ -22,6 +22,11 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   app.add_option("-x", o->target_pid, "target process id for target()");
   app.add_option("-o", o->output_file, "write the script's output to FILE");
   app.add_option("-T", o->timeout_s, "end the session after N seconds")->check(CLI::NonNegativeNumber);
+  app.add_flag("-g", o->guru, "guru mode: allow embedded C (%{ %}) in the script");
+  app.add_flag("-u", o->keep_unused, "keep unused code (no elision, no unused warnings)");
+  app.add_flag("-w", o->no_warnings, "suppress warnings");
+  app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10");
+  app.add_option("-I", o->include_dirs, "also load tapsets from DIR");
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel");
   app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest")->check(CLI::Range(1, 16));
   app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB")->check(CLI::Range(256, 16384));

@@ -20,6 +20,11 @@ struct Options {
   long target_pid = 0;                  // -x PID
   std::string output_file;              // -o FILE
   int timeout_s = 0;                    // -T SECONDS
+  bool guru = false;                    // -g: embedded C in the script
+  bool keep_unused = false;             // -u: no elision of unused code
+  bool no_warnings = false;             // -w
+  std::vector<std::string> global_sets; // -G NAME=VALUE
+  std::vector<std::string> include_dirs;// -I DIR: more tapsets
   bool vm = false;                      // --vm
   int vm_cpus = 2;
   int vm_memory_mb = 1024;

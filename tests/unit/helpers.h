@@ -7,6 +7,7 @@
 
 #include "diag/diagnostics.h"
 #include "parse/parser.h"
+#include "parse/tapsets.h"
 #include "passes/passes.h"
 
 namespace xtap::test {
@@ -37,6 +38,8 @@ inline std::unique_ptr<Run> run(const std::string &text, bool elaborate_too = tr
   r->file.name = "t.stp";
   r->file.text = text;
   r->script = parse_script(r->file, r->diags);
+  std::string err;
+  load_tapsets(*r->script, {std::string(XTAP_SOURCE_DIR) + "/tapsets"}, r->diags, nullptr, &err);
   if (r->diags.has_errors()) return r;
   if (!elaborate_too) {
     r->ok = true;

@@ -95,7 +95,51 @@ HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std
   return hc;
 }
 
+namespace {
+
+// A function whose body is C (tapsets, guru mode), with SystemTap's
+// conventions: STAP_ARG_<name>, STAP_RETVALUE, STAP_RETURN(v), STAP_ERROR().
+// It has no script locals, so no frame.
+FunctionCode emit_embedded_function(const FunctionDecl &fn) {
+  bool str = fn.return_type == Type::String;
+  std::string name = function_c_name(fn);
+  std::string params = "struct xtap_context *c";
+  if (str) params += ", char *ret";
+  for (const auto *p : fn.params) params += ", " + c_type_of(p->type) + "a_" + p->name;
+  FunctionCode fc;
+  fc.prototype = "static " + c_type_of(fn.return_type) + name + "(" + params + ");";
+  CWriter w;
+  w.line("static " + c_type_of(fn.return_type) + name + "(" + params + ")");
+  w.open("{");
+  if (!str) w.line("s64 ret = 0;");
+  else w.line("ret[0] = '\\0';");
+  for (const auto *p : fn.params) w.line("#define STAP_ARG_" + p->name + " a_" + p->name);
+  w.line("#define STAP_RETVALUE ret");
+  w.line(str ? "#define STAP_RETURN(v) do { strscpy(ret, (v), MAXSTRINGLEN); goto out; } while (0)"
+             : "#define STAP_RETURN(v) do { ret = (v); goto out; } while (0)");
+  w.line("#define STAP_ERROR(...) do { xtap_error(c, __VA_ARGS__); goto out; } while (0)");
+  w.line("#define CONTEXT c");
+  w.open("{");
+  w.raw(fn.embedded_c);
+  w.line();
+  w.close();
+  w.line("goto out;");
+  w.line("out: __maybe_unused;");
+  for (const auto *p : fn.params) w.line("#undef STAP_ARG_" + p->name);
+  w.line("#undef STAP_RETVALUE");
+  w.line("#undef STAP_RETURN");
+  w.line("#undef STAP_ERROR");
+  w.line("#undef CONTEXT");
+  w.line("return ret;");
+  w.close();
+  fc.c = w.str();
+  return fc;
+}
+
+}  // namespace
+
 FunctionCode emit_function(const Script &script, const FunctionDecl &fn, unsigned maxstringlen) {
+  if (fn.embedded) return emit_embedded_function(fn);
   BodyEmitter be(script, fn, &fn, maxstringlen);
   be.out().set_indent(1);
   be.stmt(*fn.body);

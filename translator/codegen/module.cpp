@@ -123,6 +123,10 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   w.line();
   w.line("#define MAXSTRINGLEN " + std::to_string(lim.maxstringlen));
   w.line();
+  for (const auto &block : script.embedded_c) {
+    w.raw(block);
+    w.line();
+  }
   emit_globals(w, script);
 
   // Script functions: prototypes first, so that they can call each other.

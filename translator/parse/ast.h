@@ -122,6 +122,7 @@ struct GlobalDecl {
   long long hist_lo = 0, hist_hi = 0, hist_step = 0;
   Location hist_loc;
   int index = 0;                        // declaration order: lock table index
+  bool from_tapset = false;
 };
 
 struct ProbePointComponent {
@@ -164,6 +165,7 @@ struct AliasDecl {
   StmtPtr body;
   bool epilogue = false;
   Location loc;
+  bool from_tapset = false;
 };
 
 struct FunctionDecl : Body {
@@ -173,15 +175,21 @@ struct FunctionDecl : Body {
   Type return_type = Type::Unknown;
   bool returns_value = false;            // has a `return expr`
   int index = 0;
+  bool from_tapset = false;
+  bool embedded = false;                 // body is C: `function f:long(x:long) %{ ... %}`
+  std::string embedded_c;
 };
 
 struct Script {
   SourceFile *file = nullptr;
+  std::vector<std::unique_ptr<SourceFile>> tapset_files;  // kept alive for locations
+  std::vector<std::string> pruned_functions;  // tapset functions dropped as unused (for suggestions)
   std::vector<std::unique_ptr<GlobalDecl>> globals;
   std::vector<std::unique_ptr<ProbeDecl>> probes;
   std::vector<std::unique_ptr<FunctionDecl>> functions;
   std::vector<std::unique_ptr<AliasDecl>> aliases;
   std::vector<std::string> regexes;  // =~ patterns; an =~ Expr keeps its index in `number`
+  std::vector<std::string> embedded_c;  // top-level %{ %} blocks (guru mode, tapsets)
 
   GlobalDecl *find_global(const std::string &name) const;
   FunctionDecl *find_function(const std::string &name) const;

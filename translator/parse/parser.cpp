@@ -11,22 +11,19 @@ struct ParseError {};  // unwinds to the nearest recovery point
 
 class Parser {
  public:
-  Parser(SourceFile &file, Diagnostics &diags, const PreprocessContext &ctx)
-      : file_(file), diags_(diags) {
+  Parser(SourceFile &file, Diagnostics &diags, const PreprocessContext &ctx, const ParseOptions &opts)
+      : file_(file), diags_(diags), opts_(opts) {
     toks_ = preprocess(lex(file, diags), ctx, diags);
   }
 
-  std::unique_ptr<Script> run() {
-    auto script = std::make_unique<Script>();
-    script->file = &file_;
+  void run(Script &script) {
     while (!at_end()) {
       try {
-        top_level(*script);
+        top_level(script);
       } catch (ParseError &) {
         recover_top_level();
       }
     }
-    return script;
   }
 
  private:
@@ -90,7 +87,19 @@ class Parser {
   }
 
   // ------------------------------------------------------------ top level
+  // Embedded C is for tapsets and guru mode (-g) only.
+  void check_embedded(const Token &t) {
+    if (opts_.tapset || opts_.guru) return;
+    diags_.error("XTP1041", t.loc, "embedded C code needs guru mode").hint =
+        "run with -g if you trust this C code to run in the kernel";
+  }
+
   void top_level(Script &s) {
+    if (cur().kind == Tok::EmbeddedC) {
+      check_embedded(cur());
+      s.embedded_c.push_back(take().text);
+      return;
+    }
     if (accept_kw("global")) return global_decl(s);
     if (cur().is_kw("probe")) return probe_decl(s);
     if (accept_kw("private")) {
@@ -112,6 +121,7 @@ class Parser {
         throw ParseError{};
       }
       auto g = std::make_unique<GlobalDecl>();
+      g->from_tapset = opts_.tapset;
       g->name = name.text;
       g->loc = name.loc;
       if (accept_op("[")) {
@@ -161,6 +171,7 @@ class Parser {
 
   void alias_decl(Script &s, ProbePoint name, Location loc) {
     auto a = std::make_unique<AliasDecl>();
+    a->from_tapset = opts_.tapset;
     a->epilogue = take().text == "+=";
     for (const auto &c : name.components)
       if (c.has_arg) {
@@ -205,8 +216,16 @@ class Parser {
       } while (accept_op(","));
     }
     expect_op(")");
-    if (!cur().is_op("{")) fail("'{' to start the function body");
-    f->body = block();
+    f->from_tapset = opts_.tapset;
+    if (cur().kind == Tok::EmbeddedC) {
+      check_embedded(cur());
+      f->embedded = true;
+      f->embedded_c = take().text;
+      f->body = std::make_unique<Stmt>(StmtKind::Block, f->loc);
+    } else {
+      if (!cur().is_op("{")) fail("'{' or '%{' to start the function body");
+      f->body = block();
+    }
     if (s.find_function(f->name)) {
       diags_.error("XTP1016", name.loc, "function '" + f->name + "' is defined twice");
       return;
@@ -595,16 +614,25 @@ class Parser {
 
   SourceFile &file_;
   Diagnostics &diags_;
+  ParseOptions opts_;
   std::vector<Token> toks_;
   size_t pos_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Script> parse_script(SourceFile &file, Diagnostics &diags,
-                                     const PreprocessContext *ctx) {
+void parse_into(Script &script, SourceFile &file, Diagnostics &diags, const PreprocessContext *ctx,
+                const ParseOptions &opts) {
   static const PreprocessContext kDefault;
-  return Parser(file, diags, ctx ? *ctx : kDefault).run();
+  Parser(file, diags, ctx ? *ctx : kDefault, opts).run(script);
+}
+
+std::unique_ptr<Script> parse_script(SourceFile &file, Diagnostics &diags,
+                                     const PreprocessContext *ctx, const ParseOptions &opts) {
+  auto script = std::make_unique<Script>();
+  script->file = &file;
+  parse_into(*script, file, diags, ctx, opts);
+  return script;
 }
 
 }  // namespace xtap

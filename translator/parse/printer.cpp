@@ -107,7 +107,9 @@ std::string print_expr(const Expr &e) {
 
 std::string print_script(const Script &s) {
   std::string out;
+  // Only the script itself: tapsets are libraries, not part of its parse.
   for (const auto &g : s.globals) {
+    if (g->from_tapset) continue;
     std::string t = "global " + g->name;
     if (g->max_entries) t += "[" + std::to_string(g->max_entries) + "]";
     if (g->init) t += " = " + print_expr(*g->init);
@@ -120,10 +122,12 @@ std::string print_script(const Script &s) {
     return pts;
   };
   for (const auto &a : s.aliases) {
+    if (a->from_tapset) continue;
     line(out, 0, "probe " + a->name.str() + (a->epilogue ? " += " : " = ") + points(a->points));
     print_stmt(*a->body, 0, out);
   }
   for (const auto &f : s.functions) {
+    if (f->from_tapset) continue;
     std::string ps;
     for (const auto *p : f->params) ps += (ps.empty() ? "" : ", ") + p->name;
     line(out, 0, "function " + f->name + "(" + ps + ")");

@@ -19,8 +19,15 @@ class NameResolver {
       body_ = f.get();
       function_ = f.get();
       for (auto *p : f->params)
-        if (script_.find_global(p->name))
+        if (script_.find_global(p->name) && !f->embedded)
           diags_.error("XTP2213", p->loc, "parameter '" + p->name + "' has the name of a global");
+      if (f->embedded) {
+        for (auto *p : f->params)
+          if (p->declared == Type::Unknown)
+            diags_.error("XTP2224", p->loc, "parameter '" + p->name + "' of an embedded-C function needs a type")
+                .hint = "write " + p->name + ":long or " + p->name + ":string";
+        continue;
+      }
       stmt(*f->body);
     }
     function_ = nullptr;
@@ -240,6 +247,7 @@ class NameResolver {
           auto &d = diags_.error("XTP2207", e.loc, "unknown function '" + e.text + "'");
           std::vector<std::string> names = builtin_names();
           for (auto &f : script_.functions) names.push_back(f->name);
+          names.insert(names.end(), script_.pruned_functions.begin(), script_.pruned_functions.end());
           std::string guess = closest_match(e.text, names);
           if (!guess.empty()) d.hint = "did you mean '" + guess + "'?";
         }
