@@ -233,13 +233,12 @@ int main(int argc, char **argv) {
   // Pass 2: elaborate.
   Elaborated elab;
   bool ok = elaborate(*script, elab, diags);
-  if (o.no_warnings) {
-    Diagnostics errors_only;
-    for (const auto &d : diags.all())
-      if (d.severity == Severity::Error) errors_only.error(d.code, d.loc, d.message).hint = d.hint;
-    errors_only.print(std::cerr);
-  } else {
-    diags.print(std::cerr);
+  // -w drops every warning; -u keeps unused code, so there is no elision
+  // to warn about (XTP2301).
+  for (const auto &d : diags.all()) {
+    if (d.severity == Severity::Warning && (o.no_warnings || (o.keep_unused && d.code == "XTP2301")))
+      continue;
+    Diagnostics::print_one(std::cerr, d);
   }
   timer.done("2: elaborated script");
   if (!ok) return 1;
