@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codegen/writer.h"
+#include "format/format.h"
 #include "parse/ast.h"
 
 namespace xtap {
@@ -67,6 +68,7 @@ class BodyEmitter {
   std::string print_call(const Expr &e, bool newline);
   std::string values_call(const Expr &e, size_t from, bool newline, bool to_string);
   std::string format_call(const Expr &e, bool to_string);
+  std::string raw_format_call(const Expr &e, const Format &f);
   std::string number(long long v);
   std::vector<std::string> in_order(const std::vector<const Expr *> &args, std::string *prelude);
   static std::string wrap(const std::string &prelude, const std::string &e);

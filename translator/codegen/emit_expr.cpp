@@ -424,8 +424,65 @@ std::string BodyEmitter::values_call(const Expr &e, size_t from, bool newline, b
   return wrap(prelude, "xtap_printf(c, " + c_string_literal(fmt) + args + ")");
 }
 
+// printf with %b/%m/%M: vsnprintf for the ordinary runs of the format,
+// runtime calls for the raw conversions, in order.
+std::string BodyEmitter::raw_format_call(const Expr &e, const Format &f) {
+  std::vector<const Expr *> list;
+  for (size_t i = 1; i < e.args.size(); ++i) list.push_back(e.arg(i));
+  std::string prelude;
+  std::vector<std::string> vals = in_order(list, &prelude);
+  // Arguments are consumed in order, so evaluate them all first.
+  for (size_t i = 0; i < vals.size(); ++i) {
+    if (vals[i].rfind("_a", 0) == 0) continue;
+    std::string t = unique("_a");
+    prelude += c_type_of(list[i]->type) + t + " = " + vals[i] + "; ";
+    vals[i] = t;
+  }
+  std::string seq = "({ " + prelude;
+  size_t next = 0;
+  Format run;
+  std::string run_args;
+  auto flush = [&] {
+    if (run.pieces.empty()) return;
+    seq += "xtap_printf(c, " + c_string_literal(kernel_format(run)) + run_args + "); ";
+    run.pieces.clear();
+    run_args.clear();
+  };
+  for (const auto &p : f.pieces) {
+    if (p.literal) {
+      run.pieces.push_back(p);
+      continue;
+    }
+    if (p.conv == 'b' || p.conv == 'm' || p.conv == 'M') {
+      flush();
+      std::string width = p.width == "*" ? "(int)" + vals[next++] : p.width;
+      std::string prec = p.precision == "*" ? "(int)" + vals[next++] : p.precision;
+      std::string v = vals[next++];
+      if (p.conv == 'b')
+        seq += "xtap_print_binary(c, " + v + ", " + (width.empty() ? "8" : width) + "); ";
+      else
+        seq += "if (xtap_print_memory(c, " + v + ", " + (prec.empty() ? "1" : prec) + ", " +
+               (p.conv == 'M' ? "1" : "0") + ")) " + on_error() + " ";
+      continue;
+    }
+    run.pieces.push_back(p);
+    auto arg = [&](const char *cast) { run_args += std::string(", ") + cast + "(" + vals[next++] + ")"; };
+    if (p.width == "*") arg("(int)");
+    if (p.precision == "*") arg("(int)");
+    switch (p.conv) {
+      case 'd': case 'i': arg("(long long)"); break;
+      case 'c': arg("(int)"); break;
+      case 's': arg("(const char *)"); break;
+      default: arg("(unsigned long long)"); break;
+    }
+  }
+  flush();
+  return seq + "})";
+}
+
 std::string BodyEmitter::format_call(const Expr &e, bool to_string) {
   Format f = parse_format(e.arg(0)->text);
+  if (f.has_raw_conversions()) return raw_format_call(e, f);
   std::vector<const Expr *> list;
   for (size_t i = 1; i < e.args.size(); ++i) list.push_back(e.arg(i));
   std::string prelude;

@@ -4,6 +4,12 @@
 
 namespace xtap {
 
+bool Format::has_raw_conversions() const {
+  for (const auto &p : pieces)
+    if (!p.literal && (p.conv == 'b' || p.conv == 'm' || p.conv == 'M')) return true;
+  return false;
+}
+
 size_t Format::arg_count() const {
   size_t n = 0;
   for (const auto &p : pieces) {
@@ -65,6 +71,17 @@ Format parse_format(const std::string &fmt) {
     switch (p.conv) {
       case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': case 'c': case 'p':
         p.arg_type = Type::Long;
+        break;
+      case 'b':
+        if (!p.width.empty() && p.width != "1" && p.width != "2" && p.width != "4" && p.width != "8") {
+          f.error = "'%b' takes a width of 1, 2, 4 or 8 bytes";
+          f.error_offset = static_cast<int>(start);
+          return f;
+        }
+        p.arg_type = Type::Long;
+        break;
+      case 'm': case 'M':
+        p.arg_type = Type::Long;  // an address; the precision is the byte count
         break;
       case 's':
         p.arg_type = Type::String;

@@ -17,7 +17,7 @@ struct FormatPiece {
   std::string width;     // digits or "*"
   std::string precision; // digits or "*" (without the dot); empty = none
   bool has_precision = false;
-  char conv = 0;         // d i u x X o c s p %
+  char conv = 0;         // d i u x X o c s p, b (raw bytes), m M (memory)
   Type arg_type = Type::Unknown;  // what the conversion consumes
 };
 
@@ -27,6 +27,8 @@ struct Format {
   int error_offset = 0;   // byte offset of the bad conversion in the format
   // Number of arguments consumed, counting '*' width/precision.
   size_t arg_count() const;
+  // %b %m %M: written by the runtime, not by vsnprintf.
+  bool has_raw_conversions() const;
 };
 
 Format parse_format(const std::string &fmt);

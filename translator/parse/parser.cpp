@@ -557,6 +557,24 @@ class Parser {
     return e;
   }
 
+  // @defined(expr): 1 if expr can be evaluated here. Target variables
+  // ($name) are never available yet, so any expression using one is 0.
+  ExprPtr defined(const Token &name) {
+    expect_op("(");
+    int depth = 1;
+    bool target = false;
+    while (!at_end()) {
+      if (cur().is_op("(")) ++depth;
+      if (cur().is_op(")") && --depth == 0) break;
+      if (cur().kind == Tok::Identifier && cur().text[0] == '$') target = true;
+      take();
+    }
+    expect_op(")");
+    auto e = make(ExprKind::Number, name.loc);
+    e->number = target ? 0 : 1;
+    return e;
+  }
+
   ExprPtr value() {
     const Token &t = cur();
     if (t.kind == Tok::Number) {
@@ -582,9 +600,11 @@ class Parser {
     if (t.kind == Tok::Identifier) {
       Token name = take();
       if (name.text[0] == '@' && is_aggregate(name.text.substr(1))) return aggregate(name);
-      if (name.text[0] == '$' || name.text[0] == '@') {
-        diags_.error("XTP1022", name.loc,
-                     "'" + name.text + "': target variables and script arguments are not supported yet");
+      if (name.text == "@defined") return defined(name);
+      if (name.text[0] == '@') {
+        diags_.error("XTP1022", name.loc, "unknown '@' operator '" + name.text + "'")
+            .hint = "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined, "
+                    "and @1 @2 ... for script arguments";
         throw ParseError{};
       }
       if (accept_op("(")) {

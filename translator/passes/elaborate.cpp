@@ -5,6 +5,7 @@ namespace xtap {
 bool elaborate(Script &s, Elaborated &out, Diagnostics &diags) {
   expand_aliases(s, diags);
   if (diags.has_errors()) return false;
+  elide_dead_code(s);
   prune_tapsets(s);
   resolve_probes(s, out, diags);
   if (diags.has_errors()) return false;

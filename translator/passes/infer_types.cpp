@@ -337,6 +337,8 @@ class TypeInferrer {
       if (report_) diags_.error("XTP2312", e.arg(0)->loc, "bad format string: " + f.error);
       return;
     }
+    if (f.has_raw_conversions() && e.text == "sprintf" && report_)
+      diags_.error("XTP2319", e.arg(0)->loc, "%b, %m and %M write raw bytes: use them with printf, not sprintf");
     std::vector<Type> want;
     for (const auto &p : f.pieces) {
       if (p.literal) continue;

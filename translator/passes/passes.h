@@ -1,6 +1,7 @@
 // Pass 2 (elaborate): the checks and resolutions between parsing and code
 // generation, run in this order by elaborate():
 //   expand_aliases  probe alias uses -> the alias's points and bodies
+//   elide_dead_code drop if-branches with constant conditions (@defined)
 //   prune_tapsets   drop tapset functions and globals nothing uses
 //   resolve_probes  probe points -> providers (probes/)
 //   resolve_names   variables -> globals or probe locals, calls -> builtins
@@ -20,6 +21,7 @@ struct Elaborated {
 };
 
 void expand_aliases(Script &s, Diagnostics &diags);
+void elide_dead_code(Script &s);
 void prune_tapsets(Script &s);
 void resolve_probes(Script &s, Elaborated &out, Diagnostics &diags);
 void resolve_names(Script &s, Diagnostics &diags);
