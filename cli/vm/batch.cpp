@@ -267,8 +267,13 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
   std::string append = "console=ttyS0 loglevel=5 panic=-1 oops=panic edd=off";
   if (!opts.extra_append.empty()) append += " " + opts.extra_append;
   SpawnSpec q;
-  // TCG only: a KVM boot was seen to hang on these machines.
-  q.argv = {opts.qemu, "-accel", "tcg,thread=multi", "-m", std::to_string(opts.memory_mb),
+  // TCG only: a KVM boot was seen to hang on these machines. One host
+  // thread for all vCPUs: multi-threaded TCG (QEMU 7.2) mis-executes code
+  // that another vCPU patches (text_poke_bp while a kprobe or ftrace site is
+  // armed or disarmed under load), which oopses the guest with RIP 0; the
+  // same runs are clean single-threaded. A guest PAUSE also yields the host
+  // thread there, so bounded try-locks still make progress.
+  q.argv = {opts.qemu, "-accel", "tcg,thread=single", "-m", std::to_string(opts.memory_mb),
             "-smp", std::to_string(opts.cpus), "-nographic", "-no-reboot", "-net", "none",
             "-monitor", "none", "-kernel", kernel.image, "-initrd", initrd, "-append", append,
             "-serial", "file:" + console, "-serial", "file:" + data};
