@@ -32,7 +32,10 @@ int xtap_contexts_alloc(void)
 		cc->printbuf_base = kvzalloc_node(sizeof(struct xtap_rec_hdr) +
 						  l->printbuf_size + 1,
 						  GFP_KERNEL, node);
-		if (!c->stack || !c->error_buf || !cc->printbuf_base)
+		cc->tok_str = kzalloc_node(l->maxstringlen, GFP_KERNEL, node);
+		cc->str_tmp = kzalloc_node(l->maxstringlen, GFP_KERNEL, node);
+		if (!c->stack || !c->error_buf || !cc->printbuf_base ||
+		    !cc->tok_str || !cc->str_tmp)
 			return -ENOMEM;
 		c->printbuf = cc->printbuf_base + sizeof(struct xtap_rec_hdr);
 		c->printbuf_size = l->printbuf_size;
@@ -52,6 +55,8 @@ void xtap_contexts_free(void)
 		kvfree(cc->c.stack);
 		kfree(cc->c.error_buf);
 		kvfree(cc->printbuf_base);
+		kfree(cc->tok_str);
+		kfree(cc->str_tmp);
 	}
 	free_percpu(xtap_sess.ctx);
 	xtap_sess.ctx = NULL;
@@ -68,6 +73,17 @@ void xtap_contexts_wait_idle(void)
 		while (READ_ONCE(cc->busy))
 			msleep(1);
 	}
+}
+
+/* The context of the handler running on this CPU, or NULL outside one. */
+struct xtap_context *xtap_current_context(void)
+{
+	struct xtap_cpu_ctx *cc;
+
+	if (!xtap_sess.ctx || !irqs_disabled())
+		return NULL;
+	cc = this_cpu_ptr(xtap_sess.ctx);
+	return READ_ONCE(cc->busy) ? &cc->c : NULL;
 }
 
 u64 xtap_contexts_hits(void)
@@ -106,7 +122,7 @@ void xtap_request_exit(struct xtap_context *c)
 /* An error that ends the session: reported, counted, no end probes. */
 void xtap_fatal(const char *fmt, ...)
 {
-	char buf[192];
+	char buf[256];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -225,6 +241,7 @@ struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs
 	c->printbuf_used = 0;
 	c->locks_held = 0;
 	c->irqflags = flags;
+	cc->probe_addr = 0;
 	if (unlikely(!xtap_lock_all(p))) {
 		barrier();
 		cc->busy = 0;

@@ -29,6 +29,11 @@ struct xtap_cpu_ctx {
 	int busy;		/* a handler owns this context */
 	u64 hits;		/* completed runs on this CPU */
 	char *printbuf_base;	/* record header room + printbuf */
+	unsigned long probe_addr; /* kprobes: the probed address, for probefunc() */
+	char *tok_str;		/* tokenize(): the string being split (maxstringlen) */
+	char *tok_next;		/* tokenize(): where the next token starts, or NULL */
+	char *tok_end;
+	char *str_tmp;		/* maxstringlen scratch for string functions */
 };
 
 struct xtap_session {
@@ -45,6 +50,8 @@ struct xtap_session {
 	atomic64_t errors;
 	atomic64_t warnings;
 	struct dentry *dir;
+	/* Set up failed in a way the user must hear about: reported at START. */
+	char init_error[256];
 };
 
 extern struct xtap_session xtap_sess;
@@ -54,8 +61,12 @@ static inline int xtap_state(void)
 	return atomic_read(&xtap_sess.state);
 }
 
+/* session.c: record why the session cannot start (first error wins). */
+void xtap_init_error(const char *fmt, ...) __printf(1, 2);
+
 /* context.c */
 int xtap_contexts_alloc(void);
+struct xtap_context *xtap_current_context(void);
 void xtap_contexts_free(void);
 void xtap_contexts_wait_idle(void);
 u64 xtap_contexts_hits(void);
@@ -72,6 +83,7 @@ void xtap_cmd_stop(bool run_end);
 
 /* output.c */
 void xtap_output_flush(struct xtap_context *c);
+void xtap_print_bytes(struct xtap_context *c, const void *buf, size_t len);
 
 /* transport/relay.c */
 int xtap_relay_init(struct dentry *dir);
@@ -83,6 +95,14 @@ void xtap_relay_dropped(u64 *records, u64 *bytes);
 /* map.c */
 int xtap_maps_create(const struct xtap_script *s);
 void xtap_maps_destroy(void);
+
+/* stat.c */
+int xtap_stats_create(const struct xtap_script *s);
+void xtap_stats_destroy(void);
+
+/* regex.c */
+int xtap_regexes_create(const struct xtap_script *s);
+void xtap_regexes_destroy(void);
 
 /* probes/: one family per file, symmetric arm/disarm. */
 int xtap_kprobes_alloc(const struct xtap_script *s);

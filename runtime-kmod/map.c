@@ -2,38 +2,12 @@
 /* Global arrays: preallocated hash maps with insertion-ordered iteration. */
 #include <linux/jhash.h>
 #include <linux/list.h>
+#include <linux/rculist.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
-#include "internal.h"
-
-/*
- * An entry is a fixed-size slot of the map's pool: this header, then each
- * key (8 bytes for a long, maxstringlen for a string), then the value.
- */
-struct xtap_map_entry {
-	struct hlist_node hnode;
-	struct list_head order;		/* insertion order; kept intact on delete */
-	struct xtap_map_entry *free_next;
-	u32 hash;
-	char data[];
-};
-
-struct xtap_map {
-	const struct xtap_map_spec *spec;
-	u32 max_entries;
-	u32 count;
-	u32 entry_size;
-	u32 key_off[XTAP_MAXKEYS];
-	u32 value_off;
-	u32 hash_mask;
-	struct hlist_head *buckets;
-	struct list_head order;
-	char *pool;
-	/* FIFO free list: a just-deleted entry is reused last (foreach safety). */
-	struct xtap_map_entry *free_head, *free_tail;
-};
+#include "map.h"
 
 static struct xtap_map **xtap_maps;
 static u16 xtap_nmaps;
@@ -46,6 +20,13 @@ static u32 xtap_slen(void)
 static u32 xtap_type_size(u8 type)
 {
 	return type == XTAP_T_STRING ? ALIGN(xtap_slen(), 8) : sizeof(s64);
+}
+
+static u32 xtap_value_size(struct xtap_map *m)
+{
+	if (m->spec->value_type == XTAP_T_STAT)
+		return ALIGN(m->stat.size, 8);
+	return xtap_type_size(m->spec->value_type);
 }
 
 static struct xtap_map_entry *xtap_pool_entry(struct xtap_map *m, u32 i)
@@ -75,7 +56,7 @@ static struct xtap_map_entry *xtap_free_pop(struct xtap_map *m)
 	return e;
 }
 
-static void xtap_map_reset(struct xtap_map *m)
+void xtap_map_reset(struct xtap_map *m)
 {
 	u32 i;
 
@@ -88,7 +69,8 @@ static void xtap_map_reset(struct xtap_map *m)
 	m->count = 0;
 }
 
-static struct xtap_map *xtap_map_create(const struct xtap_map_spec *spec)
+/* One hash map; a statistic array has one per CPU plus its aggregate. */
+struct xtap_map *xtap_map_instance(const struct xtap_map_spec *spec)
 {
 	struct xtap_map *m;
 	u32 off = 0, nb;
@@ -100,13 +82,18 @@ static struct xtap_map *xtap_map_create(const struct xtap_map_spec *spec)
 	if (!m)
 		return ERR_PTR(-ENOMEM);
 	m->spec = spec;
+	if (spec->value_type == XTAP_T_STAT &&
+	    xtap_stat_layout_init(&m->stat, &spec->stat, spec->name)) {
+		kfree(m);
+		return ERR_PTR(-EINVAL);
+	}
 	m->max_entries = spec->max_entries ?: xtap_sess.limits.maxmapentries;
 	for (i = 0; i < spec->nkeys; i++) {
 		m->key_off[i] = off;
 		off += xtap_type_size(spec->key_types[i]);
 	}
 	m->value_off = off;
-	off += xtap_type_size(spec->value_type);
+	off += xtap_value_size(m);
 	m->entry_size = ALIGN(sizeof(struct xtap_map_entry) + off, 8);
 	nb = roundup_pow_of_two(max_t(u32, m->max_entries, 16));
 	m->hash_mask = nb - 1;
@@ -122,11 +109,34 @@ static struct xtap_map *xtap_map_create(const struct xtap_map_spec *spec)
 	return m;
 }
 
-static void xtap_map_free(struct xtap_map *m)
+void xtap_map_instance_free(struct xtap_map *m)
 {
 	kvfree(m->buckets);
 	vfree(m->pool);
 	kfree(m);
+}
+
+static struct xtap_map *xtap_map_create(const struct xtap_map_spec *spec)
+{
+	struct xtap_map *m = xtap_map_instance(spec);
+	int err;
+
+	if (IS_ERR(m) || spec->value_type != XTAP_T_STAT)
+		return m;
+	err = xtap_stat_map_setup(m);
+	if (err) {
+		xtap_stat_map_free(m);
+		return ERR_PTR(err);
+	}
+	return m;
+}
+
+static void xtap_map_free(struct xtap_map *m)
+{
+	if (xtap_map_is_stat(m))
+		xtap_stat_map_free(m);
+	else
+		xtap_map_instance_free(m);
 }
 
 int xtap_maps_create(const struct xtap_script *s)
@@ -143,6 +153,9 @@ int xtap_maps_create(const struct xtap_script *s)
 		struct xtap_map *m = xtap_map_create(&s->maps[i]);
 
 		if (IS_ERR(m)) {
+			/* A bad description was recorded as the session's error. */
+			if (PTR_ERR(m) == -EINVAL)
+				continue;
 			pr_err(XTAP_PFX "cannot create array '%s' (%ld)\n",
 			       s->maps[i].name, PTR_ERR(m));
 			return PTR_ERR(m);
@@ -210,39 +223,34 @@ static bool xtap_key_equal(struct xtap_map *m, struct xtap_map_entry *e,
 	return true;
 }
 
-static struct xtap_map_entry *xtap_map_find(struct xtap_map *m,
-					    const struct xtap_key *k, u32 *hashp)
+/*
+ * Lookups may run on another CPU's instance of a statistic array under a
+ * shared lock while its owner inserts: entries are published with
+ * hlist_add_head_rcu() and removed only under the exclusive lock.
+ */
+struct xtap_map_entry *xtap_map_find(struct xtap_map *m,
+				     const struct xtap_key *k, u32 *hashp)
 {
 	u32 hash = xtap_key_hash(m, k);
 	struct xtap_map_entry *e;
 
 	if (hashp)
 		*hashp = hash;
-	hlist_for_each_entry(e, &m->buckets[hash & m->hash_mask], hnode)
+	hlist_for_each_entry_rcu(e, &m->buckets[hash & m->hash_mask], hnode, true)
 		if (e->hash == hash && xtap_key_equal(m, e, k))
 			return e;
 	return NULL;
 }
 
-/* Find or insert; NULL (error raised) when the map is full. */
-static struct xtap_map_entry *xtap_map_slot(struct xtap_context *c,
-					    struct xtap_map *m,
-					    const struct xtap_key *k)
+/* Insert a key known to be absent; NULL when the map is full. */
+static struct xtap_map_entry *xtap_map_insert(struct xtap_map *m,
+					      const struct xtap_key *k, u32 hash)
 {
-	struct xtap_map_entry *e;
-	u32 hash;
+	struct xtap_map_entry *e = xtap_free_pop(m);
 	int i;
 
-	e = xtap_map_find(m, k, &hash);
-	if (e)
-		return e;
-	e = xtap_free_pop(m);
-	if (!e) {
-		xtap_error(c, "MAXMAPENTRIES exceeded: array '%s' is full (%u entries) in probe at %s",
-			   m->spec->name, m->max_entries,
-			   c->probe ? c->probe->location : "?");
+	if (!e)
 		return NULL;
-	}
 	memset(e->data, 0, m->entry_size - sizeof(*e));
 	for (i = 0; i < m->spec->nkeys; i++) {
 		char *slot = e->data + m->key_off[i];
@@ -253,10 +261,55 @@ static struct xtap_map_entry *xtap_map_slot(struct xtap_context *c,
 			*(s64 *)slot = k[i].n;
 	}
 	e->hash = hash;
-	hlist_add_head(&e->hnode, &m->buckets[hash & m->hash_mask]);
+	hlist_add_head_rcu(&e->hnode, &m->buckets[hash & m->hash_mask]);
 	list_add_tail(&e->order, &m->order);
 	m->count++;
 	return e;
+}
+
+/* Find or insert; NULL (error raised) when the map is full. */
+struct xtap_map_entry *xtap_map_slot(struct xtap_context *c, struct xtap_map *m,
+				     const struct xtap_key *k)
+{
+	struct xtap_map_entry *e;
+	u32 hash;
+
+	e = xtap_map_find(m, k, &hash);
+	if (e)
+		return e;
+	e = xtap_map_insert(m, k, hash);
+	if (!e)
+		xtap_error(c, "MAXMAPENTRIES exceeded: array '%s' is full (%u entries) in probe at %s",
+			   m->spec->name, m->max_entries,
+			   c->probe ? c->probe->location : "?");
+	return e;
+}
+
+/* Find or insert without raising an error (aggregation). */
+struct xtap_map_entry *xtap_map_find_or_insert(struct xtap_map *m,
+					       const struct xtap_key *k)
+{
+	struct xtap_map_entry *e;
+	u32 hash;
+
+	e = xtap_map_find(m, k, &hash);
+	return e ?: xtap_map_insert(m, k, hash);
+}
+
+/* The keys of e, pointing into e, for a lookup in a map of the same shape. */
+void xtap_entry_keys(struct xtap_map *m, struct xtap_map_entry *e,
+		     struct xtap_key *k)
+{
+	int i;
+
+	for (i = 0; i < m->spec->nkeys; i++) {
+		const char *slot = e->data + m->key_off[i];
+
+		if (xtap_key_is_str(m, i))
+			k[i].s = slot;
+		else
+			k[i].n = *(const s64 *)slot;
+	}
 }
 
 int xtap_map_get_long(struct xtap_map *m, const struct xtap_key *k, s64 *out)
@@ -280,6 +333,8 @@ int xtap_map_get_str(struct xtap_map *m, const struct xtap_key *k, char *out)
 
 int xtap_map_exists(struct xtap_map *m, const struct xtap_key *k)
 {
+	if (xtap_map_is_stat(m))
+		return xtap_stat_map_exists(m, k);
 	return xtap_map_find(m, k, NULL) != NULL;
 }
 
@@ -321,31 +376,48 @@ int xtap_map_add_long(struct xtap_context *c, struct xtap_map *m,
 	return 0;
 }
 
-void xtap_map_delete(struct xtap_map *m, const struct xtap_key *k)
+/* Remove e; e->order.next stays valid so that xtap_map_next(m, e) works. */
+void xtap_map_unlink(struct xtap_map *m, struct xtap_map_entry *e)
 {
-	struct xtap_map_entry *e = xtap_map_find(m, k, NULL);
-
-	if (!e)
-		return;
-	hlist_del(&e->hnode);
-	/* Keep e->order.next so that xtap_map_next(m, e) still works. */
+	hlist_del_rcu(&e->hnode);
 	__list_del_entry(&e->order);
 	m->count--;
 	xtap_free_push(m, e);
 }
 
+void xtap_map_delete(struct xtap_map *m, const struct xtap_key *k)
+{
+	struct xtap_map_entry *e;
+
+	if (xtap_map_is_stat(m)) {
+		xtap_stat_map_delete(m, k);
+		return;
+	}
+	e = xtap_map_find(m, k, NULL);
+	if (e)
+		xtap_map_unlink(m, e);
+}
+
 void xtap_map_clear(struct xtap_map *m)
 {
-	xtap_map_reset(m);
+	if (xtap_map_is_stat(m))
+		xtap_stat_map_clear(m);
+	else
+		xtap_map_reset(m);
 }
 
 u32 xtap_map_size(struct xtap_map *m)
 {
+	if (xtap_map_is_stat(m))
+		return xtap_stat_map_size(m);
 	return m->count;
 }
 
+/* A statistic array is aggregated here: the caller holds its exclusive lock. */
 struct xtap_map_entry *xtap_map_first(struct xtap_map *m)
 {
+	if (xtap_map_is_stat(m))
+		xtap_stat_map_aggregate(m);
 	return list_first_entry_or_null(&m->order, struct xtap_map_entry, order);
 }
 

@@ -93,6 +93,10 @@ int xtap_cmd_start(s64 target)
 		goto out;
 	}
 	xtap_sess.target = target;
+	if (xtap_sess.init_error[0]) {
+		xtap_fatal("%s", xtap_sess.init_error);
+		goto out;
+	}
 	xtap_begin_run();
 	if (xtap_state() != XTAP_ST_STARTING)
 		goto out; /* exit() or an error in a begin probe */
@@ -153,7 +157,9 @@ static void xtap_session_free(void)
 {
 	xtap_kprobes_free();
 	xtap_timers_free();
+	xtap_regexes_destroy();
 	xtap_maps_destroy();
+	xtap_stats_destroy();
 	kfree(xtap_sess.locks);
 	xtap_sess.locks = NULL;
 	xtap_contexts_free();
@@ -187,7 +193,13 @@ int xtap_session_init(const struct xtap_script *s)
 		for (i = 0; i < s->nglobals; i++)
 			rwlock_init(&xtap_sess.locks[i]);
 	}
+	err = xtap_stats_create(s);
+	if (err)
+		goto fail;
 	err = xtap_maps_create(s);
+	if (err)
+		goto fail;
+	err = xtap_regexes_create(s);
 	if (err)
 		goto fail;
 	err = xtap_kprobes_alloc(s);
@@ -235,6 +247,24 @@ void xtap_session_exit(void)
 	xtap_relay_exit();
 	debugfs_remove_recursive(xtap_sess.dir);
 	xtap_session_free();
+}
+
+/*
+ * A script the runtime cannot run (a regex that does not compile, a bad
+ * histogram): the module still loads so that the runner can show the
+ * message as an ERROR, and START ends the session before any probe runs.
+ */
+void xtap_init_error(const char *fmt, ...)
+{
+	char *buf = xtap_sess.init_error;
+	va_list ap;
+
+	if (buf[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(xtap_sess.init_error), fmt, ap);
+	va_end(ap);
+	pr_err(XTAP_PFX "%s: %s\n", module_name(THIS_MODULE), buf);
 }
 
 const char *xtap_errno_text(int err)

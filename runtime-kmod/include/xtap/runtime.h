@@ -80,6 +80,7 @@ enum xtap_hist_kind {
 /* How a statistic aggregates: fixed per global by the translator. */
 struct xtap_stat_desc {
 	u8 hist;               /* enum xtap_hist_kind */
+	u8 bit_shift;          /* @variance(v, bit_shift): 0..62, 0 by default */
 	s64 lo, hi, step;      /* XTAP_HIST_LINEAR parameters */
 };
 

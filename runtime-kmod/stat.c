@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Statistics (<<<): per-CPU accumulation, stap-exact aggregation, scalar globals. */
+#include <linux/math64.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "internal.h"
+#include "stat.h"
+
+struct xtap_stat {
+	struct xtap_stat_layout l;
+	void __percpu *data;	/* one xtap_stat_data of l.size per CPU */
+};
+
+static struct xtap_stat **xtap_stats;
+static u16 xtap_nstats;
+static void __percpu *xtap_scratch;	/* per-CPU aggregate for extraction */
+
+int xtap_stat_layout_init(struct xtap_stat_layout *l,
+			  const struct xtap_stat_desc *d, const char *name)
+{
+	s64 buckets;
+
+	l->desc = d;
+	l->nbuckets = 0;
+	if (d->bit_shift > 62) {
+		xtap_init_error("statistic '%s': @variance bit shift %u is not within 0..62",
+				name, d->bit_shift);
+		return -EINVAL;
+	}
+	switch (d->hist) {
+	case XTAP_HIST_NONE:
+		break;
+	case XTAP_HIST_LOG:
+		l->nbuckets = XTAP_HIST_LOG_BUCKETS;
+		break;
+	case XTAP_HIST_LINEAR:
+		if (d->step <= 0) {
+			xtap_init_error("statistic '%s': @hist_linear interval must be positive",
+					name);
+			return -EINVAL;
+		}
+		/* Like stap: one bucket per interval plus under- and overflow. */
+		buckets = div64_s64((s64)((u64)d->hi - (u64)d->lo), d->step) + 3;
+		if (d->hi < d->lo || buckets < 3 || buckets > XTAP_HIST_MAX_BUCKETS) {
+			xtap_init_error("statistic '%s': @hist_linear(%lld, %lld, %lld): the number of buckets must be between 1 and %d",
+					name, d->lo, d->hi, d->step,
+					XTAP_HIST_MAX_BUCKETS - 2);
+			return -EINVAL;
+		}
+		l->nbuckets = buckets;
+		break;
+	default:
+		xtap_init_error("statistic '%s': unknown histogram kind %u", name, d->hist);
+		return -EINVAL;
+	}
+	l->size = sizeof(struct xtap_stat_data) + l->nbuckets * sizeof(s64);
+	return 0;
+}
+
+/* stap's _stp_div64: x / 0 is 0, x / -1 is -x (wrapping). */
+static s64 xtap_div0(s64 x, s64 y)
+{
+	if (unlikely(y == 0))
+		return 0;
+	if (unlikely(y == -1))
+		return (s64)(0 - (u64)x);
+	return div64_s64(x, y);
+}
+
+static s64 xtap_shl(s64 v, u8 shift)
+{
+	return (s64)((u64)v << shift);
+}
+
+/* stap's _stp_val_to_bucket: log2 buckets, 64 for 0, negatives below it. */
+static u32 xtap_log_bucket(s64 v)
+{
+	if (v == 0)
+		return XTAP_HIST_LOG_BUCKET0;
+	if (v > 0)
+		return XTAP_HIST_LOG_BUCKET0 + fls64(v);
+	return XTAP_HIST_LOG_BUCKET0 - fls64(0 - (u64)v);
+}
+
+static u32 xtap_linear_bucket(const struct xtap_stat_layout *l, s64 v)
+{
+	const struct xtap_stat_desc *d = l->desc;
+	s64 off = (s64)((u64)v - (u64)d->lo);
+	u64 b;
+
+	if (off < 0)
+		return 0;
+	b = div64_u64(off, d->step) + 1;
+	return b >= l->nbuckets - 1 ? l->nbuckets - 1 : b;
+}
+
+/* Runs in a handler with irqs off on this CPU's data: no lock needed. */
+void xtap_stat_data_add(const struct xtap_stat_layout *l,
+			struct xtap_stat_data *sd, s64 v)
+{
+	u8 shift = l->desc->bit_shift;
+	s64 vs = xtap_shl(v, shift);
+
+	if (sd->count == 0) {
+		sd->count = 1;
+		sd->sum = sd->min = sd->max = v;
+		sd->avg_s = vs;
+		sd->m2 = 0;
+	} else {
+		/* stap 4.8 keeps Welford's delta in an int: so do we. */
+		s32 delta = (s32)(vs - sd->avg_s);
+
+		sd->count++;
+		sd->sum = (s64)((u64)sd->sum + (u64)v);
+		if (v > sd->max)
+			sd->max = v;
+		if (v < sd->min)
+			sd->min = v;
+		sd->avg_s += xtap_div0(delta, sd->count);
+		sd->m2 = (s64)((u64)sd->m2 +
+			       (u64)(s64)delta * (u64)(vs - sd->avg_s));
+		sd->variance_s = xtap_div0(sd->m2, sd->count - 1);
+	}
+	switch (l->desc->hist) {
+	case XTAP_HIST_LOG:
+		sd->hist[xtap_log_bucket(v)]++;
+		break;
+	case XTAP_HIST_LINEAR:
+		sd->hist[xtap_linear_bucket(l, v)]++;
+		break;
+	}
+}
+
+/*
+ * Aggregation, stap's _stp_stat_get: zero agg, xtap_stat_agg_first() on
+ * every CPU's part, xtap_stat_agg_mean(), xtap_stat_agg_second() on every
+ * part again, xtap_stat_agg_finish().
+ */
+void xtap_stat_agg_first(const struct xtap_stat_layout *l,
+			 struct xtap_stat_data *agg, const struct xtap_stat_data *sd)
+{
+	u32 i;
+
+	if (!sd->count)
+		return;
+	if (agg->count == 0) {
+		agg->min = sd->min;
+		agg->max = sd->max;
+	}
+	agg->count += sd->count;
+	agg->sum = (s64)((u64)agg->sum + (u64)sd->sum);
+	if (sd->max > agg->max)
+		agg->max = sd->max;
+	if (sd->min < agg->min)
+		agg->min = sd->min;
+	for (i = 0; i < l->nbuckets; i++)
+		agg->hist[i] += sd->hist[i];
+}
+
+void xtap_stat_agg_mean(const struct xtap_stat_layout *l, struct xtap_stat_data *agg)
+{
+	agg->avg_s = xtap_div0(xtap_shl(agg->sum, l->desc->bit_shift), agg->count);
+	agg->m2 = 0;
+}
+
+void xtap_stat_agg_second(const struct xtap_stat_layout *l,
+			  struct xtap_stat_data *agg, const struct xtap_stat_data *sd)
+{
+	u64 d = (u64)sd->avg_s - (u64)agg->avg_s;
+
+	if (!sd->count)
+		return;
+	/* S1 += n (avg_i - avg)^2; S2 += (n - 1) var_i, wrapping like stap. */
+	agg->m2 = (s64)((u64)agg->m2 + (u64)sd->count * d * d +
+			(u64)(sd->count - 1) * (u64)sd->variance_s);
+}
+
+void xtap_stat_agg_finish(const struct xtap_stat_layout *l, struct xtap_stat_data *agg)
+{
+	agg->variance_s = xtap_div0(agg->m2, agg->count - 1);
+	agg->variance = agg->variance_s >> (2 * l->desc->bit_shift);
+}
+
+s64 xtap_stat_data_op(const struct xtap_stat_data *agg, int op)
+{
+	switch (op) {
+	case XTAP_OP_COUNT:
+		return agg->count;
+	case XTAP_OP_SUM:
+		return agg->sum;
+	case XTAP_OP_MIN:
+		return agg->min;
+	case XTAP_OP_MAX:
+		return agg->max;
+	case XTAP_OP_AVG:
+		return xtap_div0(agg->sum, agg->count);
+	case XTAP_OP_VARIANCE:
+		return agg->variance;
+	}
+	return 0;
+}
+
+int xtap_stat_extract(struct xtap_context *c, const struct xtap_stat_data *agg,
+		      int op, s64 *out)
+{
+	if (agg->count == 0 && op != XTAP_OP_COUNT && op != XTAP_OP_SUM) {
+		xtap_error(c, "empty aggregate");
+		*out = 0;
+		return -1;
+	}
+	*out = xtap_stat_data_op(agg, op);
+	return 0;
+}
+
+/* This CPU's scratch aggregate; the caller runs with irqs off. */
+struct xtap_stat_data *xtap_stat_scratch(void)
+{
+	return this_cpu_ptr(xtap_scratch);
+}
+
+/* ------------------------------------------------------------ scalar statistics */
+
+static void xtap_stat_aggregate(struct xtap_stat *s, struct xtap_stat_data *agg)
+{
+	int cpu;
+
+	memset(agg, 0, s->l.size);
+	for_each_possible_cpu(cpu)
+		xtap_stat_agg_first(&s->l, agg, per_cpu_ptr(s->data, cpu));
+	xtap_stat_agg_mean(&s->l, agg);
+	for_each_possible_cpu(cpu)
+		xtap_stat_agg_second(&s->l, agg, per_cpu_ptr(s->data, cpu));
+	xtap_stat_agg_finish(&s->l, agg);
+}
+
+void xtap_stat_add(struct xtap_stat *s, s64 v)
+{
+	xtap_stat_data_add(&s->l, this_cpu_ptr(s->data), v);
+}
+
+int xtap_stat_get(struct xtap_context *c, struct xtap_stat *s, int op, s64 *out)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	return xtap_stat_extract(c, agg, op, out);
+}
+
+void xtap_stat_print_hist(struct xtap_context *c, struct xtap_stat *s)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	xtap_stat_hist_print(c, &s->l, agg);
+}
+
+void xtap_stat_clear(struct xtap_stat *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(s->data, cpu), 0, s->l.size);
+}
+
+static void xtap_stat_free(struct xtap_stat *s)
+{
+	if (!s)
+		return;
+	free_percpu(s->data);
+	kfree(s);
+}
+
+static struct xtap_stat *xtap_stat_create(const struct xtap_stat_spec *spec)
+{
+	struct xtap_stat *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	if (xtap_stat_layout_init(&s->l, &spec->desc, spec->name)) {
+		kfree(s);
+		return ERR_PTR(-EINVAL);
+	}
+	s->data = __alloc_percpu(s->l.size, __alignof__(struct xtap_stat_data));
+	if (!s->data) {
+		kfree(s);
+		return ERR_PTR(-ENOMEM);
+	}
+	return s;
+}
+
+/* Process context, before any probe runs. */
+int xtap_stats_create(const struct xtap_script *s)
+{
+	int i;
+
+	xtap_scratch = __alloc_percpu(XTAP_STAT_MAX_SIZE,
+				      __alignof__(struct xtap_stat_data));
+	if (!xtap_scratch)
+		return -ENOMEM;
+	if (!s->nstats)
+		return 0;
+	xtap_stats = kcalloc(s->nstats, sizeof(*xtap_stats), GFP_KERNEL);
+	if (!xtap_stats)
+		return -ENOMEM;
+	xtap_nstats = s->nstats;
+	for (i = 0; i < s->nstats; i++) {
+		struct xtap_stat *st = xtap_stat_create(&s->stats[i]);
+
+		if (IS_ERR(st)) {
+			/* A bad description was recorded as the session's error. */
+			if (PTR_ERR(st) == -EINVAL)
+				continue;
+			pr_err(XTAP_PFX "cannot create statistic '%s' (%ld)\n",
+			       s->stats[i].name, PTR_ERR(st));
+			return PTR_ERR(st);
+		}
+		xtap_stats[i] = st;
+		if (s->stats[i].stat)
+			*s->stats[i].stat = st;
+	}
+	return 0;
+}
+
+void xtap_stats_destroy(void)
+{
+	const struct xtap_script *s = xtap_sess.script;
+	int i;
+
+	for (i = 0; i < xtap_nstats && xtap_stats; i++) {
+		if (!xtap_stats[i])
+			continue;
+		if (s->stats[i].stat)
+			*s->stats[i].stat = NULL;
+		xtap_stat_free(xtap_stats[i]);
+	}
+	kfree(xtap_stats);
+	xtap_stats = NULL;
+	xtap_nstats = 0;
+	free_percpu(xtap_scratch);
+	xtap_scratch = NULL;
+}
