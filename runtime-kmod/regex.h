@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Compiled regular expressions: a program for the Pike VM in regex.c. */
+#ifndef XTAP_REGEX_H
+#define XTAP_REGEX_H
+
+#include <linux/types.h>
+
+#define XTAP_RE_MAX_INST 2048	/* bounds a match to len * 2048 steps */
+#define XTAP_RE_MAX_GROUPS 32	/* capturing groups after this one do not capture */
+#define XTAP_RE_MAX_DEPTH 16	/* parenthesis nesting (the compiler recurses) */
+#define XTAP_RE_MAX_REPEAT 1000	/* largest {m,n} bound */
+
+enum xtap_re_op {
+	XTAP_RE_CHAR,		/* c */
+	XTAP_RE_ANY,		/* any byte */
+	XTAP_RE_CLASS,		/* a byte in classes[x] */
+	XTAP_RE_MATCH,
+	XTAP_RE_JMP,		/* goto x */
+	XTAP_RE_SPLIT,		/* goto x, else goto y (x preferred) */
+	XTAP_RE_SAVE,		/* capture slot x = position */
+	XTAP_RE_BOL,		/* ^ */
+	XTAP_RE_EOL,		/* $ */
+};
+
+struct xtap_re_inst {
+	u8 op;
+	u8 c;
+	u32 x, y;
+};
+
+struct xtap_re_prog {
+	u32 ninst;
+	u32 nsave;		/* capture slots: 2 per group, group 0 the whole match */
+	struct xtap_re_inst *inst;
+	unsigned long (*classes)[BITS_TO_LONGS(256)];
+};
+
+/* Process context. On failure, err holds the reason and its offset. */
+struct xtap_re_prog *xtap_re_compile(const char *src, char *err, size_t errlen);
+void xtap_re_free(struct xtap_re_prog *p);
+
+#endif /* XTAP_REGEX_H */
