@@ -2,8 +2,10 @@
 /* Context functions: who and where the probe fired (execname, pid, uid ...). */
 #include <linux/cred.h>
 #include <linux/hardirq.h>
+#include <linux/jiffies.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -67,4 +69,34 @@ s64 xtap_gettimeofday_ns(void)
 s64 xtap_target(void)
 {
 	return xtap_sess.target;
+}
+
+/* pp(): the probe point as the script wrote it. */
+char *xtap_pp(struct xtap_context *c, char *dst)
+{
+	strscpy(dst, c->probe ? c->probe->point : "", xtap_sess.limits.maxstringlen);
+	return dst;
+}
+
+/* probefunc(): for kprobes the symbol of the probed address, else "". */
+char *xtap_probefunc(struct xtap_context *c, char *dst)
+{
+	struct xtap_cpu_ctx *cc = container_of(c, struct xtap_cpu_ctx, c);
+
+	if (cc->probe_addr)
+		snprintf(dst, xtap_sess.limits.maxstringlen, "%ps",
+			 (void *)cc->probe_addr);
+	else
+		dst[0] = '\0';
+	return dst;
+}
+
+s64 xtap_jiffies(void)
+{
+	return get_jiffies_64();
+}
+
+s64 xtap_local_clock_ns(void)
+{
+	return local_clock();
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Staged handler output: printf into the per-CPU buffer, flushed as relay records. */
 #include <linux/kernel.h>
+#include <linux/uaccess.h>
 #include "internal.h"
 
 /* Largest payload that still fits a relay sub-buffer as one record. */
@@ -25,7 +26,7 @@ void xtap_output_flush(struct xtap_context *c)
 	c->printbuf_used = 0;
 }
 
-static void xtap_vprintf(struct xtap_context *c, const char *fmt, va_list ap)
+static __printf(2, 0) void xtap_vprintf(struct xtap_context *c, const char *fmt, va_list ap)
 {
 	u32 cap = xtap_print_capacity(c);
 	u32 room = cap - min(cap, c->printbuf_used);
@@ -63,8 +64,13 @@ void xtap_printf(struct xtap_context *c, const char *fmt, ...)
 /* Plain strings are copied in pieces, so any length goes through whole. */
 void xtap_print_str(struct xtap_context *c, const char *s)
 {
+	xtap_print_bytes(c, s, strlen(s));
+}
+
+void xtap_print_bytes(struct xtap_context *c, const void *buf, size_t len)
+{
 	u32 cap = xtap_print_capacity(c);
-	size_t len = strlen(s);
+	const char *s = buf;
 
 	while (len) {
 		u32 room = cap - min(cap, c->printbuf_used);
@@ -84,4 +90,64 @@ void xtap_print_str(struct xtap_context *c, const char *s)
 void xtap_print_long(struct xtap_context *c, s64 v)
 {
 	xtap_printf(c, "%lld", (long long)v);
+}
+
+/* %b: the low bytes of v, least significant first (x86 memory order), like stap. */
+void xtap_print_binary(struct xtap_context *c, s64 v, int bytes)
+{
+	u8 buf[8];
+	int i;
+
+	if (bytes != 1 && bytes != 2 && bytes != 4)
+		bytes = 8;
+	for (i = 0; i < bytes; i++)
+		buf[i] = (u64)v >> (8 * i);
+	xtap_print_bytes(c, buf, bytes);
+}
+
+/* Copy len bytes of kernel memory in pieces; emit them when out is set. */
+static int xtap_read_kernel(struct xtap_context *c, unsigned long addr, int len,
+			    int hex, bool out)
+{
+	u8 chunk[64];
+	char digits[2 * sizeof(chunk)];
+	int done, n, i;
+
+	for (done = 0; done < len; done += n) {
+		unsigned long p = addr + done;
+
+		n = min_t(int, len - done, sizeof(chunk));
+		if (copy_from_kernel_nofault(chunk, (const void *)p, n)) {
+			for (i = 0; i < n - 1; i++)	/* the first byte that faults */
+				if (copy_from_kernel_nofault(chunk, (const void *)(p + i), 1))
+					break;
+			xtap_error(c, "read fault at 0x%lx", p + i);
+			return -1;
+		}
+		if (!out)
+			continue;
+		if (hex) {
+			for (i = 0; i < n; i++) {
+				digits[2 * i] = hex_asc_hi(chunk[i]);
+				digits[2 * i + 1] = hex_asc_lo(chunk[i]);
+			}
+			xtap_print_bytes(c, digits, 2 * n);
+		} else {
+			xtap_print_bytes(c, chunk, n);
+		}
+	}
+	return 0;
+}
+
+/*
+ * %m / %M: len bytes of kernel memory (at least 1, at most maxstringlen),
+ * raw or as two hex digits each. Like stap, a fault prints nothing of it:
+ * the range is read once before anything is staged.
+ */
+int xtap_print_memory(struct xtap_context *c, s64 addr, int len, int hex)
+{
+	len = clamp_t(int, len, 1, xtap_sess.limits.maxstringlen);
+	if (xtap_read_kernel(c, addr, len, hex, false))
+		return -1;
+	return xtap_read_kernel(c, addr, len, hex, true);
 }
