@@ -15,11 +15,25 @@ static struct kprobe **xtap_kp_armed;
 static struct kretprobe **xtap_rp_armed;
 static u16 xtap_nkps, xtap_nkp_armed, xtap_nrp_armed;
 
+/* Like xtap_run_probe(), with the probed address kept for probefunc(). */
+static void xtap_kprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
+			    void *addr)
+{
+	struct xtap_context *c = xtap_enter(p, regs);
+
+	if (!c)
+		return;
+	container_of(c, struct xtap_cpu_ctx, c)->probe_addr = (unsigned long)addr;
+	p->handler(c);
+	xtap_leave(c);
+}
+NOKPROBE_SYMBOL(xtap_kprobe_run);
+
 static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct xtap_kprobe *xk = container_of(kp, struct xtap_kprobe, kp);
 
-	xtap_run_probe(xk->spec->probe, regs);
+	xtap_kprobe_run(xk->spec->probe, regs, kp->addr);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_kprobe_pre);
@@ -38,7 +52,7 @@ static int xtap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *reg
 	if (unlikely(!rp))
 		return 0;
 	xk = container_of(rp, struct xtap_kprobe, rp);
-	xtap_run_probe(xk->spec->probe, regs);
+	xtap_kprobe_run(xk->spec->probe, regs, rp->kp.addr);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_kretprobe_ret);
@@ -93,7 +107,11 @@ static int xtap_kprobe_register(struct xtap_kprobe *xk)
 	return err;
 }
 
-/* Register every kprobe; on the first failure report it and roll back. */
+/*
+ * Register every kprobe; on the first failure report it and roll back,
+ * except for an optional probe point (stap's "probe point?"), which is
+ * left out silently.
+ */
 int xtap_kprobes_arm(void)
 {
 	const struct xtap_script *s = xtap_sess.script;
@@ -104,6 +122,11 @@ int xtap_kprobes_arm(void)
 
 		xk->spec = &s->kprobes[i];
 		err = xtap_kprobe_register(xk);
+		if (err && xk->spec->optional) {
+			pr_debug(XTAP_PFX "optional %s not registered (%d)\n",
+				 xk->spec->probe->point, err);
+			continue;
+		}
 		if (err) {
 			const struct xtap_probe *p = xk->spec->probe;
 
@@ -116,6 +139,20 @@ int xtap_kprobes_arm(void)
 	return 0;
 }
 
+/* Runs the kernel could not give us count as skipped, as in stap. */
+static void xtap_kprobes_count_missed(void)
+{
+	u64 missed = 0;
+	int i;
+
+	for (i = 0; i < xtap_nkp_armed; i++)
+		missed += xtap_kp_armed[i]->nmissed;
+	for (i = 0; i < xtap_nrp_armed; i++)
+		missed += xtap_rp_armed[i]->nmissed + xtap_rp_armed[i]->kp.nmissed;
+	if (missed)
+		atomic64_add(missed, &xtap_sess.skipped);
+}
+
 /* Batched: one RCU grace period for all probes of a family. */
 void xtap_kprobes_disarm(void)
 {
@@ -123,6 +160,7 @@ void xtap_kprobes_disarm(void)
 		unregister_kprobes(xtap_kp_armed, xtap_nkp_armed);
 	if (xtap_nrp_armed)
 		unregister_kretprobes(xtap_rp_armed, xtap_nrp_armed);
+	xtap_kprobes_count_missed();
 	xtap_nkp_armed = 0;
 	xtap_nrp_armed = 0;
 }
