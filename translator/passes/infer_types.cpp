@@ -56,10 +56,19 @@ class TypeInferrer {
   void walk_body(Body &b) {
     stmt(*b.body);
     if (!report_) return;
-    for (auto &l : b.locals)
-      if (l->type == Type::Unknown)
-        diags_.error("XTP2304", l->loc, "cannot tell the type of local '" + l->name + "'")
-            .hint = "assign it a number or a string before using it";
+    for (auto &l : b.locals) {
+      if (l->type != Type::Unknown) continue;
+      auto &d = diags_.error("XTP2304", l->loc, "cannot tell the type of local '" + l->name + "'");
+      // Often a misspelt variable: suggest a typed one with a similar name.
+      std::vector<std::string> names;
+      for (auto &g : script_.globals)
+        if (g->type != Type::Unknown) names.push_back(g->name);
+      for (auto &o : b.locals)
+        if (o->type != Type::Unknown) names.push_back(o->name);
+      std::string guess = closest_match(l->name, names);
+      d.hint = guess.empty() ? "assign it a number or a string before using it"
+                             : "did you mean '" + guess + "'?";
+    }
   }
 
   void walk_all() {
@@ -287,7 +296,8 @@ class TypeInferrer {
             continue;
           }
           Type t = expr(*a, Type::Unknown);
-          if (report_ && t == Type::Unknown)
+          // An untyped local is reported once, as XTP2304.
+          if (report_ && t == Type::Unknown && !(a->kind == ExprKind::Var && a->local))
             diags_.error("XTP2308", a->loc, "cannot tell the type of this argument");
         }
         if (report_ && e.text == "print" && e.args.empty())
