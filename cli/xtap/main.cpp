@@ -195,6 +195,7 @@ int main(int argc, char **argv) {
   }
   PreprocessContext pctx;
   pctx.args = o.script_args;
+  pctx.guru = o.guru;
   if (have_target) {
     pctx.kernel_release = target.release;
     load_kconfig(target.build_dir + "/.config", &pctx);

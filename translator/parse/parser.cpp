@@ -226,8 +226,11 @@ class Parser {
       if (!cur().is_op("{")) fail("'{' or '%{' to start the function body");
       f->body = block();
     }
-    if (s.find_function(f->name)) {
-      diags_.error("XTP1016", name.loc, "function '" + f->name + "' is defined twice");
+    if (FunctionDecl *old = s.find_function(f->name)) {
+      // The script is parsed before the tapsets: its own function wins.
+      if (opts_.tapset && !old->from_tapset) return;
+      diags_.error("XTP1016", name.loc, "function '" + f->name + "' is defined twice")
+          .hint = "the other definition is at " + old->loc.str();
       return;
     }
     f->index = static_cast<int>(s.functions.size());
@@ -250,6 +253,9 @@ class Parser {
           c.str_arg = take().text;
         } else if (cur().kind == Tok::Number) {
           c.num_arg = take().number;
+        } else if (cur().is_op("-") && peek().kind == Tok::Number) {
+          take();
+          c.num_arg = -take().number;
         } else {
           fail("a string or number as probe point argument");
         }

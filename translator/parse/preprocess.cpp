@@ -273,7 +273,8 @@ class Preprocessor {
       if (pos_ != q) throw CondError{t[pos_].loc, "unexpected '" + t[pos_].text + "' in condition"};
     } catch (const CondError &e) {
       diags_.error("XTP1040", e.loc, "bad preprocessor condition: " + e.what).hint =
-          "conditions compare kernel_v, kernel_vr, arch, runtime, systemtap_v, CONFIG_*, $# or @# "
+          "conditions compare kernel_v, kernel_vr, arch, runtime, systemtap_v, systemtap_privilege, "
+          "guru_mode, CONFIG_*, $# or @# "
           "with a literal, joined by && and ||";
       return close;
     }
@@ -369,6 +370,13 @@ class Preprocessor {
     if (n == "systemtap_v") return ver_cmp(ctx_.compat_version);
     if (n == "arch") return str_cmp(ctx_.arch);
     if (n == "runtime") return str_cmp("kernel");
+    // xtap runs every module with full privileges: stap's "stapdev".
+    if (n == "systemtap_privilege") return str_cmp("stapdev");
+    if (n == "guru_mode") {
+      if (rhs.kind != Tok::Number) throw CondError{rhs.loc, "compare guru_mode with 0 or 1"};
+      long long have = ctx_.guru ? 1 : 0;
+      return cmp_result(have < rhs.number ? -1 : have > rhs.number ? 1 : 0);
+    }
     if (n.rfind("CONFIG_", 0) == 0) {
       auto it = ctx_.kconfig.find(n);
       return str_cmp(it == ctx_.kconfig.end() ? "" : it->second);

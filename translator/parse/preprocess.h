@@ -20,6 +20,7 @@ struct PreprocessContext {
   std::map<std::string, std::string> kconfig;  // CONFIG_FOO -> "y", "m", "42", ...
   std::vector<std::string> args;            // script arguments, $1 and @1 onwards
   std::string compat_version = "4.8";       // systemtap_v: the stap we follow
+  bool guru = false;                        // guru_mode: -g
 };
 
 // Reads NAME=VALUE lines of a kernel .config into ctx->kconfig.

@@ -394,7 +394,8 @@ class TypeInferrer {
         break;
       case StmtKind::Delete:
         if (s.expr->kind == ExprKind::Index) keys(*s.expr);
-        else if (!s.expr->global || !s.expr->global->is_array) expr(*s.expr, Type::Unknown);
+        else if (!s.expr->global || (!s.expr->global->is_array && s.expr->global->type != Type::Stat))
+          expr(*s.expr, Type::Unknown);
         break;
       case StmtKind::Foreach:
         if (s.limit) expect(*s.limit, Type::Long);

@@ -389,7 +389,13 @@ void resolve_names(Script &s, Diagnostics &diags) {
   for (auto &g : s.globals) {
     if (g->max_entries > 0) g->is_array = true;
     if (g->is_array && g->arity < 0) {
-      // Declared with a size but never indexed: its shape is unknown.
+      if (!g->read && !g->written) {
+        // Declared with a size and never used (warned about as unused):
+        // give it a shape so that it can still be emitted.
+        g->arity = 1;
+        g->key_types = {Type::Long};
+        continue;
+      }
       diags.error("XTP2212", g->loc, "array '" + g->name + "' is never used with keys");
     }
   }

@@ -1,5 +1,7 @@
 // begin and end probes: run once, in script order, when the session starts
 // and when it stops.
+#include <algorithm>
+
 #include "probes/provider.h"
 
 namespace xtap {
@@ -12,12 +14,13 @@ class BeginEndProvider : public ProbeProvider {
   bool resolve(const ProbePoint &pp, ResolvedProbe &out, Diagnostics &diags) const override {
     const auto &first = pp.components.front();
     if (first.name != "begin" && first.name != "end") return false;
-    if (pp.components.size() > 1 || first.has_arg) {
-      diags.error("XTP2101", pp.loc, "'" + first.name + "' takes no arguments or suffixes")
-          .hint = "write 'probe " + first.name + " { ... }'";
+    if (pp.components.size() > 1 || (first.has_arg && first.arg_is_string)) {
+      diags.error("XTP2101", pp.loc, "'" + first.name + "' takes only a sequence number")
+          .hint = "write 'probe " + first.name + " { ... }' or 'probe " + first.name + "(N) { ... }'";
       return true;
     }
     out.is_end = first.name == "end";
+    out.sequence = first.has_arg ? first.num_arg : 0;
     return true;
   }
 
@@ -27,6 +30,9 @@ class BeginEndProvider : public ProbeProvider {
       std::vector<const ResolvedProbe *> group;
       for (const auto *rp : mine)
         if (rp->is_end == end) group.push_back(rp);
+      // begin(N)/end(N) run in order of N, script order among equals.
+      std::stable_sort(group.begin(), group.end(),
+                       [](auto *a, auto *b) { return a->sequence < b->sequence; });
       if (group.empty()) continue;
       std::string arr = end ? "xtap_end_probes" : "xtap_begin_probes";
       emit_probe_array(w, arr, group);

@@ -22,6 +22,7 @@ struct ResolvedProbe {
   std::string symbol;        // kprobe families
   uint64_t period_ns = 0;    // timer family
   bool is_end = false;       // begin/end family: an end probe
+  long long sequence = 0;    // begin/end family: begin(N) runs in order of N
   bool is_return = false;    // kprobe family: a kretprobe
   bool optional = false;     // pp?: a registration failure is not an error
   std::string handler;       // C name of the handler function (pass 3)
