@@ -226,6 +226,7 @@ struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs
 	cc = this_cpu_ptr(xtap_sess.ctx);
 	if (unlikely(cc->busy)) {
 		local_irq_restore(flags);
+		atomic64_inc(&xtap_sess.skipped_reentrant);
 		xtap_count_skip();
 		return NULL;
 	}
@@ -246,6 +247,7 @@ struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs
 		barrier();
 		cc->busy = 0;
 		local_irq_restore(flags);
+		atomic64_inc(&xtap_sess.skipped_lock);
 		xtap_count_skip();
 		return NULL;
 	}

@@ -47,6 +47,8 @@ struct xtap_session {
 	struct xtap_cpu_ctx __percpu *ctx;
 	rwlock_t *locks;
 	atomic64_t skipped;
+	atomic64_t skipped_reentrant;	/* of skipped: the CPU was in a handler */
+	atomic64_t skipped_lock;	/* of skipped: a global's lock not taken */
 	atomic64_t errors;
 	atomic64_t warnings;
 	struct dentry *dir;

@@ -123,6 +123,8 @@ static void xtap_done(void)
 	d.skipped = atomic64_read(&xtap_sess.skipped);
 	d.hits = xtap_contexts_hits();
 	d.warnings = atomic64_read(&xtap_sess.warnings);
+	d.skipped_reentrant = atomic64_read(&xtap_sess.skipped_reentrant);
+	d.skipped_lock = atomic64_read(&xtap_sess.skipped_lock);
 	xtap_msg_queue(XTAP_MSG_DONE, &d, sizeof(d));
 }
 

@@ -70,6 +70,9 @@ struct xtap_done {
 	__u64 skipped;         /* handler runs skipped (reentrancy, lock contention) */
 	__u64 hits;            /* handler runs completed */
 	__u64 warnings;
+	/* Appended: of skipped, the runs stap reports on their own lines. */
+	__u64 skipped_reentrant; /* "Skipped due to reentrancy: N" */
+	__u64 skipped_lock;      /* "Skipped due to global lock timeout: N" */
 };
 
 /* Relay records: per CPU, each record whole within one sub-buffer. */
