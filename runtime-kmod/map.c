@@ -262,7 +262,7 @@ static struct xtap_map_entry *xtap_map_insert(struct xtap_map *m,
 	}
 	e->hash = hash;
 	hlist_add_head_rcu(&e->hnode, &m->buckets[hash & m->hash_mask]);
-	list_add_tail(&e->order, &m->order);
+	list_add_tail_rcu(&e->order, &m->order);
 	m->count++;
 	return e;
 }

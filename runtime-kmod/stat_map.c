@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Statistic arrays: one map instance per CPU for <<<, aggregated for reading. */
 #include <linux/percpu.h>
+#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -143,7 +144,8 @@ u32 xtap_stat_map_size(struct xtap_map *m)
 	for_each_possible_cpu(cpu) {
 		struct xtap_map *cm = m->cpu_maps[cpu];
 
-		list_for_each_entry(e, &cm->order, order) {
+		/* other CPUs may append meanwhile: entries are published RCU-style */
+		list_for_each_entry_rcu(e, &cm->order, order, true) {
 			bool seen = false;
 
 			xtap_entry_keys(cm, e, k);
