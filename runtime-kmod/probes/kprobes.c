@@ -39,10 +39,11 @@ static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 NOKPROBE_SYMBOL(xtap_kprobe_pre);
 
 /*
- * Known issue (6.1.0-56 under TCG): a kretprobe on a syscall entry such as
- * __x64_sys_getppid whose handler uses a few hundred bytes of kernel stack
- * (one snprintf) returns to address 0; the same handler on ksys_read is fine.
- * Not yet explained; see the runtime engineer's report.
+ * Under multi-threaded QEMU TCG (7.2), arming or disarming a kprobe on a
+ * function another vCPU runs in a tight loop can oops the guest with RIP 0
+ * in the text_poke_bp int3 sequence, with or without this handler (a
+ * kernel-sample kretprobe module does the same); single-threaded TCG is
+ * clean. Not an xtap bug: the test VM runs single-threaded (cli/vm).
  */
 static int xtap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
