@@ -208,6 +208,12 @@ static bool xtap_lock_all(const struct xtap_probe *p)
 				xtap_unlock_n(p, i);
 				return false;
 			}
+			/*
+			 * cpu_relax() first: it is the spin-wait hint on real
+			 * hardware, and on an emulated SMP guest it lets the
+			 * lock holder's vCPU run (ndelay may spin without it).
+			 */
+			cpu_relax();
 			ndelay(XTAP_TRYLOCK_DELAY_NS);
 		}
 	}
