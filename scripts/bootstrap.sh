@@ -8,6 +8,7 @@ pkgs=(
   libdw-dev libelf-dev libcli11-dev libgtest-dev
   qemu-system-x86 busybox-static cpio kmod gzip
   linux-image-cloud-amd64 linux-headers-cloud-amd64
+  linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64
 )
 
 missing=()

@@ -11,13 +11,23 @@ unit_log=$(mktemp)
 unit_pass=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2 \1/p' "$unit_log" | awk '{print $1-$2}')
 unit_fail=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/p' "$unit_log")
 
-rt_log=$(mktemp)
-python3 tests/runtime/engine.py build 2>&1 | tee "$rt_log"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-rt_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$rt_log" | tail -1)
-rt_pass=$(echo "$rt_line" | sed -nE 's/^([0-9]+) passed.*/\1/p')
-rt_fail=$(echo "$rt_line" | sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p')
-[ -n "$rt_line" ] || { echo "runtime tests: no summary line"; status=1; }
+# The runtime tests, once per installed VM kernel (bootstrap installs the
+# 6.1 and 6.12 cloud kernels): one boot each.
+rt_pass=0 rt_fail=0 kernels=0
+for image in /boot/vmlinuz-*-cloud-amd64; do
+  release=${image#/boot/vmlinuz-}
+  [ -r "$image" ] && [ -e "/lib/modules/$release/build/Makefile" ] || continue
+  kernels=$((kernels + 1))
+  rt_log=$(mktemp)
+  echo "== runtime tests on $release"
+  python3 tests/runtime/engine.py build --kernel "$release" 2>&1 | tee "$rt_log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  rt_line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$rt_log" | tail -1)
+  [ -n "$rt_line" ] || { echo "runtime tests on $release: no summary line"; status=1; }
+  rt_pass=$((rt_pass + $(echo "$rt_line" | sed -nE 's/^([0-9]+) passed.*/\1/p' | grep . || echo 0)))
+  rt_fail=$((rt_fail + $(echo "$rt_line" | sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' | grep . || echo 0)))
+done
+[ "$kernels" -gt 0 ] || { echo "runtime tests: no VM kernel installed"; status=1; }
 
 echo
 echo "total: $(( ${unit_pass:-0} + ${rt_pass:-0} )) passed, $(( ${unit_fail:-0} + ${rt_fail:-0} + (status && !${unit_fail:-0} && !${rt_fail:-0} ? 1 : 0) )) failed"
