@@ -2,9 +2,11 @@
 // run) and stops where -p says; pass 5 runs the module here through the
 // xtap-run runner, or in a throwaway VM with --vm.
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -26,20 +28,44 @@ using namespace xtap;
 
 namespace {
 
+// -v: stap-style pass lines with memory and user/system/real time, e.g.
+// "Pass 1: parsed user script and 3 library scripts using 11236virt/9800res kb, in 10usr/0sys/12real ms."
 class PassTimer {
  public:
-  explicit PassTimer(bool on) : on_(on), start_(std::chrono::steady_clock::now()) {}
-  void done(const char *what) {
-    auto now = std::chrono::steady_clock::now();
-    if (on_)
-      std::cerr << "Pass " << what << " in "
-                << std::chrono::duration_cast<std::chrono::milliseconds>(now - start_).count()
-                << "ms\n";
-    start_ = now;
+  explicit PassTimer(bool on) : on_(on) { mark(); }
+  void done(const std::string &what) {
+    if (on_) {
+      struct rusage ru;
+      getrusage(RUSAGE_SELF, &ru);
+      auto ms = [](const timeval &t) { return t.tv_sec * 1000L + t.tv_usec / 1000; };
+      long real = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start_).count();
+      long virt_kb = 0, res_kb = 0;
+      if (FILE *f = fopen("/proc/self/statm", "r")) {
+        long pages_virt = 0, pages_res = 0;
+        if (fscanf(f, "%ld %ld", &pages_virt, &pages_res) == 2) {
+          virt_kb = pages_virt * (getpagesize() / 1024);
+          res_kb = pages_res * (getpagesize() / 1024);
+        }
+        fclose(f);
+      }
+      std::cerr << "Pass " << what << " using " << virt_kb << "virt/" << res_kb << "res kb, in "
+                << ms(ru.ru_utime) - usr_ << "usr/" << ms(ru.ru_stime) - sys_ << "sys/" << real
+                << "real ms.\n";
+    }
+    mark();
   }
 
  private:
+  void mark() {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    usr_ = ru.ru_utime.tv_sec * 1000L + ru.ru_utime.tv_usec / 1000;
+    sys_ = ru.ru_stime.tv_sec * 1000L + ru.ru_stime.tv_usec / 1000;
+    start_ = std::chrono::steady_clock::now();
+  }
   bool on_;
+  long usr_ = 0, sys_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -53,6 +79,40 @@ bool valid_module_name(const std::string &n) {
 std::string datadir() {
   if (const char *d = getenv("XTAP_DATADIR"); d && *d) return d;
   return XTAP_DATADIR;
+}
+
+// -p2: what pass 2 resolved, in stap's layout: globals, functions (with
+// their types) and probes (with their locals).
+void print_elaborated(std::ostream &os, const Script &s, const Elaborated &elab) {
+  auto locals = [&](const Body &b, size_t skip) {
+    for (size_t i = skip; i < b.locals.size(); ++i)
+      os << "  " << b.locals[i]->name << ":" << type_name(b.locals[i]->type) << "\n";
+  };
+  if (!s.globals.empty()) os << "# globals\n";
+  for (const auto &g : s.globals) {
+    os << g->name << ":" << type_name(g->type);
+    if (g->is_array) {
+      os << " [";
+      for (size_t i = 0; i < g->key_types.size(); ++i) os << (i ? ", " : "") << type_name(g->key_types[i]);
+      os << "]";
+    }
+    os << "\n";
+  }
+  if (!s.functions.empty()) os << "# functions\n";
+  for (const auto &f : s.functions) {
+    os << f->name << ":" << type_name(f->return_type) << " (";
+    for (size_t i = 0; i < f->params.size(); ++i)
+      os << (i ? ", " : "") << f->params[i]->name << ":" << type_name(f->params[i]->type);
+    os << ")" << (f->embedded ? " %{ %}" : "") << "\n";
+    locals(*f, f->params.size());
+  }
+  if (!elab.probes.empty()) os << "# probes\n";
+  const ProbeDecl *last = nullptr;
+  for (const auto &rp : elab.probes) {
+    os << rp.point->str() << " /* <- " << rp.point->loc.str() << " */\n";
+    if (rp.decl != last) locals(*rp.decl, 0);
+    last = rp.decl;
+  }
 }
 
 // -G NAME=VALUE: the initial value of a global, replacing its initializer.
@@ -221,7 +281,8 @@ int main(int argc, char **argv) {
     std::cerr << "xtap: " << err << "\n";
     return 1;
   }
-  timer.done("1: parsed script");
+  timer.done("1: parsed user script and " + std::to_string(script->tapset_files.size()) +
+             " library scripts");
   if (diags.has_errors()) {
     diags.print(std::cerr);
     return 1;
@@ -241,19 +302,13 @@ int main(int argc, char **argv) {
       continue;
     Diagnostics::print_one(std::cerr, d);
   }
-  timer.done("2: elaborated script");
+  timer.done("2: analyzed script: " + std::to_string(elab.probes.size()) + " probes, " +
+             std::to_string(script->functions.size()) + " functions, " +
+             std::to_string(script->embedded_c.size()) + " embeds, " +
+             std::to_string(script->globals.size()) + " globals");
   if (!ok) return 1;
   if (o.last_pass == 2) {
-    for (const auto &g : script->globals) {
-      std::string t = std::string("global ") + g->name + ":" + type_name(g->type);
-      if (g->is_array) {
-        t += " [";
-        for (size_t i = 0; i < g->key_types.size(); ++i) t += (i ? ", " : "") + std::string(type_name(g->key_types[i]));
-        t += "]";
-      }
-      std::cout << t << "\n";
-    }
-    for (const auto &rp : elab.probes) std::cout << "probe " << rp.point->str() << " /* " << rp.point->loc.str() << " */\n";
+    print_elaborated(std::cout, *script, elab);
     return 0;
   }
 
@@ -271,7 +326,7 @@ int main(int argc, char **argv) {
     }
   }
   std::string c = emit_module(*script, elab, mo);
-  timer.done("3: translated to C");
+  timer.done("3: translated to C (" + std::to_string(std::count(c.begin(), c.end(), '\n')) + " lines)");
   if (o.last_pass == 3) {
     std::cout << c;
     return 0;
@@ -306,7 +361,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (o.keep) std::cerr << "xtap: kept build directory " << mb.keep_dir << "\n";
-  timer.done(hit ? "4: found module in cache" : "4: built module");
+  timer.done(std::string(hit ? "4: found " : "4: compiled C into ") + "\"" + ko + "\"" +
+             (hit ? " in the cache" : ""));
   if (o.last_pass == 4) {
     std::string out = ko;
     if (!o.module_name.empty()) {
