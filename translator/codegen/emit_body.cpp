@@ -97,19 +97,24 @@ HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std
 
 namespace {
 
+// "static s64 xtap_fn_f(struct xtap_context *c, s64 a_x)": string results
+// go to a buffer the caller passes as `ret`.
+std::string signature(const FunctionDecl &fn) {
+  std::string params = "struct xtap_context *c";
+  if (fn.return_type == Type::String) params += ", char *ret";
+  for (const auto *p : fn.params) params += ", " + c_type_of(p->type) + "a_" + p->name;
+  return "static " + c_type_of(fn.return_type) + function_c_name(fn) + "(" + params + ")";
+}
+
 // A function whose body is C (tapsets, guru mode), with SystemTap's
 // conventions: STAP_ARG_<name>, STAP_RETVALUE, STAP_RETURN(v), STAP_ERROR().
 // It has no script locals, so no frame.
 FunctionCode emit_embedded_function(const FunctionDecl &fn) {
   bool str = fn.return_type == Type::String;
-  std::string name = function_c_name(fn);
-  std::string params = "struct xtap_context *c";
-  if (str) params += ", char *ret";
-  for (const auto *p : fn.params) params += ", " + c_type_of(p->type) + "a_" + p->name;
   FunctionCode fc;
-  fc.prototype = "static " + c_type_of(fn.return_type) + name + "(" + params + ");";
+  fc.prototype = signature(fn) + ";";
   CWriter w;
-  w.line("static " + c_type_of(fn.return_type) + name + "(" + params + ")");
+  w.line(signature(fn));
   w.open("{");
   if (!str) w.line("s64 ret = 0;");
   else w.line("ret[0] = '\\0';");
@@ -145,20 +150,15 @@ FunctionCode emit_function(const Script &script, const FunctionDecl &fn, unsigne
   be.stmt(*fn.body);
 
   bool str = fn.return_type == Type::String;
-  std::string name = function_c_name(fn);
-  std::string params = "struct xtap_context *c";
-  if (str) params += ", char *ret";
-  for (const auto *p : fn.params) params += ", " + c_type_of(p->type) + "a_" + p->name;
-
   FunctionCode fc;
-  fc.prototype = "static " + c_type_of(fn.return_type) + name + "(" + params + ");";
-  std::string type = "struct " + name + "_frame";
+  fc.prototype = signature(fn) + ";";
+  std::string type = "struct " + function_c_name(fn) + "_frame";
   Frame fr = frame_struct(type, fn, be.string_temps(), maxstringlen);
   std::string fail = str ? "ret" : "0";
   CWriter w;
   w.raw(fr.decl);
   w.line();
-  w.line("static " + c_type_of(fn.return_type) + name + "(" + params + ")");
+  w.line(signature(fn));
   w.open("{");
   w.line(type + " *f;");
   if (!str) w.line("s64 ret = 0;");

@@ -376,21 +376,7 @@ std::string BodyEmitter::print_call(const Expr &e, bool newline) {
     else literal = false;
   }
   if (literal) return "xtap_print_str(c, " + c_string_literal(text + (newline ? "\n" : "")) + ")";
-  std::string fmt, args, prelude;
-  std::vector<const Expr *> list;
-  for (const auto &a : e.args) list.push_back(a.get());
-  std::vector<std::string> vals = in_order(list, &prelude);
-  for (size_t i = 0; i < vals.size(); ++i) {
-    if (list[i]->type == Type::String) {
-      fmt += "%s";
-      args += ", " + vals[i];
-    } else {
-      fmt += "%lld";
-      args += ", (long long)" + vals[i];
-    }
-  }
-  if (newline) fmt += "\n";
-  return wrap(prelude, "xtap_printf(c, " + c_string_literal(fmt) + args + ")");
+  return values_call(e, 0, newline, false);
 }
 
 // print-like calls: args[from..] as text (printd: separated by args[0]),

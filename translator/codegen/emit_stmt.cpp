@@ -7,8 +7,8 @@
 namespace xtap {
 
 void BodyEmitter::expr_stmt(const Expr &e) {
-  if (e.kind == ExprKind::Call) {
-    const Builtin *b = find_builtin(e.text);
+  const Builtin *b = e.kind == ExprKind::Call && !e.function ? find_builtin(e.text) : nullptr;
+  if (b) {
     switch (b->kind) {
       case BuiltinKind::Printf: w_.line(format_call(e, false) + ";"); return;
       case BuiltinKind::Print: w_.line(print_call(e, e.text == "println") + ";"); return;

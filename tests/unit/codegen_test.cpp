@@ -1,0 +1,56 @@
+// Pass 3 on inline scripts: the generated C for constructs whose shape
+// matters (evaluation order, calls as statements, lock modes). Behaviour is
+// tested in the VM by tests/runtime; these catch translator slips early.
+#include <gtest/gtest.h>
+
+#include "codegen/module.h"
+#include "helpers.h"
+
+namespace xtap {
+namespace {
+
+std::string translate(const std::string &text) {
+  auto r = test::run(text);
+  EXPECT_TRUE(r->ok) << r->printed();
+  if (!r->ok) return "";
+  ModuleOptions mo;
+  mo.script_name = "t.stp";
+  mo.version = "test";
+  return emit_module(*r->script, r->elab, mo);
+}
+
+TEST(Codegen, ScriptFunctionCalledAsAStatement) {
+  std::string c = translate("global n function bump() { n++ } probe begin { bump() }");
+  EXPECT_NE(c.find("xtap_fn_bump(c)"), std::string::npos);
+}
+
+TEST(Codegen, ArgumentsWithSideEffectsAreEvaluatedInOrder) {
+  std::string c = translate("global n function f() { return ++n } probe begin { printf(\"%d %d\\n\", f(), n) }");
+  // Both arguments go to temporaries, the call first.
+  auto call = c.find("= ({ s64 _r0 = xtap_fn_f(c);");
+  auto read = c.find(" = g_n;");
+  ASSERT_NE(call, std::string::npos) << c;
+  ASSERT_NE(read, std::string::npos) << c;
+  EXPECT_LT(call, read);
+}
+
+TEST(Codegen, StatisticsTakeASharedLockToAddAndAnExclusiveOneToRead) {
+  std::string c = translate("global s probe timer.ms(10) { s <<< 1 } probe end { println(@count(s)) }");
+  EXPECT_NE(c.find("{ .global = 0, .write = 0 }, /* s */"), std::string::npos) << c;
+  EXPECT_NE(c.find("{ .global = 0, .write = 1 }, /* s */"), std::string::npos) << c;
+}
+
+TEST(Codegen, UnreadGlobalsGetADisplayHandler) {
+  std::string c = translate("global shown, used probe begin { shown = 1; used = 2; println(used) }");
+  EXPECT_NE(c.find("\"shown=%lld\\n\""), std::string::npos) << c;
+  EXPECT_EQ(c.find("\"used=%lld\\n\""), std::string::npos) << c;
+}
+
+TEST(Codegen, UnusedTapsetFunctionsArePruned) {
+  std::string c = translate("probe begin { println(pid()) }");
+  EXPECT_NE(c.find("xtap_fn_pid("), std::string::npos);
+  EXPECT_EQ(c.find("xtap_fn_substr("), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xtap
