@@ -76,6 +76,10 @@ TEST(Preprocess, Errors) {
   EXPECT_EQ(pre("probe begin { %( bogus == 1 %? x = 1 %) }", ctx)->diags.all()[0].code, "XTP1040");
   EXPECT_EQ(pre("probe begin { %( kernel_v >= \"1\" %? x = 1 }", ctx)->diags.all()[0].code, "XTP1032");
   EXPECT_EQ(pre("@define r %( @r %)\nprobe begin { x = @r }", ctx)->diags.all()[0].code, "XTP1034");
+  // An unfinished @define at the very end (found by fuzzing: it used to
+  // step over the end of the tokens).
+  EXPECT_EQ(pre("@define X", ctx)->diags.all()[0].code, "XTP1031");
+  EXPECT_EQ(pre("probe begin { } @define Y(a", ctx)->diags.all()[0].code, "XTP1031");
 }
 
 }  // namespace

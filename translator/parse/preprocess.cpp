@@ -122,6 +122,8 @@ class Preprocessor {
       macros_[name] = std::move(m);
       i = close;
     }
+    // An unfinished @define at the end may have stepped over the End token.
+    if (out.empty() || out.back().kind != Tok::End) out.push_back(in.back());
     return out;
   }
 
