@@ -19,14 +19,15 @@ std::string kernel_release() {
   return u.release;
 }
 
-int load_module(const std::string& path, const std::string& name, std::string* err) {
+int load_module(const std::string& path, const std::string& name, const std::string& params,
+                std::string* err) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
     *err = "cannot open " + path + ": " + std::strerror(e);
     return e;
   }
-  int rc = syscall(SYS_finit_module, fd, "", 0);
+  int rc = syscall(SYS_finit_module, fd, params.c_str(), 0);
   int e = rc ? errno : 0;
   close(fd);
   if (!e) return 0;

@@ -8,7 +8,8 @@ namespace xtap::runner {
 std::string kernel_release();
 
 // finit_module(); returns 0 or an errno, with a user-facing reason in *err.
-int load_module(const std::string& path, const std::string& name, std::string* err);
+int load_module(const std::string& path, const std::string& name, const std::string& params,
+                std::string* err);
 
 // delete_module(O_NONBLOCK), retried for a few seconds while still busy.
 int unload_module(const std::string& name, std::string* err);

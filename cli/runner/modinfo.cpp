@@ -1,6 +1,8 @@
 // Minimal ELF64 reader for the .modinfo section: no libelf, so xtap-run stays tiny.
 #include "runner/modinfo.h"
 
+#include <cstdlib>
+
 #include <elf.h>
 
 #include <cstring>
@@ -76,6 +78,12 @@ std::optional<ModInfo> read_modinfo(const std::string& path, std::string* err) {
       std::string_view entry = sec.substr(0, nul);
       if (entry.starts_with("name=")) mi.name = entry.substr(5);
       if (entry.starts_with("vermagic=")) mi.vermagic = entry.substr(9);
+      if (entry.starts_with("xtap_wildcard=")) {
+        std::string v(entry.substr(14));
+        auto colon = v.find(':');
+        if (colon != std::string::npos && colon > 0)
+          mi.wildcards.emplace_back(std::atoi(v.substr(0, colon).c_str()), v.substr(colon + 1));
+      }
       if (nul == std::string_view::npos) break;
       sec.remove_prefix(nul + 1);
     }

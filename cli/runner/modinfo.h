@@ -3,12 +3,16 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace xtap::runner {
 
 struct ModInfo {
   std::string name;      // module name as the kernel will know it
   std::string vermagic;  // full vermagic string
+  // xtap_wildcard=INDEX:PATTERN, one per kprobe.function("glob*") of the script.
+  std::vector<std::pair<int, std::string>> wildcards;
   std::string release() const;  // first word of vermagic: the kernel release
 };
 

@@ -22,6 +22,7 @@
 #include "runner/kmod.h"
 #include "runner/modinfo.h"
 #include "runner/relay_reader.h"
+#include "runner/symbols.h"
 
 namespace xtap::runner {
 
@@ -283,6 +284,13 @@ int Session::finish() {
   if (d.errors || d.skipped)
     std::fprintf(stderr, "WARNING: Number of errors: %llu, skipped probes: %llu\n",
                  (unsigned long long)d.errors, (unsigned long long)d.skipped);
+  // The breakdown lines stap prints; an older module's DONE lacks them (0).
+  if (d.skipped_lock)
+    std::fprintf(stderr, "WARNING: Skipped due to global lock timeout: %llu\n",
+                 (unsigned long long)d.skipped_lock);
+  if (d.skipped_reentrant)
+    std::fprintf(stderr, "WARNING: Skipped due to reentrancy: %llu\n",
+                 (unsigned long long)d.skipped_reentrant);
   if (d.dropped_records)
     std::fprintf(stderr, "WARNING: %llu output records (%llu bytes) were dropped: increase the buffer size\n",
                  (unsigned long long)d.dropped_records, (unsigned long long)d.dropped_bytes);
@@ -329,7 +337,12 @@ int Session::run() {
     say("%s", err.c_str());
     return 1;
   }
-  if (load_module(opt_.module, mi_.name, &err)) {
+  std::string params;
+  if (!wildcard_params(mi_, dbg, &params, &err)) {
+    say("%s", err.c_str());
+    return 1;
+  }
+  if (load_module(opt_.module, mi_.name, params, &err)) {
     say("%s", err.c_str());
     return 1;
   }

@@ -1,19 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kprobe.function("sym") and kprobe.function("sym").return providers. */
 #include <linux/kprobes.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include "internal.h"
 
+/*
+ * One per kernel function probed: a probe point's own symbol, or one of the
+ * functions its wildcard matched.
+ */
 struct xtap_kprobe {
 	struct kprobe kp;
 	struct kretprobe rp;
 	const struct xtap_kprobe_spec *spec;
+	const char *symbol;
+	bool from_wildcard;
 };
 
 static struct xtap_kprobe *xtap_kps;
 static struct kprobe **xtap_kp_armed;
 static struct kretprobe **xtap_rp_armed;
-static u16 xtap_nkps, xtap_nkp_armed, xtap_nrp_armed;
+static u32 xtap_nkps, xtap_nkp_armed, xtap_nrp_armed;
+
+/*
+ * "SPEC:NAME,SPEC:NAME...": the functions matching the script's wildcard
+ * probe points (kprobe.function("vfs_*")), expanded by xtap-run from
+ * /proc/kallsyms because a module cannot list kernel symbols itself.
+ */
+static char *xtap_symbols;
+
+/* Not charp: that type refuses values over 1024 bytes. */
+static int xtap_symbols_set(const char *val, const struct kernel_param *kp)
+{
+	char *copy = kstrdup(val, GFP_KERNEL);
+
+	if (!copy)
+		return -ENOMEM;
+	kfree(xtap_symbols);
+	xtap_symbols = copy;
+	return 0;
+}
+
+static const struct kernel_param_ops xtap_symbols_ops = {
+	.set = xtap_symbols_set,
+};
+module_param_cb(xtap_symbols, &xtap_symbols_ops, NULL, 0);
+MODULE_PARM_DESC(xtap_symbols, "functions matching wildcard probe points (set by xtap-run)");
 
 /* Like xtap_run_probe(), with the probed address kept for probefunc(). */
 static void xtap_kprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
@@ -58,26 +91,92 @@ static int xtap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *reg
 }
 NOKPROBE_SYMBOL(xtap_kretprobe_ret);
 
+/* Entries of xtap_symbols that name a wildcard spec of this script. */
+static u32 xtap_count_symbols(const struct xtap_script *s)
+{
+	const char *p = xtap_symbols;
+	u32 n = 0;
+
+	while (p && *p) {
+		n++;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return n;
+}
+
+/* Adds the wildcard matches; a malformed entry is an init error. */
+static int xtap_add_symbols(const struct xtap_script *s)
+{
+	char *list, *cur, *item;
+
+	if (!xtap_symbols || !*xtap_symbols)
+		return 0;
+	list = kstrdup(xtap_symbols, GFP_KERNEL);
+	if (!list)
+		return -ENOMEM;
+	cur = list;
+	while ((item = strsep(&cur, ",")) != NULL) {
+		char *name = strchr(item, ':');
+		unsigned int spec;
+		struct xtap_kprobe *xk;
+
+		if (!name || (*name = '\0', kstrtouint(item, 10, &spec)) ||
+		    spec >= s->nkprobes || !s->kprobes[spec].wildcard || !name[1]) {
+			xtap_init_error("bad xtap_symbols entry '%s'", item);
+			break;
+		}
+		xk = &xtap_kps[xtap_nkps];
+		xk->spec = &s->kprobes[spec];
+		xk->symbol = kstrdup(name + 1, GFP_KERNEL);
+		xk->from_wildcard = true;
+		if (!xk->symbol) {
+			kfree(list);
+			return -ENOMEM;
+		}
+		xtap_nkps++;
+	}
+	kfree(list);
+	return 0;
+}
+
 int xtap_kprobes_alloc(const struct xtap_script *s)
 {
-	if (!s->nkprobes)
+	u32 n = s->nkprobes + xtap_count_symbols(s);
+	int i;
+
+	if (!n)
 		return 0;
-	xtap_kps = kcalloc(s->nkprobes, sizeof(*xtap_kps), GFP_KERNEL);
-	xtap_kp_armed = kcalloc(s->nkprobes, sizeof(*xtap_kp_armed), GFP_KERNEL);
-	xtap_rp_armed = kcalloc(s->nkprobes, sizeof(*xtap_rp_armed), GFP_KERNEL);
+	xtap_kps = kcalloc(n, sizeof(*xtap_kps), GFP_KERNEL);
+	xtap_kp_armed = kcalloc(n, sizeof(*xtap_kp_armed), GFP_KERNEL);
+	xtap_rp_armed = kcalloc(n, sizeof(*xtap_rp_armed), GFP_KERNEL);
 	if (!xtap_kps || !xtap_kp_armed || !xtap_rp_armed) {
 		xtap_kprobes_free();
 		return -ENOMEM;
 	}
-	xtap_nkps = s->nkprobes;
-	return 0;
+	for (i = 0; i < s->nkprobes; i++) {
+		if (s->kprobes[i].wildcard)
+			continue;
+		xtap_kps[xtap_nkps].spec = &s->kprobes[i];
+		xtap_kps[xtap_nkps].symbol = s->kprobes[i].symbol;
+		xtap_nkps++;
+	}
+	return xtap_add_symbols(s);
 }
 
 void xtap_kprobes_free(void)
 {
+	u32 i;
+
+	for (i = 0; xtap_kps && i < xtap_nkps; i++)
+		if (xtap_kps[i].from_wildcard)
+			kfree(xtap_kps[i].symbol);
 	kfree(xtap_kps);
 	kfree(xtap_kp_armed);
 	kfree(xtap_rp_armed);
+	kfree(xtap_symbols);
+	xtap_symbols = NULL;
 	xtap_kps = NULL;
 	xtap_kp_armed = NULL;
 	xtap_rp_armed = NULL;
@@ -91,7 +190,7 @@ static int xtap_kprobe_register(struct xtap_kprobe *xk)
 
 	if (spec->is_return) {
 		memset(&xk->rp, 0, sizeof(xk->rp));
-		xk->rp.kp.symbol_name = spec->symbol;
+		xk->rp.kp.symbol_name = xk->symbol;
 		xk->rp.handler = xtap_kretprobe_ret;
 		xk->rp.maxactive = spec->maxactive;
 		err = register_kretprobe(&xk->rp);
@@ -99,7 +198,7 @@ static int xtap_kprobe_register(struct xtap_kprobe *xk)
 			xtap_rp_armed[xtap_nrp_armed++] = &xk->rp;
 	} else {
 		memset(&xk->kp, 0, sizeof(xk->kp));
-		xk->kp.symbol_name = spec->symbol;
+		xk->kp.symbol_name = xk->symbol;
 		xk->kp.pre_handler = xtap_kprobe_pre;
 		err = register_kprobe(&xk->kp);
 		if (!err)
@@ -109,23 +208,66 @@ static int xtap_kprobe_register(struct xtap_kprobe *xk)
 }
 
 /*
+ * A wildcard probe point is fine while at least one function it matched
+ * could be probed; functions kprobes refuse (notrace, inlined away) are
+ * left out with a warning, as stap does.
+ */
+static int xtap_check_wildcards(void)
+{
+	const struct xtap_script *s = xtap_sess.script;
+	int i;
+	u32 j;
+
+	for (i = 0; i < s->nkprobes; i++) {
+		const struct xtap_kprobe_spec *spec = &s->kprobes[i];
+		u32 matched = 0, armed = 0;
+
+		if (!spec->wildcard)
+			continue;
+		for (j = 0; j < xtap_nkps; j++) {
+			struct xtap_kprobe *xk = &xtap_kps[j];
+
+			if (xk->spec != spec)
+				continue;
+			matched++;
+			if (spec->is_return ? xk->rp.kp.addr != NULL : xk->kp.addr != NULL)
+				armed++;
+		}
+		if (armed && armed < matched) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "%u of %u functions matching %s could not be probed",
+				 matched - armed, matched, spec->probe->point);
+			xtap_msg_text(XTAP_MSG_WARNING, msg);
+		}
+		if (!armed && !spec->optional) {
+			xtap_fatal("no kernel function matching %s at %s can be probed",
+				   spec->probe->point, spec->probe->location);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+/*
  * Register every kprobe; on the first failure report it and roll back,
- * except for an optional probe point (stap's "probe point?"), which is
- * left out silently.
+ * except for an optional probe point (stap's "probe point?") and the
+ * functions a wildcard matched, which are left out.
  */
 int xtap_kprobes_arm(void)
 {
-	const struct xtap_script *s = xtap_sess.script;
-	int i, err;
+	u32 i;
+	int err;
 
 	for (i = 0; i < xtap_nkps; i++) {
 		struct xtap_kprobe *xk = &xtap_kps[i];
 
-		xk->spec = &s->kprobes[i];
 		err = xtap_kprobe_register(xk);
-		if (err && xk->spec->optional) {
-			pr_debug(XTAP_PFX "optional %s not registered (%d)\n",
-				 xk->spec->probe->point, err);
+		if (err && (xk->spec->optional || xk->from_wildcard)) {
+			memset(&xk->kp, 0, sizeof(xk->kp));
+			memset(&xk->rp, 0, sizeof(xk->rp));
+			pr_debug(XTAP_PFX "%s not registered on %s (%d)\n",
+				 xk->spec->probe->point, xk->symbol, err);
 			continue;
 		}
 		if (err) {
@@ -137,7 +279,10 @@ int xtap_kprobes_arm(void)
 			return err;
 		}
 	}
-	return 0;
+	err = xtap_check_wildcards();
+	if (err)
+		xtap_kprobes_disarm();
+	return err;
 }
 
 /* Runs the kernel could not give us count as skipped, as in stap. */

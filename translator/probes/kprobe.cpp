@@ -1,6 +1,7 @@
 // kprobe.function("sym") and kprobe.function("sym").return: a kprobe on a
 // kernel function's entry, or a kretprobe on its return, by symbol name.
-// Symbols are checked by the kernel at registration time (run time).
+// Symbols are checked by the kernel at registration time (run time); a
+// pattern ("vfs_*") is expanded by xtap-run from the target's kallsyms.
 #include <cctype>
 
 #include "probes/provider.h"
@@ -8,12 +9,17 @@
 namespace xtap {
 namespace {
 
+// A kernel symbol name, or a glob over them (* ? [...]).
 bool valid_symbol(const std::string &s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.') return false;
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '*' && c != '?' &&
+        c != '[' && c != ']' && c != '-' && c != '!')
+      return false;
   return true;
 }
+
+bool is_glob(const std::string &s) { return s.find_first_of("*?[") != std::string::npos; }
 
 class KprobeProvider : public ProbeProvider {
  public:
@@ -38,10 +44,12 @@ class KprobeProvider : public ProbeProvider {
     }
     if (!valid_symbol(cs[1].str_arg)) {
       diags.error("XTP2112", cs[1].loc,
-                  "'" + cs[1].str_arg + "' is not a kernel symbol name (wildcards are not supported yet)");
+                  "'" + cs[1].str_arg + "' is not a kernel symbol name or a pattern of them")
+          .hint = "use letters, digits, '_', and * ? [...] to match several functions";
       return true;
     }
     out.symbol = cs[1].str_arg;
+    out.wildcard = is_glob(out.symbol);
     out.is_return = cs.size() == 3;
     return true;
   }
@@ -54,8 +62,13 @@ class KprobeProvider : public ProbeProvider {
     for (size_t i = 0; i < mine.size(); ++i)
       w.line("{ .probe = &xtap_kprobe_probes[" + std::to_string(i) + "], .symbol = " +
              c_string_literal(mine[i]->symbol) + ", .is_return = " + (mine[i]->is_return ? "1" : "0") +
-             ", .optional = " + (mine[i]->optional ? "1" : "0") + " },");
+             ", .optional = " + (mine[i]->optional ? "1" : "0") + ", .wildcard = " +
+             (mine[i]->wildcard ? "1" : "0") + " },");
     w.close("};");
+    // xtap-run reads these from .modinfo and passes the matching functions.
+    for (size_t i = 0; i < mine.size(); ++i)
+      if (mine[i]->wildcard)
+        w.line("MODULE_INFO(xtap_wildcard, " + c_string_literal(std::to_string(i) + ":" + mine[i]->symbol) + ");");
     fields.push_back(".kprobes = xtap_kprobes");
     fields.push_back(".nkprobes = " + std::to_string(mine.size()));
   }

@@ -25,6 +25,7 @@ struct ResolvedProbe {
   long long sequence = 0;    // begin/end family: begin(N) runs in order of N
   bool is_return = false;    // kprobe family: a kretprobe
   bool optional = false;     // pp?: a registration failure is not an error
+  bool wildcard = false;     // kprobe family: symbol is a glob
   std::string handler;       // C name of the handler function (pass 3)
   std::string probe_init;    // C initializer of its struct xtap_probe (pass 3)
 };

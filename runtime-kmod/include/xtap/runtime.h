@@ -134,6 +134,8 @@ struct xtap_kprobe_spec {
 	u8 is_return;           /* kretprobe */
 	u32 maxactive;          /* kretprobe instances; 0: kernel default */
 	u8 optional;            /* probe point?: skip silently if it cannot be registered */
+	u8 wildcard;            /* symbol is a glob: the runner passes the matching
+				 * functions in the xtap_symbols module parameter */
 };
 
 /* One entry per timer.ms(N) / timer.s(N) / timer.us(N) / timer.ns(N). */
