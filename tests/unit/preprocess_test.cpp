@@ -4,6 +4,7 @@
 
 #include "parse/parser.h"
 #include "parse/printer.h"
+#include "helpers.h"
 
 namespace xtap {
 namespace {
@@ -68,6 +69,16 @@ TEST(Preprocess, MacrosWithParameters) {
   auto p = pre("@define sq(v) %( ((@v) * (@v)) %)\n@define one %( 1 %)\nprobe begin { y = @sq(@one + 2) }",
                ctx);
   EXPECT_EQ(p->printed, "probe begin\n{\n    y = ((1 + 2) * (1 + 2))\n}\n");
+}
+
+TEST(Preprocess, DiagnosticsShowTheExpansionChain) {
+  auto r = test::run("@define inner %( 1 + \"s\" %)\n@define outer %( @inner %)\nprobe begin { x = @outer }");
+  std::string out = r->printed();
+  auto first = out.find("note: in expansion of macro '@inner'");
+  auto second = out.find("note: in expansion of macro '@outer'");
+  ASSERT_NE(first, std::string::npos) << out;
+  ASSERT_NE(second, std::string::npos) << out;
+  EXPECT_LT(first, second) << out;  // innermost first
 }
 
 TEST(Preprocess, Errors) {

@@ -15,20 +15,28 @@ Diagnostic &Diagnostics::warning(std::string code, Location loc, std::string mes
   return diags_.back();
 }
 
+static void print_source(std::ostream &os, const Location &loc) {
+  if (!loc.valid()) return;
+  std::string_view line = loc.file->line_text(loc.line);
+  os << "  " << line << "\n  ";
+  // Keep tabs so that the caret lines up under tab-indented source.
+  for (int i = 1; i < loc.column && i - 1 < static_cast<int>(line.size()); ++i)
+    os << (line[i - 1] == '\t' ? '\t' : ' ');
+  os << '^';
+  for (int i = 1; i < loc.length; ++i) os << '~';
+  os << "\n";
+}
+
 void Diagnostics::print_one(std::ostream &os, const Diagnostic &d) {
   os << d.loc.str() << ": " << (d.severity == Severity::Error ? "error" : "warning") << "["
      << d.code << "]: " << d.message << "\n";
-  if (d.loc.valid()) {
-    std::string_view line = d.loc.file->line_text(d.loc.line);
-    os << "  " << line << "\n  ";
-    // Keep tabs so that the caret lines up under tab-indented source.
-    for (int i = 1; i < d.loc.column && i - 1 < static_cast<int>(line.size()); ++i)
-      os << (line[i - 1] == '\t' ? '\t' : ' ');
-    os << '^';
-    for (int i = 1; i < d.loc.length; ++i) os << '~';
-    os << "\n";
-  }
+  print_source(os, d.loc);
   if (!d.hint.empty()) os << "  hint: " << d.hint << "\n";
+  // The macro and alias expansions that brought this code here, innermost first.
+  for (const Expansion *e = d.loc.via.get(); e; e = e->at.via.get()) {
+    os << e->at.str() << ": note: in expansion of " << e->what << "\n";
+    print_source(os, e->at);
+  }
 }
 
 void Diagnostics::print(std::ostream &os) const {

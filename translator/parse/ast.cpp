@@ -29,31 +29,57 @@ std::string ProbePoint::str() const {
   return s;
 }
 
-ExprPtr clone(const Expr &e) {
-  auto c = std::make_unique<Expr>(e.kind, e.loc);
+namespace {
+
+Location relocated(const Location &loc, const std::shared_ptr<const Expansion> &via) {
+  Location l = loc;
+  if (via) {
+    // Chain behind an expansion the code already came from (a macro inside
+    // the alias body), else start one.
+    if (l.via) {
+      auto e = std::make_shared<Expansion>(*l.via);
+      Location *tail = &e->at;
+      while (tail->via) {
+        auto next = std::make_shared<Expansion>(*tail->via);
+        tail->via = next;
+        tail = &next->at;
+      }
+      tail->via = via;
+      l.via = e;
+    } else {
+      l.via = via;
+    }
+  }
+  return l;
+}
+
+}  // namespace
+
+ExprPtr clone(const Expr &e, const std::shared_ptr<const Expansion> &via) {
+  auto c = std::make_unique<Expr>(e.kind, relocated(e.loc, via));
   c->number = e.number;
   c->text = e.text;
   c->op = e.op;
   c->postfix = e.postfix;
-  for (const auto &a : e.args) c->args.push_back(clone(*a));
+  for (const auto &a : e.args) c->args.push_back(clone(*a, via));
   return c;
 }
 
-StmtPtr clone(const Stmt &s) {
-  auto c = std::make_unique<Stmt>(s.kind, s.loc);
-  for (const auto &b : s.body) c->body.push_back(clone(*b));
-  if (s.expr) c->expr = clone(*s.expr);
-  if (s.init) c->init = clone(*s.init);
-  if (s.step) c->step = clone(*s.step);
+StmtPtr clone(const Stmt &s, const std::shared_ptr<const Expansion> &via) {
+  auto c = std::make_unique<Stmt>(s.kind, relocated(s.loc, via));
+  for (const auto &b : s.body) c->body.push_back(clone(*b, via));
+  if (s.expr) c->expr = clone(*s.expr, via);
+  if (s.init) c->init = clone(*s.init, via);
+  if (s.step) c->step = clone(*s.step, via);
   c->foreach_keys = s.foreach_keys;
-  c->foreach_key_locs = s.foreach_key_locs;
+  for (const auto &l : s.foreach_key_locs) c->foreach_key_locs.push_back(relocated(l, via));
   c->foreach_array = s.foreach_array;
-  c->foreach_array_loc = s.foreach_array_loc;
+  c->foreach_array_loc = relocated(s.foreach_array_loc, via);
   c->foreach_value = s.foreach_value;
-  c->foreach_value_loc = s.foreach_value_loc;
+  c->foreach_value_loc = relocated(s.foreach_value_loc, via);
   c->sort_column = s.sort_column;
   c->sort_desc = s.sort_desc;
-  if (s.limit) c->limit = clone(*s.limit);
+  if (s.limit) c->limit = clone(*s.limit, via);
   return c;
 }
 

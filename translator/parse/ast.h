@@ -95,8 +95,9 @@ struct Stmt {
 using StmtPtr = std::unique_ptr<Stmt>;
 
 // Deep copies (alias bodies are pasted into every probe that uses them).
-ExprPtr clone(const Expr &e);
-StmtPtr clone(const Stmt &s);
+// With `via`, the copies' locations remember that expansion.
+ExprPtr clone(const Expr &e, const std::shared_ptr<const Expansion> &via = nullptr);
+StmtPtr clone(const Stmt &s, const std::shared_ptr<const Expansion> &via = nullptr);
 
 // --------------------------------------------------------------- declarations
 

@@ -36,7 +36,7 @@ class Lexer {
   }
 
  private:
-  Location here(int length = 1) const { return {&file_, line_, col_, length}; }
+  Location here(int length = 1) const { return {&file_, line_, col_, length, nullptr}; }
   char peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }
   void advance(size_t n = 1) {
     for (size_t i = 0; i < n && pos_ < src_.size(); ++i) {

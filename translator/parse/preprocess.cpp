@@ -229,6 +229,9 @@ class Preprocessor {
         return true;
       }
     }
+    // The macro's own tokens remember this use, for diagnostics; the
+    // arguments keep their places at the use site.
+    auto via = std::make_shared<Expansion>(Expansion{"macro '@" + rest + "'", tok.loc});
     Toks body;
     for (const Token &b : m.body) {
       bool substituted = false;
@@ -238,7 +241,10 @@ class Preprocessor {
             body.insert(body.end(), args[p].begin(), args[p].end());
             substituted = true;
           }
-      if (!substituted) body.push_back(b);
+      if (!substituted) {
+        body.push_back(b);
+        body.back().loc.via = via;
+      }
     }
     body.push_back(Token{});  // sentinel for expand()'s end
     expand(body, 0, body.size() - 1, out, depth + 1);

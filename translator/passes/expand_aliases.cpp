@@ -21,7 +21,9 @@ std::vector<const AliasDecl *> aliases_named(const Script &s, const ProbePoint &
   return out;
 }
 
-std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasDecl &a, bool optional) {
+std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasDecl &a, const ProbePoint &use,
+                                  bool optional) {
+  auto via = std::make_shared<Expansion>(Expansion{"probe alias '" + a.name.str() + "'", use.loc});
   auto n = std::make_unique<ProbeDecl>();
   n->loc = p.loc;
   for (const auto &pp : a.points) {
@@ -30,7 +32,7 @@ std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasDecl &a, bool o
   }
   auto body = std::make_unique<Stmt>(StmtKind::Block, p.body->loc);
   if (a.epilogue) body->body.push_back(clone(*p.body));
-  body->body.push_back(clone(*a.body));
+  body->body.push_back(clone(*a.body, via));
   if (!a.epilogue) body->body.push_back(clone(*p.body));
   n->body = std::move(body);
   if (p.condition) n->condition = clone(*p.condition);
@@ -59,7 +61,7 @@ void expand_aliases(Script &s, Diagnostics &diags) {
         diags.error("XTP2120", pp.loc, "probe alias '" + pp.str() + "' expands too deeply (recursive alias?)");
         continue;
       }
-      for (const auto *a : as) split.push_back(expand(*p, *a, pp.optional));
+      for (const auto *a : as) split.push_back(expand(*p, *a, pp, pp.optional));
     }
     for (auto &n : split) work.emplace_back(std::move(n), depth + 1);
     if (!plain.empty()) {
