@@ -296,9 +296,10 @@ int main(int argc, char **argv) {
   Elaborated elab;
   bool ok = elaborate(*script, elab, diags);
   // -w drops every warning; -u keeps unused code, so there is no elision
-  // to warn about (XTP2301).
+  // to warn about (XTP2301, XTP2320).
   for (const auto &d : diags.all()) {
-    if (d.severity == Severity::Warning && (o.no_warnings || (o.keep_unused && d.code == "XTP2301")))
+    if (d.severity == Severity::Warning &&
+        (o.no_warnings || (o.keep_unused && (d.code == "XTP2301" || d.code == "XTP2320"))))
       continue;
     Diagnostics::print_one(std::cerr, d);
   }

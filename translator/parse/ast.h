@@ -106,6 +106,7 @@ struct LocalVar {
   Location loc;
   Type type = Type::Unknown;
   Type declared = Type::Unknown;  // parameter annotation, as in f(x:string)
+  bool read = false, written = false;  // for the unused-local warning
 };
 
 struct GlobalDecl {

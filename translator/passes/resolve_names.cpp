@@ -40,6 +40,23 @@ class NameResolver {
       stmt(*p->body);
     }
     propagate_globals();
+    warn_unread_locals();
+  }
+
+  // Like stap's "eliding assignment": a local that is set and never read is
+  // usually a misspelling or leftover code.
+  void warn_unread_locals() {
+    auto check = [&](const Body &b, size_t params) {
+      for (size_t i = params; i < b.locals.size(); ++i) {
+        const LocalVar &l = *b.locals[i];
+        // Variables an alias sets for its users are theirs to ignore.
+        if (l.written && !l.read && !l.loc.via)
+          diags_.warning("XTP2320", l.loc, "local '" + l.name + "' is assigned but never read");
+      }
+    };
+    for (auto &f : script_.functions)
+      if (!f->from_tapset) check(*f, f->params.size());
+    for (auto &p : script_.probes) check(*p, 0);
   }
 
   // A body's lock set includes the globals of every function it calls,
@@ -219,6 +236,8 @@ class NameResolver {
       return;
     }
     e.local = local(e.text, e.loc);
+    e.local->read |= read;
+    e.local->written |= write;
   }
 
   void expr(Expr &e) {
