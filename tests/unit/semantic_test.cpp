@@ -82,6 +82,16 @@ TEST(Semantic, KprobePointShapes) {
   EXPECT_EQ(test::run("probe kprobe.fnction(\"x\") { }")->first_error(), "XTP2110");
 }
 
+TEST(Semantic, LocalsAssignedButNeverReadWarn) {
+  auto r = test::run("probe my.a = begin { from_alias = 1 } probe my.a { x = 1; y = 2; println(y) }");
+  ASSERT_TRUE(r->ok) << r->printed();
+  std::vector<std::string> warned;
+  for (const auto &d : r->diags.all())
+    if (d.code == "XTP2320") warned.push_back(d.message);
+  ASSERT_EQ(warned.size(), 1u) << r->printed();
+  EXPECT_NE(warned[0].find("'x'"), std::string::npos);
+}
+
 TEST(Semantic, ForeachKeysTakeArrayKeyTypes) {
   auto r = test::run("global m probe begin { m[\"a\", 1] = 1; foreach ([s, n] in m) println(s . \"x\", n + 1) }");
   ASSERT_TRUE(r->ok) << r->printed();
