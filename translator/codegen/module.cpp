@@ -72,7 +72,8 @@ void emit_globals(CWriter &w, const Script &s) {
 std::string stat_desc(const GlobalDecl &g) {
   static const char *kinds[] = {"XTAP_HIST_NONE", "XTAP_HIST_LINEAR", "XTAP_HIST_LOG"};
   return std::string("{ .hist = ") + kinds[g.hist] + ", .lo = " + std::to_string(g.hist_lo) +
-         ", .hi = " + std::to_string(g.hist_hi) + ", .step = " + std::to_string(g.hist_step) + " }";
+         ", .hi = " + std::to_string(g.hist_hi) + ", .step = " + std::to_string(g.hist_step) +
+         ", .bit_shift = " + std::to_string(std::max(g.variance_shift, 0)) + " }";
 }
 
 void emit_stats(CWriter &w, const Script &s, std::vector<std::string> &fields) {

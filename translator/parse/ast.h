@@ -123,6 +123,8 @@ struct GlobalDecl {
   int hist = 0;                         // 0 none, 1 linear, 2 log
   long long hist_lo = 0, hist_hi = 0, hist_step = 0;
   Location hist_loc;
+  int variance_shift = -1;              // @variance(s, N); -1: not given (0)
+  Location variance_loc;
   int index = 0;                        // declaration order: lock table index
   bool from_tapset = false;
 };

@@ -549,6 +549,13 @@ class Parser {
     }
     v->text = var.text;
     e->args.push_back(std::move(v));
+    if (e->text == "variance" && accept_op(",")) {
+      // @variance(s, N): stap's bit shift for precision with small values.
+      if (cur().kind != Tok::Number) fail("a bit shift (a number from 0 to 62)");
+      auto n = make(ExprKind::Number, cur().loc);
+      n->number = take().number;
+      e->args.push_back(std::move(n));
+    }
     if (e->text == "hist_linear") {
       for (int i = 0; i < 3; ++i) {
         expect_op(",");

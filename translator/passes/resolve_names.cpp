@@ -133,6 +133,23 @@ class NameResolver {
       body_->globals_aggregated.push_back(e.global);
   }
 
+  // @variance(s, N): one bit shift per statistic, as the runtime keeps one.
+  void variance_shift(const Expr &e) {
+    GlobalDecl &g = *e.arg(0)->global;
+    long long n = e.arg(1)->number;
+    if (n < 0 || n > 62) {
+      diags_.error("XTP2226", e.arg(1)->loc, "the @variance bit shift must be between 0 and 62");
+      return;
+    }
+    if (g.variance_shift >= 0 && g.variance_shift != n) {
+      diags_.error("XTP2226", e.arg(1)->loc, "statistic '" + g.name + "' is used with different @variance bit shifts")
+          .hint = "the other one is at " + g.variance_loc.str();
+      return;
+    }
+    g.variance_shift = static_cast<int>(n);
+    g.variance_loc = e.arg(1)->loc;
+  }
+
   // Every @hist_* of one statistic must describe the same histogram: the
   // runtime keeps one set of buckets per statistic.
   void histogram(const Expr &e) {
@@ -286,6 +303,7 @@ class NameResolver {
       case ExprKind::Aggregate:
         statistic(*e.arg(0), false);
         if (e.arg(0)->global && (e.text == "hist_linear" || e.text == "hist_log")) histogram(e);
+        if (e.arg(0)->global && e.text == "variance" && e.args.size() > 1) variance_shift(e);
         return;
       case ExprKind::IncDec:
         target(*e.arg(0), true);
