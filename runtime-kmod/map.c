@@ -97,8 +97,11 @@ struct xtap_map *xtap_map_instance(const struct xtap_map_spec *spec)
 	m->entry_size = ALIGN(sizeof(struct xtap_map_entry) + off, 8);
 	nb = roundup_pow_of_two(max_t(u32, m->max_entries, 16));
 	m->hash_mask = nb - 1;
-	m->buckets = kvmalloc_array(nb, sizeof(*m->buckets), GFP_KERNEL);
-	m->pool = vzalloc(array_size(m->max_entries, m->entry_size));
+	/* A script can ask for more than the machine has: fail quietly here and
+	 * let xtap_maps_create() say so, rather than a page allocator splat. */
+	m->buckets = kvmalloc_array(nb, sizeof(*m->buckets), GFP_KERNEL | __GFP_NOWARN);
+	m->pool = __vmalloc(array_size(m->max_entries, m->entry_size),
+			    GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	if (!m->buckets || !m->pool) {
 		kvfree(m->buckets);
 		vfree(m->pool);
@@ -156,6 +159,13 @@ int xtap_maps_create(const struct xtap_script *s)
 			/* A bad description was recorded as the session's error. */
 			if (PTR_ERR(m) == -EINVAL)
 				continue;
+			/* Too big for this machine: refuse the session at START. */
+			if (PTR_ERR(m) == -ENOMEM) {
+				xtap_init_error("not enough memory for array '%s' (%u entries)",
+						s->maps[i].name,
+						s->maps[i].max_entries ?: xtap_sess.limits.maxmapentries);
+				continue;
+			}
 			pr_err(XTAP_PFX "cannot create array '%s' (%ld)\n",
 			       s->maps[i].name, PTR_ERR(m));
 			return PTR_ERR(m);

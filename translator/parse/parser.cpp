@@ -126,8 +126,14 @@ class Parser {
       g->loc = name.loc;
       if (accept_op("[")) {
         g->is_array = true;
-        if (cur().kind == Tok::Number) g->max_entries = take().number;
-        else fail("an array size");
+        if (cur().kind != Tok::Number) fail("an array size");
+        Token n = take();
+        if (n.number < 1 || n.number > (1LL << 24)) {
+          diags_.error("XTP1019", n.loc, "array size " + n.text + " is out of range")
+              .hint = "sizes go from 1 to 16777216 entries";
+          throw ParseError{};
+        }
+        g->max_entries = n.number;
         expect_op("]");
       } else if (accept_op("=")) {
         bool neg = accept_op("-");
