@@ -441,8 +441,8 @@ std::string BodyEmitter::raw_format_call(const Expr &e, const Format &f) {
     }
     if (p.conv == 'b' || p.conv == 'm' || p.conv == 'M') {
       flush();
-      std::string width = p.width == "*" ? "(int)" + vals[next++] : p.width;
-      std::string prec = p.precision == "*" ? "(int)" + vals[next++] : p.precision;
+      std::string width = p.width == "*" ? "XTAP_FMT_WIDTH(" + vals[next++] + ")" : p.width;
+      std::string prec = p.precision == "*" ? "XTAP_FMT_WIDTH(" + vals[next++] + ")" : p.precision;
       std::string v = vals[next++];
       if (p.conv == 'b')
         seq += "xtap_print_binary(c, " + v + ", " + (width.empty() ? "8" : width) + "); ";
@@ -453,8 +453,8 @@ std::string BodyEmitter::raw_format_call(const Expr &e, const Format &f) {
     }
     run.pieces.push_back(p);
     auto arg = [&](const char *cast) { run_args += std::string(", ") + cast + "(" + vals[next++] + ")"; };
-    if (p.width == "*") arg("(int)");
-    if (p.precision == "*") arg("(int)");
+    if (p.width == "*") arg("XTAP_FMT_WIDTH");
+    if (p.precision == "*") arg("XTAP_FMT_WIDTH");
     switch (p.conv) {
       case 'd': case 'i': arg("(long long)"); break;
       case 'c': arg("(int)"); break;
@@ -478,8 +478,8 @@ std::string BodyEmitter::format_call(const Expr &e, bool to_string) {
   auto arg = [&](const char *cast) { args += std::string(", ") + cast + "(" + vals[next++] + ")"; };
   for (const auto &p : f.pieces) {
     if (p.literal) continue;
-    if (p.width == "*") arg("(int)");
-    if (p.precision == "*") arg("(int)");
+    if (p.width == "*") arg("XTAP_FMT_WIDTH");
+    if (p.precision == "*") arg("XTAP_FMT_WIDTH");
     switch (p.conv) {
       case 'd': case 'i': arg("(long long)"); break;
       case 'c': arg("(int)"); break;

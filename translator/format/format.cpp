@@ -57,6 +57,12 @@ Format parse_format(const std::string &fmt) {
           p.precision += fmt[i++];
       }
     }
+    for (const std::string *n : {&p.width, &p.precision})
+      if (*n != "*" && n->size() > 4) {  // > 9999: the kernel's vsnprintf would warn
+        f.error = "field width or precision too large in '" + fmt.substr(start, i - start) + "'";
+        f.error_offset = static_cast<int>(start);
+        return f;
+      }
     // Length modifiers are accepted and ignored: every script number is 64-bit.
     while (i < fmt.size() && (fmt[i] == 'l' || fmt[i] == 'h' || fmt[i] == 'L' || fmt[i] == 'j' ||
                               fmt[i] == 'z' || fmt[i] == 't'))

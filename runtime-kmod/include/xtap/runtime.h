@@ -219,6 +219,12 @@ void xtap_frame_pop(struct xtap_context *c, u32 size);
 
 /* ------------------------------------------------------------ output */
 
+/*
+ * A script value used as a printf '*' width or precision: the kernel's
+ * vsnprintf warns (a WARNING in the log) past 2^15 for precisions.
+ */
+#define XTAP_FMT_WIDTH(v) ((int)clamp_t(s64, (v), -32767, 32767))
+
 /* Append formatted text to the CPU's staged output (kernel vsnprintf format). */
 void xtap_printf(struct xtap_context *c, const char *fmt, ...) __printf(2, 3);
 void xtap_print_str(struct xtap_context *c, const char *s);
