@@ -24,6 +24,8 @@ int xtap_contexts_alloc(void)
 		int node = cpu_to_node(cpu);
 
 		c->stack_size = l->stack_size;
+		c->maxaction = l->maxaction;
+		c->maxnesting = l->maxnesting;
 		c->stack = kvzalloc_node(max_t(u32, l->stack_size, 8),
 					 GFP_KERNEL, node);
 		c->error_buf = kzalloc_node(l->maxstringlen + XTAP_ERRBUF_EXTRA,
@@ -296,25 +298,9 @@ void xtap_run_probe(const struct xtap_probe *p, struct pt_regs *regs)
 	xtap_leave(c);
 }
 
-void *xtap_frame_push(struct xtap_context *c, u32 size)
+void *xtap_frame_overflow(struct xtap_context *c, u32 size)
 {
-	u32 sz = ALIGN(size, 8);
-	void *p;
-
-	if (unlikely(sz < size || sz > c->stack_size - c->stack_used)) {
-		xtap_error(c, "stack overflow: frame of %u bytes does not fit in %u bytes (MAXSTACK)",
-			   size, c->stack_size);
-		return NULL;
-	}
-	p = c->stack + c->stack_used;
-	c->stack_used += sz;
-	memset(p, 0, sz);
-	return p;
-}
-
-void xtap_frame_pop(struct xtap_context *c, u32 size)
-{
-	u32 sz = ALIGN(size, 8);
-
-	c->stack_used = sz > c->stack_used ? 0 : c->stack_used - sz;
+	xtap_error(c, "stack overflow: frame of %u bytes does not fit in %u bytes (MAXSTACK)",
+		   size, c->stack_size);
+	return NULL;
 }

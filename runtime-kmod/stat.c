@@ -117,11 +117,15 @@ void xtap_stat_data_add(const struct xtap_stat_layout *l,
 			sd->max = v;
 		if (v < sd->min)
 			sd->min = v;
+		/* Like stap, the running variance only when a script reads it. */
+		if (!l->desc->variance)
+			goto hist;
 		sd->avg_s += xtap_div0(delta, sd->count);
 		sd->m2 = (s64)((u64)sd->m2 +
 			       (u64)(s64)delta * (u64)(vs - sd->avg_s));
 		sd->variance_s = xtap_div0(sd->m2, sd->count - 1);
 	}
+hist:
 	switch (l->desc->hist) {
 	case XTAP_HIST_LOG:
 		sd->hist[xtap_log_bucket(v)]++;

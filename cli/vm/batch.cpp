@@ -64,9 +64,13 @@ std::string validate(const std::vector<Job>& jobs, const BatchOptions& opts) {
     if (is_dynamic_elf(opts.xtap_run))
       return opts.xtap_run + " is dynamically linked; the guest needs a static xtap-run";
   }
+  // A dynamically linked program is fine only if its loader comes along
+  // (the caller then ships its libraries too, as the stap benchmark does).
+  bool loader = false;
+  for (const auto& [from, to] : opts.extra_files) loader |= to.find("/ld-linux") != std::string::npos;
   for (const auto& [from, to] : opts.extra_files) {
     if (access(from.c_str(), R_OK) != 0) return "cannot read " + from;
-    if (is_dynamic_elf(from))
+    if (!loader && is_dynamic_elf(from))
       return from + " is dynamically linked; the guest has no libraries (build it -static)";
   }
   return "";

@@ -164,7 +164,7 @@ FunctionCode emit_function(const Script &script, const FunctionDecl &fn, unsigne
   if (!str) w.line("s64 ret = 0;");
   w.line();
   if (str) w.line("ret[0] = '\\0';");
-  w.open("if (unlikely(++c->nesting > xtap_limits()->maxnesting)) {");
+  w.open("if (unlikely(++c->nesting > c->maxnesting)) {");
   w.line("c->nesting--;");
   w.line("xtap_error(c, \"MAXNESTING exceeded near identifier '" + fn.name + "' at " + fn.loc.str() +
          "\");");

@@ -73,7 +73,8 @@ std::string stat_desc(const GlobalDecl &g) {
   static const char *kinds[] = {"XTAP_HIST_NONE", "XTAP_HIST_LINEAR", "XTAP_HIST_LOG"};
   return std::string("{ .hist = ") + kinds[g.hist] + ", .lo = " + std::to_string(g.hist_lo) +
          ", .hi = " + std::to_string(g.hist_hi) + ", .step = " + std::to_string(g.hist_step) +
-         ", .bit_shift = " + std::to_string(std::max(g.variance_shift, 0)) + " }";
+         ", .bit_shift = " + std::to_string(std::max(g.variance_shift, 0)) +
+         ", .variance = " + (g.uses_variance ? "1" : "0") + " }";
 }
 
 void emit_stats(CWriter &w, const Script &s, std::vector<std::string> &fields) {

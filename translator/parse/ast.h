@@ -124,6 +124,7 @@ struct GlobalDecl {
   long long hist_lo = 0, hist_hi = 0, hist_step = 0;
   Location hist_loc;
   int variance_shift = -1;              // @variance(s, N); -1: not given (0)
+  bool uses_variance = false;           // some @variance reads it
   Location variance_loc;
   int index = 0;                        // declaration order: lock table index
   bool from_tapset = false;

@@ -303,6 +303,7 @@ class NameResolver {
       case ExprKind::Aggregate:
         statistic(*e.arg(0), false);
         if (e.arg(0)->global && (e.text == "hist_linear" || e.text == "hist_log")) histogram(e);
+        if (e.arg(0)->global && e.text == "variance") e.arg(0)->global->uses_variance = true;
         if (e.arg(0)->global && e.text == "variance" && e.args.size() > 1) variance_shift(e);
         return;
       case ExprKind::IncDec:

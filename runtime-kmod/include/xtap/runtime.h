@@ -20,6 +20,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/ptrace.h>
+#include <linux/string.h>
 #include <xtap/abi.h>
 
 #define XTAP_MAXKEYS 9
@@ -53,6 +54,8 @@ struct xtap_context {
 	char *error_buf;            /* storage for formatted error text */
 	u32 actions;                /* statements executed in this run */
 	u32 nesting;                /* current function call depth */
+	u32 maxaction;              /* limits, copied here so that checks need no call */
+	u32 maxnesting;
 	u32 stack_used;             /* bytes of frame stack in use */
 	u32 stack_size;
 	char *stack;                /* frame stack (locals, temporaries) */
@@ -81,6 +84,8 @@ enum xtap_hist_kind {
 struct xtap_stat_desc {
 	u8 hist;               /* enum xtap_hist_kind */
 	u8 bit_shift;          /* @variance(v, bit_shift): 0..62, 0 by default */
+	u8 variance;           /* the script reads @variance: keep the running
+				* variance (two divisions per <<<) */
 	s64 lo, hi, step;      /* XTAP_HIST_LINEAR parameters */
 };
 
@@ -198,7 +203,7 @@ void xtap_warn(struct xtap_context *c, const char *msg);
 /* Count n statements; unwind when the run exceeds maxaction. */
 #define XTAP_ACTIONS(c, n, label)                                          \
 	do {                                                               \
-		if (unlikely(((c)->actions += (n)) > xtap_limits()->maxaction)) \
+		if (unlikely(((c)->actions += (n)) > (c)->maxaction))      \
 			XTAP_FAIL(c, label, "MAXACTION exceeded");         \
 	} while (0)
 
@@ -212,10 +217,30 @@ const struct xtap_limits *xtap_limits(void);
 /*
  * Locals and temporaries live in a per-CPU frame stack, not on the kernel
  * stack. push returns zeroed storage or NULL (error raised: stack overflow);
- * pop takes the same size, in LIFO order.
+ * pop takes the same size, in LIFO order. Inline: every handler and script
+ * function call does both.
  */
-void *xtap_frame_push(struct xtap_context *c, u32 size);
-void xtap_frame_pop(struct xtap_context *c, u32 size);
+void *xtap_frame_overflow(struct xtap_context *c, u32 size);
+
+static inline void *xtap_frame_push(struct xtap_context *c, u32 size)
+{
+	u32 sz = ALIGN(size, 8);
+	void *p;
+
+	if (unlikely(sz < size || sz > c->stack_size - c->stack_used))
+		return xtap_frame_overflow(c, size);
+	p = c->stack + c->stack_used;
+	c->stack_used += sz;
+	memset(p, 0, sz);
+	return p;
+}
+
+static inline void xtap_frame_pop(struct xtap_context *c, u32 size)
+{
+	u32 sz = ALIGN(size, 8);
+
+	c->stack_used = sz > c->stack_used ? 0 : c->stack_used - sz;
+}
 
 /* ------------------------------------------------------------ output */
 
