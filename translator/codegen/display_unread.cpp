@@ -1,5 +1,6 @@
 // Pass 3: the display of globals that the script writes but never reads.
-// Like stap, xtap prints them when the session ends (after the end probes):
+// Like stap, xtap prints them when the session ends (after the end probes;
+// an array's entries by value, largest first):
 //   count=5   s="text"   a["x",1]=7   st @count=3 @min=1 @max=9 @sum=13 @avg=4
 #include "codegen/body_emitter.h"
 #include "codegen/display_unread.h"
@@ -65,6 +66,8 @@ std::string emit_unread_display(const Script &s, const std::string &name, std::s
     }
     std::string fmt = label, args;
     key_format(*g, n, &fmt, &args);
+    // stap lists an array's entries by value, largest first.
+    w.line("xtap_map_sort(" + n + ", 0, 1, XTAP_OP_COUNT);");
     w.open("for (e = xtap_map_first(" + n + "); e; e = xtap_map_next(" + n + ", e)) {");
     if (g->type == Type::Stat) {
       w.line("xtap_printf(c, \"" + fmt + "\"" + args + ");");

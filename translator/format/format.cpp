@@ -122,8 +122,9 @@ std::string kernel_format(const Format &f) {
       }
       continue;
     }
-    if (p.conv == 'p' && p.flags.empty() && p.width.empty() && !p.has_precision) {
-      out += "0x%016llx";  // stap prints pointers as 0x + 16 hex digits
+    if (p.conv == 'p') {
+      // stap: "0x" and the hex digits, the width counting the prefix.
+      out += "%#" + p.flags + p.width + "llx";
       continue;
     }
     out += '%';

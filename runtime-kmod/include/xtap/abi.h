@@ -41,7 +41,7 @@ struct xtap_cmd {
 enum xtap_msg_type {
 	XTAP_MSG_HELLO = 1,   /* payload: struct xtap_hello; first message queued */
 	XTAP_MSG_STARTED = 2, /* begin probes ran, probes armed; no payload */
-	XTAP_MSG_ERROR = 3,   /* payload: NUL-terminated text ("division by zero near ...") */
+	XTAP_MSG_ERROR = 3,   /* payload: NUL-terminated text ("division by 0 near ...") */
 	XTAP_MSG_WARNING = 4, /* payload: NUL-terminated text */
 	XTAP_MSG_EXIT = 5,    /* the script asked to end (exit() or an error limit) */
 	XTAP_MSG_DONE = 6,    /* payload: struct xtap_done; last message */
