@@ -7,7 +7,12 @@
 s64 xtap_div(struct xtap_context *c, s64 a, s64 b, const char *where)
 {
 	if (unlikely(b == 0)) {
-		xtap_error(c, "division by 0 %s", where ?: "");
+		/* The location is shown when the error ends the run; a catch
+		 * sees just the message, as in stap. */
+		if (!c->error) {
+			xtap_error(c, "division by 0");
+			c->error_where = where;
+		}
 		return 0;
 	}
 	if (unlikely(a == S64_MIN && b == -1))
@@ -20,7 +25,12 @@ s64 xtap_mod(struct xtap_context *c, s64 a, s64 b, const char *where)
 	s64 q;
 
 	if (unlikely(b == 0)) {
-		xtap_error(c, "division by 0 %s", where ?: "");
+		/* The location is shown when the error ends the run; a catch
+		 * sees just the message, as in stap. */
+		if (!c->error) {
+			xtap_error(c, "division by 0");
+			c->error_where = where;
+		}
 		return 0;
 	}
 	if (unlikely(b == -1))

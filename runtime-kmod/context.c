@@ -244,6 +244,7 @@ struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs
 	c->probe = p;
 	c->regs = regs;
 	c->error = NULL;
+	c->error_where = NULL;
 	c->actions = 0;
 	c->nesting = 0;
 	c->stack_used = 0;
@@ -273,6 +274,13 @@ void xtap_leave(struct xtap_context *c)
 	if (unlikely(c->error)) {
 		s64 n = atomic64_inc_return(&xtap_sess.errors);
 
+		if (c->error_where) {
+			/* c->error is this CPU's error buffer: append in place. */
+			size_t len = strlen(c->error_buf);
+
+			snprintf(c->error_buf + len, xtap_sess.limits.maxstringlen +
+				 XTAP_ERRBUF_EXTRA - len, " %s", c->error_where);
+		}
 		xtap_msg_text(XTAP_MSG_ERROR, c->error);
 		fatal = n > xtap_sess.limits.maxerrors;
 	}

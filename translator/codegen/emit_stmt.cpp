@@ -130,6 +130,7 @@ void BodyEmitter::try_stmt(const Stmt &s) {
   if (!s.foreach_vars.empty())
     w_.line("xtap_str_copy(f->l_" + s.foreach_vars[0]->name + ", c->error ? c->error : \"\");");
   w_.line("c->error = NULL;");
+  w_.line("c->error_where = NULL;");
   if (s.body.size() > 1) stmt(*s.body[1]);
   w_.close();
   w_.line(end_label + ": __maybe_unused;");

@@ -51,6 +51,8 @@ struct xtap_context {
 	const struct xtap_probe *probe;
 	struct pt_regs *regs;       /* NULL for begin/end/timer probes */
 	const char *error;          /* first run-time error of this run, or NULL */
+	const char *error_where;    /* "near operator '/' at t.stp:3:14", or NULL: shown
+				     * when the error ends the run, not in catch (msg) */
 	char *error_buf;            /* storage for formatted error text */
 	u32 actions;                /* statements executed in this run */
 	u32 nesting;                /* current function call depth */
@@ -246,9 +248,10 @@ static inline void xtap_frame_pop(struct xtap_context *c, u32 size)
 
 /*
  * A script value used as a printf '*' width or precision: the kernel's
- * vsnprintf warns (a WARNING in the log) past 2^15 for precisions.
+ * vsnprintf warns (a WARNING in the log) past 2^15 for precisions, and stap
+ * treats a negative one as 0.
  */
-#define XTAP_FMT_WIDTH(v) ((int)clamp_t(s64, (v), -32767, 32767))
+#define XTAP_FMT_WIDTH(v) ((int)clamp_t(s64, (v), 0, 32767))
 
 /* Append formatted text to the CPU's staged output (kernel vsnprintf format). */
 void xtap_printf(struct xtap_context *c, const char *fmt, ...) __printf(2, 3);
