@@ -7,7 +7,7 @@ System.map from the -dbg package (see bench/probe_overhead.py, whose stap
 set-up this reuses). Tests with a workload (RUN), extra options (ARGS) or
 an expected build failure are left out.
 
-Usage: tests/stapcompare/compare.py BUILD_DIR --system-map PATH [FILTER...]
+Usage: tests/stapcompare/compare.py BUILD_DIR [FILTER...] --system-map PATH
 Prints SAME/DIFF per script (with a diff) and "N same, N different".
 """
 import argparse
