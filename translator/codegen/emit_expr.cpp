@@ -410,6 +410,26 @@ std::string BodyEmitter::values_call(const Expr &e, size_t from, bool newline, b
   return wrap(prelude, "xtap_printf(c, " + c_string_literal(fmt) + args + ")");
 }
 
+namespace {
+
+// The vsnprintf arguments of one conversion (its '*' width and precision
+// first), cast to what kernel_format() told vsnprintf to expect.
+std::string conversion_args(const FormatPiece &p, const std::vector<std::string> &vals, size_t *next) {
+  std::string out;
+  auto arg = [&](const char *cast) { out += std::string(", ") + cast + "(" + vals[(*next)++] + ")"; };
+  if (p.width == "*") arg("XTAP_FMT_WIDTH");
+  if (p.precision == "*") arg("XTAP_FMT_WIDTH");
+  switch (p.conv) {
+    case 'd': case 'i': arg("(long long)"); break;
+    case 'c': arg("(int)"); break;
+    case 's': arg("(const char *)"); break;
+    default: arg("(unsigned long long)"); break;
+  }
+  return out;
+}
+
+}  // namespace
+
 // printf with %b/%m/%M: vsnprintf for the ordinary runs of the format,
 // runtime calls for the raw conversions, in order.
 std::string BodyEmitter::raw_format_call(const Expr &e, const Format &f) {
@@ -452,15 +472,7 @@ std::string BodyEmitter::raw_format_call(const Expr &e, const Format &f) {
       continue;
     }
     run.pieces.push_back(p);
-    auto arg = [&](const char *cast) { run_args += std::string(", ") + cast + "(" + vals[next++] + ")"; };
-    if (p.width == "*") arg("XTAP_FMT_WIDTH");
-    if (p.precision == "*") arg("XTAP_FMT_WIDTH");
-    switch (p.conv) {
-      case 'd': case 'i': arg("(long long)"); break;
-      case 'c': arg("(int)"); break;
-      case 's': arg("(const char *)"); break;
-      default: arg("(unsigned long long)"); break;
-    }
+    run_args += conversion_args(p, vals, &next);
   }
   flush();
   return seq + "})";
@@ -475,18 +487,8 @@ std::string BodyEmitter::format_call(const Expr &e, bool to_string) {
   std::vector<std::string> vals = in_order(list, &prelude);
   std::string args;
   size_t next = 0;
-  auto arg = [&](const char *cast) { args += std::string(", ") + cast + "(" + vals[next++] + ")"; };
-  for (const auto &p : f.pieces) {
-    if (p.literal) continue;
-    if (p.width == "*") arg("XTAP_FMT_WIDTH");
-    if (p.precision == "*") arg("XTAP_FMT_WIDTH");
-    switch (p.conv) {
-      case 'd': case 'i': arg("(long long)"); break;
-      case 'c': arg("(int)"); break;
-      case 's': arg("(const char *)"); break;
-      default: arg("(unsigned long long)"); break;
-    }
-  }
+  for (const auto &p : f.pieces)
+    if (!p.literal) args += conversion_args(p, vals, &next);
   std::string kf = c_string_literal(kernel_format(f));
   if (to_string)
     return wrap(prelude, "((const char *)xtap_sprintf(" + string_temp() + ", " + kf + args + "))");
