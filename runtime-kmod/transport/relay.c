@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Relay transport: per-CPU trace<N> files under the session's debugfs dir. */
 #include <linux/debugfs.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/relay.h>
 #include "internal.h"
@@ -47,8 +49,31 @@ static const struct rchan_callbacks xtap_relay_cbs = {
 	.remove_buf_file = xtap_remove_buf_file,
 };
 
+/*
+ * Like stap: the buffers may take at most a quarter of free memory, split
+ * between the CPUs; a machine short of memory gets fewer sub-buffers
+ * (at least two) rather than a failed session.
+ */
+static void xtap_relay_fit_memory(void)
+{
+	struct sysinfo si;
+	u64 avail, want;
+	u32 n;
+
+	si_meminfo(&si);
+	avail = ((u64)(si.freeram + si.bufferram) << PAGE_SHIFT) / 4 / num_online_cpus();
+	want = (u64)xtap_sess.limits.n_subbufs * xtap_sess.limits.subbuf_size;
+	if (want <= avail)
+		return;
+	n = max_t(u64, 2, div64_u64(avail, xtap_sess.limits.subbuf_size));
+	pr_info(XTAP_PFX "relay buffers cut to %u x %u bytes per CPU for free memory\n",
+		n, xtap_sess.limits.subbuf_size);
+	xtap_sess.limits.n_subbufs = n;
+}
+
 int xtap_relay_init(struct dentry *dir)
 {
+	xtap_relay_fit_memory();
 	atomic64_set(&xtap_seq, 0);
 	atomic64_set(&xtap_dropped_records, 0);
 	atomic64_set(&xtap_dropped_bytes, 0);

@@ -18,7 +18,7 @@ struct Limits {
   unsigned long long maxerrors = 0;
   unsigned long long maxtrylock = 1000;
   unsigned long long subbuf_size = 256 * 1024;
-  unsigned long long n_subbufs = 8;
+  unsigned long long n_subbufs = 64;  // 16 MiB per CPU, as stap; cut to fit free memory
   unsigned long long printbuf_size = 8192;
 
   // Applies NAME=VALUE (-D); returns an error text or "".
