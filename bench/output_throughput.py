@@ -48,10 +48,7 @@ def main():
     lines = ["memory-mb 1024", "cpus 2"]
     if stap_ko:
         lines.append(f"file /bench/stap_out.ko {stap_ko}")
-        for b in ["/usr/bin/staprun", "/usr/lib/systemtap/stapio"]:
-            lines.append(f"file {b} {b}")
-        for lib in common.guest_libs(["/usr/bin/staprun", "/usr/lib/systemtap/stapio"]):
-            lines.append(f"file {lib} {os.path.realpath(lib)}")
+        lines += common.stap_guest_files()
     # Output goes to a guest file: the data port would be the bottleneck.
     check = f"test $(wc -l < /tmp/o) -eq {args.lines} && echo complete"
     for r in range(args.rounds):

@@ -68,15 +68,20 @@ def build_stap(rel, system_map, work):
     return os.path.join(work, "stap_overhead.ko")
 
 
-def guest_libs(binaries):
-    """Shared libraries of dynamically linked binaries, for the initramfs."""
+STAP_PROGRAMS = ["/usr/bin/staprun", "/usr/lib/systemtap/stapio"]
+
+
+def stap_guest_files():
+    """xtap-vmbatch "file" lines for staprun, stapio and their shared
+    libraries (the guest has none of its own)."""
     libs = set()
-    for b in binaries:
+    for b in STAP_PROGRAMS:
         for line in sh(["ldd", b]).stdout.splitlines():
             m = re.search(r"(/\S+\.so[^\s]*)", line)
             if m:
                 libs.add(m.group(1))
-    return sorted(libs)
+    return [f"file {b} {b}" for b in STAP_PROGRAMS] + \
+           [f"file {lib} {os.path.realpath(lib)}" for lib in sorted(libs)]
 
 
 def main():
@@ -102,10 +107,7 @@ def main():
     lines = [f"file /usr/bin/getppid_loop {workload}", "memory-mb 1024", "cpus 2"]
     if stap_ko:
         lines.append(f"file /bench/stap_overhead.ko {stap_ko}")
-        for b in ["/usr/bin/staprun", "/usr/lib/systemtap/stapio"]:
-            lines.append(f"file {b} {b}")
-        for lib in guest_libs(["/usr/bin/staprun", "/usr/lib/systemtap/stapio"]):
-            lines.append(f"file {lib} {os.path.realpath(lib)}")
+        lines += stap_guest_files()
     for r in range(args.rounds):
         lines += [f"job bare{r}", f"command {cmd}", "timeout 300"]
         lines += [f"job xtap{r}", f"module {xtap_ko}", f"command {cmd}", "timeout 300"]

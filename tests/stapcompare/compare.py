@@ -21,7 +21,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-import probe_overhead as bench  # noqa: E402  (stap set-up and guest libraries)
+import probe_overhead as bench  # noqa: E402  (stap set-up and guest files)
 
 
 def script_of(test):
@@ -77,10 +77,7 @@ def main():
         names.append((tid, name))
 
     lines = ["memory-mb 1024", "cpus 2"]
-    for b in ["/usr/bin/staprun", "/usr/lib/systemtap/stapio"]:
-        lines.append(f"file {b} {b}")
-    for lib in bench.guest_libs(["/usr/bin/staprun", "/usr/lib/systemtap/stapio"]):
-        lines.append(f"file {lib} {os.path.realpath(lib)}")
+    lines += bench.stap_guest_files()
     for _, name in names:
         lines.append(f"file /cmp/s_{name}.ko {os.path.join(work, 's_' + name + '.ko')}")
     for _, name in names:
