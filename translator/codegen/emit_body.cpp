@@ -10,6 +10,7 @@ namespace {
 struct Frame {
   std::string decl;  // struct definition
   size_t bytes = 0;  // estimated size
+  std::string zero;  // C expression: the bytes to clear on entry (the locals)
 };
 
 Frame frame_struct(const std::string &type, const Body &b, size_t string_temps, unsigned maxstringlen) {
@@ -29,7 +30,10 @@ Frame frame_struct(const std::string &type, const Body &b, size_t string_temps, 
   bytes += string_temps * maxstringlen;
   if (b.locals.empty() && string_temps == 0) w.line("char unused;");
   w.close("};");
-  return {w.str(), bytes};
+  // Locals come first and start as 0 / ""; temporaries are written before
+  // they are read, so only the locals are cleared.
+  std::string zero = string_temps ? "offsetof(" + type + ", t0)" : "sizeof(" + type + ")";
+  return {w.str(), bytes, zero};
 }
 
 }  // namespace
@@ -54,7 +58,7 @@ HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std
   w.line();
   w.line("static void " + name + "(struct xtap_context *c)");
   w.open("{");
-  w.line(type + " *f = xtap_frame_push(c, sizeof(*f));");
+  w.line(type + " *f = xtap_frame_push(c, sizeof(*f), " + fr.zero + ");");
   w.line();
   w.line("if (!f)");
   w.line("\treturn;");
@@ -170,7 +174,7 @@ FunctionCode emit_function(const Script &script, const FunctionDecl &fn, unsigne
          "\");");
   w.line("return " + fail + ";");
   w.close();
-  w.line("f = xtap_frame_push(c, sizeof(*f));");
+  w.line("f = xtap_frame_push(c, sizeof(*f), " + fr.zero + ");");
   w.open("if (!f) {");
   w.line("c->nesting--;");
   w.line("return " + fail + ";");

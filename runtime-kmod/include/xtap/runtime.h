@@ -218,13 +218,15 @@ const struct xtap_limits *xtap_limits(void);
 
 /*
  * Locals and temporaries live in a per-CPU frame stack, not on the kernel
- * stack. push returns zeroed storage or NULL (error raised: stack overflow);
- * pop takes the same size, in LIFO order. Inline: every handler and script
- * function call does both.
+ * stack. push returns storage whose first `zero` bytes (the locals, which
+ * start as 0 and "") are zeroed, or NULL (error raised: stack overflow);
+ * temporaries after them are always written before being read, so a
+ * handler run does not pay for clearing them. pop takes the same size, in
+ * LIFO order. Inline: every handler and script function call does both.
  */
 void *xtap_frame_overflow(struct xtap_context *c, u32 size);
 
-static inline void *xtap_frame_push(struct xtap_context *c, u32 size)
+static inline void *xtap_frame_push(struct xtap_context *c, u32 size, u32 zero)
 {
 	u32 sz = ALIGN(size, 8);
 	void *p;
@@ -233,7 +235,7 @@ static inline void *xtap_frame_push(struct xtap_context *c, u32 size)
 		return xtap_frame_overflow(c, size);
 	p = c->stack + c->stack_used;
 	c->stack_used += sz;
-	memset(p, 0, sz);
+	memset(p, 0, min(zero, size));
 	return p;
 }
 
