@@ -108,10 +108,10 @@ void print_elaborated(std::ostream &os, const Script &s, const Elaborated &elab)
   }
   if (!elab.probes.empty()) os << "# probes\n";
   const ProbeDecl *last = nullptr;
-  for (const auto &rp : elab.probes) {
-    os << rp.point->str() << " /* <- " << rp.point->loc.str() << " */\n";
-    if (rp.decl != last) locals(*rp.decl, 0);
-    last = rp.decl;
+  for (const auto &dp : elab.probes) {
+    os << dp->name() << " /* <- " << dp->point->loc.str() << " */\n";
+    if (dp->decl != last) locals(*dp->decl, 0);
+    last = dp->decl;
   }
 }
 
@@ -294,7 +294,12 @@ int main(int argc, char **argv) {
 
   // Pass 2: elaborate.
   Elaborated elab;
-  bool ok = elaborate(*script, elab, diags);
+  ProbeEnv probe_env;
+  probe_env.catalog = [](std::string *error) -> const KernelCatalog * {
+    *error = "the kernel catalog is not available";
+    return nullptr;
+  };
+  bool ok = elaborate(*script, probe_env, elab, diags);
   // -w drops every warning; -u keeps unused code, so there is no elision
   // to warn about (XTP2301, XTP2320).
   for (const auto &d : diags.all()) {

@@ -16,6 +16,7 @@ struct Run {
   SourceFile file;
   Diagnostics diags;
   std::unique_ptr<Script> script;
+  ProbeEnv env;
   Elaborated elab;
   bool ok = false;
 
@@ -45,7 +46,7 @@ inline std::unique_ptr<Run> run(const std::string &text, bool elaborate_too = tr
     r->ok = true;
     return r;
   }
-  r->ok = elaborate(*r->script, r->elab, r->diags);
+  r->ok = elaborate(*r->script, r->env, r->elab, r->diags);
   return r;
 }
 

@@ -35,6 +35,19 @@ namespace fs = std::filesystem;
 namespace xtap {
 namespace {
 
+// The kernel catalog the suites' kernel.trace cases resolve against.
+const ProbeEnv &lang_suite_env() {
+  static ProbeEnv env = [] {
+    ProbeEnv e;
+    e.catalog = [](std::string *error) -> const KernelCatalog * {
+      *error = "no kernel catalog in the language suites";
+      return nullptr;
+    };
+    return e;
+  }();
+  return env;
+}
+
 fs::path source_dir() {
 #ifdef XTAP_SOURCE_DIR
   return XTAP_SOURCE_DIR;
@@ -162,7 +175,7 @@ TEST_P(LangSuite, Run) {
 #endif
     if (!diags.has_errors()) {
       Elaborated elab;
-      elaborate(*script, elab, diags);
+      elaborate(*script, lang_suite_env(), elab, diags);
     }
   }
 

@@ -126,6 +126,8 @@ std::string BodyEmitter::expr(const Expr &e) {
     case ExprKind::Assign: return assign(e);
     case ExprKind::IncDec: return incdec(e);
     case ExprKind::Aggregate: return aggregate(e);
+    case ExprKind::Target: return target_read(e);
+    case ExprKind::Defined: return number(e.number);  // pass 2 replaces these
   }
   return "0";
 }

@@ -5,6 +5,7 @@
 
 #include "codegen/body_emitter.h"
 #include "codegen/display_unread.h"
+#include "probes/begin_end.h"
 
 namespace xtap {
 
@@ -155,51 +156,61 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
     max_frame = std::max(max_frame, handlers.back().frame_bytes);
   }
 
-  // Each resolved probe point's struct xtap_probe initializer, then the
+  // Each derived probe's struct xtap_probe initializer, then the
   // providers' tables in family order.
-  std::vector<ResolvedProbe> probes = elab.probes;
-  for (auto &rp : probes) {
+  auto probe_init = [](const std::string &point, const std::string &where, const std::string &handler,
+                       const HandlerCode &hc) {
+    return "{ .point = " + c_string_literal(point) + ", .location = " + c_string_literal(where) +
+           ", .handler = " + handler + ", .locks = " + hc.lock_table + ", .nlocks = " + std::to_string(hc.nlocks) +
+           " }";
+  };
+  std::vector<DerivedProbe *> probes;
+  for (const auto &dp : elab.probes) {
     size_t i = 0;
-    while (script.probes[i].get() != rp.decl) ++i;
-    const HandlerCode &hc = handlers[i];
-    rp.handler = handler_name(i);
-    rp.probe_init = "{ .point = " + c_string_literal(rp.point->str()) +
-                    ", .location = " + c_string_literal(rp.point->loc.str()) + ", .handler = " +
-                    rp.handler + ", .locks = " + hc.lock_table + ", .nlocks = " +
-                    std::to_string(hc.nlocks) + " }";
+    while (script.probes[i].get() != dp->decl) ++i;
+    dp->handler = handler_name(i);
+    dp->probe_init = probe_init(dp->name(), dp->point->loc.str(), dp->handler, handlers[i]);
+    probes.push_back(dp.get());
   }
   // The display of written-but-unread globals runs after the end probes.
   std::string lock_table;
   size_t nlocks = 0;
   std::string display = emit_unread_display(script, "xtap_display_unread", &lock_table, &nlocks);
+  std::unique_ptr<DerivedProbe> display_probe;
   if (!display.empty()) {
     w.raw(display);
     w.line();
-    ResolvedProbe rp;
-    rp.provider = probe_providers().front();  // begin/end
-    rp.is_end = true;
-    rp.handler = "xtap_display_unread";
-    rp.probe_init = "{ .point = \"end\", .location = \"<end of session>\", .handler = "
-                    "xtap_display_unread, .locks = " + lock_table + ", .nlocks = " +
-                    std::to_string(nlocks) + " }";
-    probes.push_back(rp);
+    display_probe = make_end_probe();
+    HandlerCode hc;
+    hc.lock_table = lock_table;
+    hc.nlocks = nlocks;
+    display_probe->handler = "xtap_display_unread";
+    display_probe->probe_init = probe_init("end", "<end of session>", "xtap_display_unread", hc);
+    probes.push_back(display_probe.get());
   }
 
-  std::vector<std::string> fields;
-  emit_maps(w, script, fields);
-  emit_stats(w, script, fields);
+  ScriptTables tables;
+  emit_maps(w, script, tables.fields);
+  emit_stats(w, script, tables.fields);
   if (!script.regexes.empty()) {
     w.open("static const char *const xtap_regexes[] = {");
     for (const auto &re : script.regexes) w.line(c_string_literal(re) + ",");
     w.close("};");
-    fields.push_back(".regexes = xtap_regexes");
-    fields.push_back(".nregexes = " + std::to_string(script.regexes.size()));
+    tables.fields.push_back(".regexes = xtap_regexes");
+    tables.fields.push_back(".nregexes = " + std::to_string(script.regexes.size()));
   }
   for (const auto *provider : probe_providers()) {
-    std::vector<const ResolvedProbe *> mine;
-    for (const auto &rp : probes)
-      if (rp.provider == provider) mine.push_back(&rp);
-    provider->emit(w, mine, fields);
+    std::vector<const DerivedProbe *> mine;
+    for (const auto *dp : probes)
+      if (dp->provider == provider) mine.push_back(dp);
+    provider->emit(w, mine, tables);
+  }
+  if (!tables.groups.empty()) {
+    w.open("static const struct xtap_probe_group xtap_probe_groups[] = {");
+    for (const auto &g : tables.groups) w.line(g + ",");
+    w.close("};");
+    tables.fields.push_back(".groups = xtap_probe_groups");
+    tables.fields.push_back(".ngroups = " + std::to_string(tables.groups.size()));
   }
   w.line();
 
@@ -225,7 +236,7 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   w.close("},");
   w.line(".nglobals = " + std::to_string(script.globals.size()) + ",");
   w.line(".init_globals = xtap_init_globals,");
-  for (const auto &f : fields) w.line(f + ",");
+  for (const auto &f : tables.fields) w.line(f + ",");
   w.close("};");
   w.line();
   w.line("static int __init xtap_script_init(void)");

@@ -62,7 +62,19 @@ ExprPtr clone(const Expr &e, const std::shared_ptr<const Expansion> &via) {
   c->op = e.op;
   c->postfix = e.postfix;
   for (const auto &a : e.args) c->args.push_back(clone(*a, via));
+  if (e.target) {
+    c->target = std::make_unique<TargetRef>(*e.target);
+    for (auto &comp : c->target->components) comp.loc = relocated(comp.loc, via);
+  }
   return c;
+}
+
+std::string TargetRef::spelling() const {
+  std::string s = address_of ? "&" : "";
+  s += name == "@cast" ? "@cast(..., \"" + cast_type + "\")" : name;
+  for (const auto &c : components)
+    s += c.kind == TargetComponent::Kind::Member ? "->" + c.member : "[...]";
+  return s + std::string(static_cast<size_t>(pretty), '$');
 }
 
 StmtPtr clone(const Stmt &s, const std::shared_ptr<const Expansion> &via) {

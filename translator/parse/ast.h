@@ -36,6 +36,31 @@ enum class ExprKind {
   In,        // [keys] in array
   Aggregate, // @count(s) ... : text = the aggregate, args[0] = the statistic (Var or Index),
              // args[1..] = @hist_linear's lo, hi, step
+  Target,    // $var, $$parms, @cast(e, "type"): `target` describes it; args = the @cast
+             // operand (first) and the [index] expressions of its components
+  Defined,   // @defined(target): args[0] the Target; pass 2 replaces it by 0 or 1
+};
+
+struct TargetAccess;  // symbols/target_access.h: how pass 3 reads a target expression
+
+// One `->member` or `[index]` after a target variable.
+struct TargetComponent {
+  enum class Kind { Member, Index } kind = Kind::Member;
+  std::string member;  // Member
+  int arg = -1;        // Index: its expression in Expr::args
+  Location loc;
+};
+
+struct TargetRef {
+  std::string name;        // "$prev", "$$parms", "@cast"
+  std::string cast_type;   // @cast(ptr, "type"[, "module"])
+  std::string cast_module;
+  std::vector<TargetComponent> components;
+  int pretty = 0;          // a trailing $ (1) or $$ (2): pretty-print as a string
+  bool address_of = false; // &$var->member
+  // Pass 2: how to read it. Pretty-prints are rewritten into sprintf calls instead.
+  std::shared_ptr<const TargetAccess> access;
+  std::string spelling() const;  // as written, for messages: "$prev->pid"
 };
 
 struct Expr {
@@ -53,6 +78,7 @@ struct Expr {
   GlobalDecl *global = nullptr;
   LocalVar *local = nullptr;
   FunctionDecl *function = nullptr;  // Call of a script function
+  std::unique_ptr<TargetRef> target; // Target
 
   Expr(ExprKind k, Location l) : kind(k), loc(l) {}
   Expr *arg(size_t i) const { return args[i].get(); }

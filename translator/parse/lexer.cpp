@@ -14,7 +14,7 @@ constexpr std::array kKeywords = {"probe", "global", "function", "if",    "else"
 
 // Longest first, so that the lexer takes "<<=" before "<<" before "<".
 constexpr std::array kOperators = {
-    "%(", "%?", "%:", "%)", "<<<", "<<=", ">>=", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=",
+    "->", "%(", "%?", "%:", "%)", "<<<", "<<=", ">>=", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=",
     "/=",  "%=",  "&=",  "|=", "^=", ".=", "<<", ">>", "=~", "!~", "{",  "}",  "(",  ")",
     "[",   "]",   ",",   ";",  ":",  "?",  "+",  "-",  "*",  "/",  "%",  "<",  ">",  "=",
     "!",   "~",   "&",   "|",  "^",  "."};
@@ -123,10 +123,17 @@ class Lexer {
     return t;
   }
 
+  // Names, and target variables as stap spells them: $name, $$parms, and
+  // the pretty-printing forms $name$ and $$parms$$.
   Token identifier(Token &t) {
     size_t start = pos_;
+    bool target = peek() == '$';
     advance();
+    if (target)
+      while (peek() == '$') advance();
     while (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_') advance();
+    if (target)
+      while (peek() == '$') advance();
     t.text = src_.substr(start, pos_ - start);
     t.loc.length = static_cast<int>(t.text.size());
     t.kind = Tok::Identifier;

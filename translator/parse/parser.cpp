@@ -33,6 +33,10 @@ class Parser {
     return toks_[std::min(pos_ + k, toks_.size() - 1)];
   }
   bool at_end() const { return cur().kind == Tok::End; }
+  bool peek_is_target() const {
+    const Token &t = peek();
+    return t.kind == Tok::Identifier && (t.text[0] == '$' || t.text == "@cast" || t.text == "@var");
+  }
   Token take() {
     Token t = cur();
     if (!at_end()) ++pos_;
@@ -506,6 +510,11 @@ class Parser {
   ExprPtr multiplicative() { return left_assoc(ExprKind::Binary, {"*", "/", "%"}, &Parser::unary); }
 
   ExprPtr unary() {
+    // &$var->member: the address of a target expression.
+    if (cur().is_op("&") && peek_is_target()) {
+      take();
+      return target(take(), true);
+    }
     if (at_any_op({"-", "+", "!", "~"})) {
       Token op = take();
       auto e = make(ExprKind::Unary, op.loc);
@@ -576,21 +585,75 @@ class Parser {
     return e;
   }
 
-  // @defined(expr): 1 if expr can be evaluated here. Target variables
-  // ($name) are never available yet, so any expression using one is 0.
+  // @defined(target): whether the probe has that target variable (or the
+  // @cast type that member); pass 2 decides, per probe location.
   ExprPtr defined(const Token &name) {
+    auto e = make(ExprKind::Defined, name.loc);
     expect_op("(");
-    int depth = 1;
-    bool target = false;
-    while (!at_end()) {
-      if (cur().is_op("(")) ++depth;
-      if (cur().is_op(")") && --depth == 0) break;
-      if (cur().kind == Tok::Identifier && cur().text[0] == '$') target = true;
-      take();
-    }
+    bool addr = accept_op("&");
+    if (cur().kind != Tok::Identifier || (cur().text[0] != '$' && cur().text != "@cast" && cur().text != "@var"))
+      fail("a target variable ($name), @cast or @var");
+    e->args.push_back(target(take(), addr));
     expect_op(")");
-    auto e = make(ExprKind::Number, name.loc);
-    e->number = target ? 0 : 1;
+    return e;
+  }
+
+  static bool all_dollars(const std::string &s) {
+    return !s.empty() && s.find_first_not_of('$') == std::string::npos;
+  }
+
+  // $name, @cast(ptr, "type"[, "module"]) or @var("name"), then `->member`
+  // and `[index]` components, and an optional pretty-printing `$`/`$$`.
+  ExprPtr target(const Token &head, bool address_of) {
+    auto e = make(ExprKind::Target, head.loc);
+    e->target = std::make_unique<TargetRef>();
+    TargetRef &t = *e->target;
+    t.address_of = address_of;
+    std::string name = head.text;
+    if (name == "@cast" || name == "@var") {
+      expect_op("(");
+      if (name == "@cast") {
+        e->args.push_back(expression());
+        expect_op(",");
+      }
+      if (cur().kind != Tok::String) fail(name == "@cast" ? "a type name in quotes" : "a variable name in quotes");
+      t.cast_type = take().text;
+      if (accept_op(",")) {
+        if (cur().kind != Tok::String) fail("a module name in quotes");
+        t.cast_module = take().text;
+      }
+      expect_op(")");
+    } else {
+      size_t end = name.find_last_not_of('$');
+      if (end != std::string::npos && end + 1 < name.size()) {
+        t.pretty = static_cast<int>(name.size() - end - 1);
+        name.erase(end + 1);
+      }
+    }
+    t.name = name;
+    while (!t.pretty) {
+      if (cur().is_op("->")) {
+        Location loc = take().loc;
+        if (cur().kind != Tok::Identifier && cur().kind != Tok::Keyword) fail("a member name after '->'");
+        std::string member = take().text;
+        t.components.push_back({TargetComponent::Kind::Member, member, -1, loc});
+      } else if (cur().is_op("[")) {
+        Location loc = take().loc;
+        e->args.push_back(expression());
+        expect_op("]");
+        t.components.push_back({TargetComponent::Kind::Index, "", static_cast<int>(e->args.size() - 1), loc});
+      } else {
+        break;
+      }
+    }
+    // `$var->member$` lexes as member then "$": the pretty-printing suffix.
+    if (!t.pretty && cur().kind == Tok::Identifier && all_dollars(cur().text) && cur().text.size() <= 2)
+      t.pretty = static_cast<int>(take().text.size());
+    if (t.pretty > 2) {
+      diags_.error("XTP1023", e->loc, "'" + std::string(t.pretty, '$') + "' is not a pretty-printing suffix")
+          .hint = "use $ (one level) or $$ (nested structures)";
+      throw ParseError{};
+    }
     return e;
   }
 
@@ -620,9 +683,10 @@ class Parser {
       Token name = take();
       if (name.text[0] == '@' && is_aggregate(name.text.substr(1))) return aggregate(name);
       if (name.text == "@defined") return defined(name);
+      if (name.text[0] == '$' || name.text == "@cast" || name.text == "@var") return target(name, false);
       if (name.text[0] == '@') {
         diags_.error("XTP1022", name.loc, "unknown '@' operator '" + name.text + "'")
-            .hint = "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined, "
+            .hint = "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined, @cast, @var, "
                     "and @1 @2 ... for script arguments";
         throw ParseError{};
       }

@@ -90,6 +90,22 @@ std::string print_expr(const Expr &e) {
     case ExprKind::In: return "([" + keys_text(e) + "] in " + e.text + ")";
     case ExprKind::Call: return e.text + "(" + keys_text(e) + ")";
     case ExprKind::Aggregate: return "@" + e.text + "(" + keys_text(e) + ")";
+    case ExprKind::Defined: return "@defined(" + print_expr(*e.arg(0)) + ")";
+    case ExprKind::Target: {
+      const TargetRef &t = *e.target;
+      std::string s = t.address_of ? "&" : "";
+      if (t.name == "@cast") {
+        s += "@cast(" + print_expr(*e.arg(0)) + ", " + c_string_literal(t.cast_type) +
+             (t.cast_module.empty() ? "" : ", " + c_string_literal(t.cast_module)) + ")";
+      } else if (t.name == "@var") {
+        s += "@var(" + c_string_literal(t.cast_type) + ")";
+      } else {
+        s += t.name;
+      }
+      for (const auto &c : t.components)
+        s += c.kind == TargetComponent::Kind::Member ? "->" + c.member : "[" + print_expr(*e.arg(c.arg)) + "]";
+      return s + std::string(static_cast<size_t>(t.pretty), '$');
+    }
     case ExprKind::Unary: return e.op + print_expr(*e.arg(0));
     case ExprKind::IncDec:
       return e.postfix ? print_expr(*e.arg(0)) + e.op : e.op + print_expr(*e.arg(0));

@@ -2,13 +2,15 @@
 
 namespace xtap {
 
-bool elaborate(Script &s, Elaborated &out, Diagnostics &diags) {
+bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags) {
   expand_aliases(s, diags);
+  if (diags.has_errors()) return false;
+  resolve_probes(s, env, out, diags);
+  if (diags.has_errors()) return false;
+  resolve_targets(s, out, env, diags);
   if (diags.has_errors()) return false;
   elide_dead_code(s);
   prune_tapsets(s);
-  resolve_probes(s, out, diags);
-  if (diags.has_errors()) return false;
   resolve_names(s, diags);
   if (diags.has_errors()) return false;
   infer_types(s, diags);

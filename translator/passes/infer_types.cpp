@@ -191,6 +191,12 @@ class TypeInferrer {
       case ExprKind::IncDec:
         expect(*e.arg(0), Type::Long);
         return set(e, Type::Long);
+      case ExprKind::Target:  // @cast's pointer and [index] expressions are numbers
+        for (auto &a : e.args) expect(*a, Type::Long);
+        if (want == Type::String) mismatch(e.loc, "'" + e.target->spelling() + "'", Type::Long, want);
+        return set(e, Type::Long);
+      case ExprKind::Defined:  // replaced by pass 2b
+        return set(e, Type::Long);
     }
     return Type::Unknown;
   }

@@ -1,9 +1,11 @@
 // Pass 2 (elaborate): the checks and resolutions between parsing and code
 // generation, run in this order by elaborate():
 //   expand_aliases  probe alias uses -> the alias's points and bodies
+//   resolve_probes  probe points -> derived probes of their providers (probes/);
+//                   probes reading context variables split per location
+//   resolve_targets $vars, @cast, @defined -> typed reads (symbols/target_access)
 //   elide_dead_code drop if-branches with constant conditions (@defined)
 //   prune_tapsets   drop tapset functions and globals nothing uses
-//   resolve_probes  probe points -> providers (probes/)
 //   resolve_names   variables -> globals or probe locals, calls -> builtins
 //   infer_types     types of every variable, array and expression
 #pragma once
@@ -17,17 +19,25 @@
 namespace xtap {
 
 struct Elaborated {
-  std::vector<ResolvedProbe> probes;  // one per probe point, in script order
+  DerivedProbes probes;  // one per probe location, in script order
+  // Declarations that were split into one copy per location: kept because
+  // derived probes point at their probe points.
+  std::vector<std::unique_ptr<ProbeDecl>> split_originals;
 };
 
 void expand_aliases(Script &s, Diagnostics &diags);
+void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags);
+void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags);
 void elide_dead_code(Script &s);
 void prune_tapsets(Script &s);
-void resolve_probes(Script &s, Elaborated &out, Diagnostics &diags);
 void resolve_names(Script &s, Diagnostics &diags);
 void infer_types(Script &s, Diagnostics &diags);
 
+// The only derived probe of `decl`, or null when it has several (then its
+// body reads no context variables).
+const DerivedProbe *single_location(const Elaborated &e, const ProbeDecl &decl);
+
 // Runs every pass 2 step; stops after the first step that reported errors.
-bool elaborate(Script &s, Elaborated &out, Diagnostics &diags);
+bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags);
 
 }  // namespace xtap

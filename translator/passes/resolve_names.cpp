@@ -235,12 +235,6 @@ class NameResolver {
   }
 
   void var(Expr &e, bool read, bool write) {
-    if (e.text[0] == '$') {
-      diags_.error("XTP2225", e.loc, "target variable '" + e.text + "' cannot be resolved here")
-          .hint = "the probe families in use have no debuginfo variables; guard uses with @defined(" +
-                  e.text + ")";
-      return;
-    }
     if (GlobalDecl *g = script_.find_global(e.text)) {
       if (g->is_array || g->arity > 0 || g->max_entries > 0) {
         diags_.error("XTP2206", e.loc, "array '" + e.text + "' used without an index").hint =
@@ -313,6 +307,8 @@ class NameResolver {
       case ExprKind::Binary:
       case ExprKind::Logical:
       case ExprKind::Ternary:
+      case ExprKind::Target:
+      case ExprKind::Defined:
         for (auto &a : e.args) expr(*a);
         return;
     }

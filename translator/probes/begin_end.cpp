@@ -1,8 +1,9 @@
 // begin and end probes: run once, in script order, when the session starts
-// and when it stops.
-#include <algorithm>
+// and when it stops. They are session phases rather than registrations, so
+// they fill the script's begin/end tables instead of a probe group.
+#include "probes/begin_end.h"
 
-#include "probes/provider.h"
+#include <algorithm>
 
 namespace xtap {
 namespace {
@@ -11,34 +12,40 @@ class BeginEndProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override { return {"begin", "end"}; }
 
-  bool resolve(const ProbePoint &pp, ResolvedProbe &out, Diagnostics &diags) const override {
+  bool matches(const ProbePoint &pp) const override {
+    const auto &first = pp.components.front().name;
+    return first == "begin" || first == "end";
+  }
+
+  void derive(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &, DerivedProbes &out,
+              Diagnostics &diags) const override {
     const auto &first = pp.components.front();
-    if (first.name != "begin" && first.name != "end") return false;
     if (pp.components.size() > 1 || (first.has_arg && first.arg_is_string)) {
       diags.error("XTP2101", pp.loc, "'" + first.name + "' takes only a sequence number")
           .hint = "write 'probe " + first.name + " { ... }' or 'probe " + first.name + "(N) { ... }'";
-      return true;
+      return;
     }
-    out.is_end = first.name == "end";
-    out.sequence = first.has_arg ? first.num_arg : 0;
-    return true;
+    auto dp = std::make_unique<BeginEndProbe>();
+    dp->is_end = first.name == "end";
+    dp->sequence = first.has_arg ? first.num_arg : 0;
+    out.push_back(std::move(dp));
   }
 
-  void emit(CWriter &w, const std::vector<const ResolvedProbe *> &mine,
-            std::vector<std::string> &fields) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
     for (bool end : {false, true}) {
-      std::vector<const ResolvedProbe *> group;
-      for (const auto *rp : mine)
-        if (rp->is_end == end) group.push_back(rp);
+      std::vector<const BeginEndProbe *> group;
+      for (const auto *dp : mine) {
+        auto *be = static_cast<const BeginEndProbe *>(dp);
+        if (be->is_end == end) group.push_back(be);
+      }
       // begin(N)/end(N) run in order of N, script order among equals.
-      std::stable_sort(group.begin(), group.end(),
-                       [](auto *a, auto *b) { return a->sequence < b->sequence; });
+      std::stable_sort(group.begin(), group.end(), [](auto *a, auto *b) { return a->sequence < b->sequence; });
       if (group.empty()) continue;
       std::string arr = end ? "xtap_end_probes" : "xtap_begin_probes";
-      emit_probe_array(w, arr, group);
+      emit_probe_array(w, arr, {group.begin(), group.end()});
       std::string f = end ? "end" : "begin";
-      fields.push_back("." + f + " = " + arr);
-      fields.push_back(".n" + f + " = " + std::to_string(group.size()));
+      out.fields.push_back("." + f + " = " + arr);
+      out.fields.push_back(".n" + f + " = " + std::to_string(group.size()));
     }
   }
 };
@@ -48,6 +55,14 @@ class BeginEndProvider : public ProbeProvider {
 const ProbeProvider *begin_end_provider() {
   static BeginEndProvider p;
   return &p;
+}
+
+std::unique_ptr<DerivedProbe> make_end_probe(long long sequence) {
+  auto dp = std::make_unique<BeginEndProbe>();
+  dp->provider = begin_end_provider();
+  dp->is_end = true;
+  dp->sequence = sequence;
+  return dp;
 }
 
 }  // namespace xtap

@@ -21,56 +21,68 @@ bool valid_symbol(const std::string &s) {
 
 bool is_glob(const std::string &s) { return s.find_first_of("*?[") != std::string::npos; }
 
+class KprobeProbe : public DerivedProbe {
+ public:
+  std::string symbol;      // a function name, or a glob over them
+  bool is_return = false;  // a kretprobe
+  bool wildcard = false;   // symbol is a glob, expanded by xtap-run
+};
+
 class KprobeProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
     return {"kprobe.function(\"name\")", "kprobe.function(\"name\").return"};
   }
 
-  bool resolve(const ProbePoint &pp, ResolvedProbe &out, Diagnostics &diags) const override {
-    if (pp.components.front().name != "kprobe") return false;
+  bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "kprobe"; }
+
+  void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &, DerivedProbes &out,
+              Diagnostics &diags) const override {
     const auto &cs = pp.components;
     bool shape = cs.size() >= 2 && cs.size() <= 3 && cs[1].name == "function" &&
                  (cs.size() == 2 || (cs[2].name == "return" && !cs[2].has_arg));
     if (!shape) {
       auto &d = diags.error("XTP2110", pp.loc, "unknown kprobe probe point '" + pp.str() + "'");
       d.hint = "use kprobe.function(\"name\") or kprobe.function(\"name\").return";
-      return true;
+      return;
     }
     if (!cs[1].has_arg || !cs[1].arg_is_string) {
       diags.error("XTP2111", cs[1].loc, "kprobe.function needs a symbol name in quotes").hint =
           "as in kprobe.function(\"vfs_read\")";
-      return true;
+      return;
     }
     if (!valid_symbol(cs[1].str_arg)) {
       diags.error("XTP2112", cs[1].loc,
                   "'" + cs[1].str_arg + "' is not a kernel symbol name or a pattern of them")
           .hint = "use letters, digits, '_', and * ? [...] to match several functions";
-      return true;
+      return;
     }
-    out.symbol = cs[1].str_arg;
-    out.wildcard = is_glob(out.symbol);
-    out.is_return = cs.size() == 3;
-    return true;
+    auto dp = std::make_unique<KprobeProbe>();
+    dp->symbol = cs[1].str_arg;
+    dp->wildcard = is_glob(dp->symbol);
+    dp->is_return = cs.size() == 3;
+    out.push_back(std::move(dp));
   }
 
-  void emit(CWriter &w, const std::vector<const ResolvedProbe *> &mine,
-            std::vector<std::string> &fields) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_kprobe_probes", mine);
     w.open("static const struct xtap_kprobe_spec xtap_kprobes[] = {");
-    for (size_t i = 0; i < mine.size(); ++i)
+    for (size_t i = 0; i < mine.size(); ++i) {
+      auto *kp = static_cast<const KprobeProbe *>(mine[i]);
       w.line("{ .probe = &xtap_kprobe_probes[" + std::to_string(i) + "], .symbol = " +
-             c_string_literal(mine[i]->symbol) + ", .is_return = " + (mine[i]->is_return ? "1" : "0") +
-             ", .optional = " + (mine[i]->optional ? "1" : "0") + ", .wildcard = " +
-             (mine[i]->wildcard ? "1" : "0") + " },");
+             c_string_literal(kp->symbol) + ", .is_return = " + (kp->is_return ? "1" : "0") +
+             ", .optional = " + (kp->optional ? "1" : "0") + ", .wildcard = " + (kp->wildcard ? "1" : "0") +
+             " },");
+    }
     w.close("};");
     // xtap-run reads these from .modinfo and passes the matching functions.
-    for (size_t i = 0; i < mine.size(); ++i)
-      if (mine[i]->wildcard)
-        w.line("MODULE_INFO(xtap_wildcard, " + c_string_literal(std::to_string(i) + ":" + mine[i]->symbol) + ");");
-    fields.push_back(".kprobes = xtap_kprobes");
-    fields.push_back(".nkprobes = " + std::to_string(mine.size()));
+    for (size_t i = 0; i < mine.size(); ++i) {
+      auto *kp = static_cast<const KprobeProbe *>(mine[i]);
+      if (kp->wildcard)
+        w.line("MODULE_INFO(xtap_wildcard, " + c_string_literal(std::to_string(i) + ":" + kp->symbol) + ");");
+    }
+    out.groups.push_back(probe_group("xtap_kprobe_ops", "xtap_kprobes", mine.size()));
   }
 };
 

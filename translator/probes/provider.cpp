@@ -2,14 +2,25 @@
 
 namespace xtap {
 
-const ProbeProvider *begin_end_provider();
 const ProbeProvider *timer_provider();
 const ProbeProvider *kprobe_provider();
+const ProbeProvider *tracepoint_provider();
 
 const std::vector<const ProbeProvider *> &probe_providers() {
-  static const std::vector<const ProbeProvider *> all = {
-      begin_end_provider(), timer_provider(), kprobe_provider()};
+  static const std::vector<const ProbeProvider *> all = {begin_end_provider(), timer_provider(),
+                                                         kprobe_provider(), tracepoint_provider()};
   return all;
+}
+
+const std::vector<ContextVar> &DerivedProbe::context_vars() const {
+  static const std::vector<ContextVar> none;
+  return none;
+}
+
+const ContextVar *DerivedProbe::context_var(const std::string &name) const {
+  for (const auto &v : context_vars())
+    if (v.name == name) return &v;
+  return nullptr;
 }
 
 std::string component_names(const ProbePoint &pp) {
@@ -21,11 +32,14 @@ std::string component_names(const ProbePoint &pp) {
   return s;
 }
 
-void emit_probe_array(CWriter &w, const std::string &name,
-                      const std::vector<const ResolvedProbe *> &probes) {
+void emit_probe_array(CWriter &w, const std::string &name, const std::vector<const DerivedProbe *> &probes) {
   w.open("static const struct xtap_probe " + name + "[] = {");
-  for (const auto *rp : probes) w.line(rp->probe_init + ",");
+  for (const auto *dp : probes) w.line(dp->probe_init + ",");
   w.close("};");
+}
+
+std::string probe_group(const std::string &ops, const std::string &specs, size_t n) {
+  return "{ .ops = &" + ops + ", .specs = " + specs + ", .nspecs = " + std::to_string(n) + " }";
 }
 
 }  // namespace xtap

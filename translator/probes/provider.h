@@ -1,9 +1,16 @@
-// Probe providers: one per probe family. A provider recognises its probe
-// points in pass 2 and emits the family's registration tables in pass 3;
-// the runtime has the matching registration code (runtime-kmod/probes/).
+// Probe families as derived probes. Pass 2 asks each family's provider to
+// expand a probe point into derived probes, one per concrete location (a
+// tracepoint, a kernel function, a timer); the derived probe answers the
+// context variables ($prev, $$parms) of its location. Pass 3 asks the
+// provider to emit its family's registration table. The runtime has one
+// file per family with the matching operations (runtime-kmod/probes/).
+//
+// A new family is one provider file here (registered in provider.cpp) and one
+// runtime file; docs/architecture.md walks through the tracepoint family.
 #pragma once
 
-#include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,21 +20,54 @@
 
 namespace xtap {
 
+class KernelCatalog;
+class TypeTable;
 class ProbeProvider;
 
-struct ResolvedProbe {
-  const ProbeDecl *decl = nullptr;
-  const ProbePoint *point = nullptr;
+// A context variable of one probe location ($name): its C type and how a
+// handler of that location gets its value.
+struct ContextVar {
+  std::string name;     // without the '$'
+  int type = -1;        // in the location's type table
+  std::string c_value;  // C expression of type u64 in a handler (context `c`)
+  bool parameter = true;  // in $$parms (else only in $$vars/$$locals)
+};
+
+class DerivedProbe {
+ public:
+  virtual ~DerivedProbe() = default;
+
+  ProbeDecl *decl = nullptr;          // the probe whose body runs here
+  const ProbePoint *point = nullptr;  // the point as written
   const ProbeProvider *provider = nullptr;
-  std::string symbol;        // kprobe families
-  uint64_t period_ns = 0;    // timer family
-  bool is_end = false;       // begin/end family: an end probe
-  long long sequence = 0;    // begin/end family: begin(N) runs in order of N
-  bool is_return = false;    // kprobe family: a kretprobe
-  bool optional = false;     // pp?: a registration failure is not an error
-  bool wildcard = false;     // kprobe family: symbol is a glob
-  std::string handler;       // C name of the handler function (pass 3)
-  std::string probe_init;    // C initializer of its struct xtap_probe (pass 3)
+  bool optional = false;              // pp?: failing to register is not an error
+
+  // The location as pp() shows it, e.g. kernel.trace("sched:sched_switch").
+  virtual std::string name() const { return point->str(); }
+  // The context variables of this location, in order; empty for families
+  // that have none.
+  virtual const std::vector<ContextVar> &context_vars() const;
+  const ContextVar *context_var(const std::string &name) const;
+  // Where their types live (null when there are no context variables).
+  virtual const TypeTable *types() const { return nullptr; }
+
+  // Pass 3: the handler's C name and the struct xtap_probe initializer.
+  std::string handler;
+  std::string probe_init;
+};
+
+using DerivedProbes = std::vector<std::unique_ptr<DerivedProbe>>;
+
+// What providers add to the script descriptor in pass 3.
+struct ScriptTables {
+  std::vector<std::string> groups;  // entries of the probe-group table (registered families)
+  std::vector<std::string> fields;  // other struct xtap_script fields (begin/end phases)
+};
+
+// What providers may consult while deriving: the target kernel's catalog
+// (loaded on first use; null with *error when it cannot be had).
+struct ProbeEnv {
+  std::function<const KernelCatalog *(std::string *error)> catalog;
 };
 
 class ProbeProvider {
@@ -35,21 +75,26 @@ class ProbeProvider {
   virtual ~ProbeProvider() = default;
   // The spellings this family accepts, for -p2 listings and suggestions.
   virtual std::vector<std::string> spellings() const = 0;
-  // True if `pp` belongs to this family. Then `out` is filled in, or an
-  // error is reported to `diags` when the point is malformed.
-  virtual bool resolve(const ProbePoint &pp, ResolvedProbe &out, Diagnostics &diags) const = 0;
-  // Emits the family's tables for its probes (in script order) and appends
-  // the struct xtap_script field initializers that point at them.
-  virtual void emit(CWriter &w, const std::vector<const ResolvedProbe *> &mine,
-                    std::vector<std::string> &script_fields) const = 0;
+  // True if `pp` belongs to this family (by its first component).
+  virtual bool matches(const ProbePoint &pp) const = 0;
+  // Expands `pp` of `decl` into derived probes appended to `out`, or reports
+  // why it cannot (a malformed point, an unknown location). An optional
+  // point (pp?) that matches nothing derives nothing, silently.
+  virtual void derive(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
+                      Diagnostics &diags) const = 0;
+  // Emits the family's tables for its probes (in script order) and adds
+  // what points at them to the script descriptor.
+  virtual void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const = 0;
 };
 
 // Every provider, in the order their tables are emitted.
 const std::vector<const ProbeProvider *> &probe_providers();
+const ProbeProvider *begin_end_provider();
 
 // Helpers shared by providers.
 std::string component_names(const ProbePoint &pp);  // "kprobe.function.return"
-void emit_probe_array(CWriter &w, const std::string &name,
-                      const std::vector<const ResolvedProbe *> &probes);
+void emit_probe_array(CWriter &w, const std::string &name, const std::vector<const DerivedProbe *> &probes);
+// "{ .ops = &OPS, .specs = SPECS, .nspecs = N }"
+std::string probe_group(const std::string &ops, const std::string &specs, size_t n);
 
 }  // namespace xtap

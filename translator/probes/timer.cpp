@@ -14,18 +14,34 @@ constexpr Unit kUnits[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 10000
 // hardware alike; stap refuses sub-100us timers for the same reason.
 constexpr uint64_t kMinPeriodNs = 100000;
 
+class TimerProbe : public DerivedProbe {
+ public:
+  uint64_t period_ns = 0;
+};
+
 class TimerProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
     return {"timer.ns", "timer.us", "timer.ms", "timer.s", "timer.hz"};
   }
 
-  bool resolve(const ProbePoint &pp, ResolvedProbe &out, Diagnostics &diags) const override {
-    if (pp.components.front().name != "timer") return false;
+  bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "timer"; }
+
+  void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &, DerivedProbes &out,
+              Diagnostics &diags) const override {
+    uint64_t period = period_ns(pp, diags);
+    if (!period) return;
+    auto dp = std::make_unique<TimerProbe>();
+    dp->period_ns = period;
+    out.push_back(std::move(dp));
+  }
+
+  // The period of a timer point, or 0 after reporting why it has none.
+  static uint64_t period_ns(const ProbePoint &pp, Diagnostics &diags) {
     if (pp.components.size() != 2) {
       diags.error("XTP2102", pp.loc, "incomplete timer probe point '" + pp.str() + "'").hint =
           "use timer.ms(N), timer.s(N), timer.us(N), timer.ns(N) or timer.hz(N)";
-      return true;
+      return 0;
     }
     const auto &c = pp.components[1];
     const Unit *unit = nullptr;
@@ -35,34 +51,32 @@ class TimerProvider : public ProbeProvider {
       auto &d = diags.error("XTP2103", c.loc, "unknown timer unit '" + c.name + "'");
       std::string s = closest_match(c.name, {"ns", "us", "ms", "s", "hz"});
       d.hint = s.empty() ? "use one of ns, us, ms, s, hz" : "did you mean 'timer." + s + "'?";
-      return true;
+      return 0;
     }
     if (!c.has_arg || c.arg_is_string || c.num_arg <= 0) {
       diags.error("XTP2104", c.loc, "timer." + c.name + " needs a positive number, as in timer." +
                                         c.name + "(100)");
-      return true;
+      return 0;
     }
     uint64_t n = static_cast<uint64_t>(c.num_arg);
-    out.period_ns = unit->ns ? n * unit->ns : 1000000000ull / n;
-    if ((unit->ns && n > UINT64_MAX / unit->ns) || out.period_ns < kMinPeriodNs) {
+    uint64_t period = unit->ns ? n * unit->ns : 1000000000ull / n;
+    if ((unit->ns && n > UINT64_MAX / unit->ns) || period < kMinPeriodNs) {
       diags.error("XTP2105", c.loc, "timer period of '" + pp.str() + "' is out of range")
           .hint = "periods must be between 100us and about 584 years";
-      return true;
+      return 0;
     }
-    return true;
+    return period;
   }
 
-  void emit(CWriter &w, const std::vector<const ResolvedProbe *> &mine,
-            std::vector<std::string> &fields) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_timer_probes", mine);
     w.open("static const struct xtap_timer_spec xtap_timers[] = {");
     for (size_t i = 0; i < mine.size(); ++i)
-      w.line("{ .probe = &xtap_timer_probes[" + std::to_string(i) +
-             "], .period_ns = " + std::to_string(mine[i]->period_ns) + "ULL },");
+      w.line("{ .probe = &xtap_timer_probes[" + std::to_string(i) + "], .period_ns = " +
+             std::to_string(static_cast<const TimerProbe *>(mine[i])->period_ns) + "ULL },");
     w.close("};");
-    fields.push_back(".timers = xtap_timers");
-    fields.push_back(".ntimers = " + std::to_string(mine.size()));
+    out.groups.push_back(probe_group("xtap_timer_ops", "xtap_timers", mine.size()));
   }
 };
 
