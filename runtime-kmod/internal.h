@@ -52,6 +52,8 @@ struct xtap_session {
 	atomic64_t errors;
 	atomic64_t warnings;
 	struct dentry *dir;
+	u16 allocated_groups;	/* probe groups set up, in script order */
+	u16 armed_groups;	/* probe groups registered, in script order */
 	/* Set up failed in a way the user must hear about: reported at START. */
 	char init_error[256];
 };
@@ -106,15 +108,7 @@ void xtap_stats_destroy(void);
 int xtap_regexes_create(const struct xtap_script *s);
 void xtap_regexes_destroy(void);
 
-/* probes/: one family per file, symmetric arm/disarm. */
-int xtap_kprobes_alloc(const struct xtap_script *s);
-int xtap_kprobes_arm(void);
-void xtap_kprobes_disarm(void);
-void xtap_kprobes_free(void);
-int xtap_timers_alloc(const struct xtap_script *s);
-int xtap_timers_arm(void);
-void xtap_timers_disarm(void);
-void xtap_timers_free(void);
+/* probes/: one family per file (struct xtap_family_ops), plus the phases. */
 void xtap_begin_run(void);
 void xtap_end_run(void);
 

@@ -72,13 +72,41 @@ static void xtap_hello(void)
 
 static DEFINE_MUTEX(xtap_cmd_mutex);
 
+/* Groups [0, n) are armed: disarm them, last armed first. */
+static void xtap_disarm_groups(u16 n)
+{
+	const struct xtap_script *s = xtap_sess.script;
+
+	while (n--)
+		s->groups[n].ops->disarm();
+}
+
 static void xtap_disarm_all(void)
 {
-	xtap_timers_disarm();
-	xtap_kprobes_disarm();
+	xtap_disarm_groups(xtap_sess.armed_groups);
+	xtap_sess.armed_groups = 0;
 	/* Handlers run with irqs off: after this no run that saw RUNNING is left. */
 	synchronize_rcu();
 	xtap_contexts_wait_idle();
+}
+
+/* Arm every group in order; on a failure, roll back the ones before it. */
+static int xtap_arm_all(void)
+{
+	const struct xtap_script *s = xtap_sess.script;
+	u16 i;
+	int err;
+
+	for (i = 0; i < s->ngroups; i++) {
+		err = s->groups[i].ops->arm();
+		if (err) {
+			/* The failing family reported the error and rolled back itself. */
+			xtap_disarm_all();
+			return err;
+		}
+		xtap_sess.armed_groups = i + 1;
+	}
+	return 0;
 }
 
 /* START: run begin probes in order, arm every probe, report STARTED. */
@@ -101,11 +129,8 @@ int xtap_cmd_start(s64 target)
 	if (xtap_state() != XTAP_ST_STARTING)
 		goto out; /* exit() or an error in a begin probe */
 
-	if (xtap_kprobes_arm() || xtap_timers_arm()) {
-		/* The failing provider reported the error and rolled back. */
-		xtap_disarm_all();
+	if (xtap_arm_all())
 		goto out;
-	}
 	if (atomic_cmpxchg(&xtap_sess.state, XTAP_ST_STARTING, XTAP_ST_RUNNING) ==
 	    XTAP_ST_STARTING)
 		xtap_msg_queue(XTAP_MSG_STARTED, NULL, 0);
@@ -155,10 +180,37 @@ out:
 	mutex_unlock(&xtap_cmd_mutex);
 }
 
+/* Free groups [0, n), last first. */
+static void xtap_free_groups(u16 n)
+{
+	const struct xtap_script *s = xtap_sess.script;
+
+	while (n--)
+		s->groups[n].ops->free();
+}
+
+static int xtap_alloc_groups(const struct xtap_script *s)
+{
+	u16 i;
+	int err;
+
+	for (i = 0; i < s->ngroups; i++) {
+		const struct xtap_probe_group *g = &s->groups[i];
+
+		err = g->ops->alloc(g->specs, g->nspecs);
+		if (err) {
+			g->ops->free();
+			return err;
+		}
+		xtap_sess.allocated_groups = i + 1;
+	}
+	return 0;
+}
+
 static void xtap_session_free(void)
 {
-	xtap_kprobes_free();
-	xtap_timers_free();
+	xtap_free_groups(xtap_sess.allocated_groups);
+	xtap_sess.allocated_groups = 0;
 	xtap_regexes_destroy();
 	xtap_maps_destroy();
 	xtap_stats_destroy();
@@ -204,10 +256,7 @@ int xtap_session_init(const struct xtap_script *s)
 	err = xtap_regexes_create(s);
 	if (err)
 		goto fail;
-	err = xtap_kprobes_alloc(s);
-	if (err)
-		goto fail;
-	err = xtap_timers_alloc(s);
+	err = xtap_alloc_groups(s);
 	if (err)
 		goto fail;
 	if (s->init_globals)

@@ -21,6 +21,7 @@
 #include "parse/tapsets.h"
 #include "passes/passes.h"
 #include "vm/vm.h"
+#include "xtap/listing.h"
 #include "xtap/options.h"
 
 namespace fs = std::filesystem;
@@ -313,6 +314,10 @@ int main(int argc, char **argv) {
              std::to_string(script->embedded_c.size()) + " embeds, " +
              std::to_string(script->globals.size()) + " globals");
   if (!ok) return 1;
+  if (!o.list_pattern.empty()) {
+    cli::print_probe_list(std::cout, elab, o.list_vars);
+    return 0;
+  }
   if (o.last_pass == 2) {
     print_elaborated(std::cout, *script, elab);
     return 0;

@@ -27,6 +27,9 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   app.add_flag("-w", o->no_warnings, "suppress warnings");
   app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10");
   app.add_option("-I", o->include_dirs, "also load tapsets from DIR");
+  std::string list_l, list_L;
+  app.add_option("-l", list_l, "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'");
+  app.add_option("-L", list_L, "as -l, with each point's context variables and their types");
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel");
   app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest")->check(CLI::Range(1, 16));
   app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB")->check(CLI::Range(256, 16384));
@@ -43,6 +46,13 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     positionals.erase(positionals.begin());
   }
   o->script_args = positionals;
+  if (!list_l.empty() || !list_L.empty()) {
+    o->list_pattern = list_L.empty() ? list_l : list_L;
+    o->list_vars = !list_L.empty();
+    o->script_text = "probe " + o->list_pattern + " {}";
+    o->last_pass = 2;
+    return true;
+  }
   if (o->script_file.empty() == o->script_text.empty()) {
     std::cerr << "xtap: give exactly one of a script file or -e SCRIPT (see --help)\n";
     *exit_code = 1;

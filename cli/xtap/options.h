@@ -25,6 +25,8 @@ struct Options {
   bool no_warnings = false;             // -w
   std::vector<std::string> global_sets; // -G NAME=VALUE
   std::vector<std::string> include_dirs;// -I DIR: more tapsets
+  std::string list_pattern;             // -l / -L PROBE: list matching probe points
+  bool list_vars = false;               // -L: with their context variables
   bool vm = false;                      // --vm
   int vm_cpus = 2;
   int vm_memory_mb = 1024;

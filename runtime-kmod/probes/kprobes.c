@@ -18,6 +18,8 @@ struct xtap_kprobe {
 	bool from_wildcard;
 };
 
+static const struct xtap_kprobe_spec *xtap_kspecs;
+static u32 xtap_nkspecs;
 static struct xtap_kprobe *xtap_kps;
 static struct kprobe **xtap_kp_armed;
 static struct kretprobe **xtap_rp_armed;
@@ -92,7 +94,7 @@ static int xtap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *reg
 NOKPROBE_SYMBOL(xtap_kretprobe_ret);
 
 /* Entries of xtap_symbols that name a wildcard spec of this script. */
-static u32 xtap_count_symbols(const struct xtap_script *s)
+static u32 xtap_count_symbols(void)
 {
 	const char *p = xtap_symbols;
 	u32 n = 0;
@@ -107,7 +109,7 @@ static u32 xtap_count_symbols(const struct xtap_script *s)
 }
 
 /* Adds the wildcard matches; a malformed entry is an init error. */
-static int xtap_add_symbols(const struct xtap_script *s)
+static int xtap_add_symbols(void)
 {
 	char *list, *cur, *item;
 
@@ -123,12 +125,12 @@ static int xtap_add_symbols(const struct xtap_script *s)
 		struct xtap_kprobe *xk;
 
 		if (!name || (*name = '\0', kstrtouint(item, 10, &spec)) ||
-		    spec >= s->nkprobes || !s->kprobes[spec].wildcard || !name[1]) {
+		    spec >= xtap_nkspecs || !xtap_kspecs[spec].wildcard || !name[1]) {
 			xtap_init_error("bad xtap_symbols entry '%s'", item);
 			break;
 		}
 		xk = &xtap_kps[xtap_nkps];
-		xk->spec = &s->kprobes[spec];
+		xk->spec = &xtap_kspecs[spec];
 		xk->symbol = kstrdup(name + 1, GFP_KERNEL);
 		xk->from_wildcard = true;
 		if (!xk->symbol) {
@@ -141,11 +143,17 @@ static int xtap_add_symbols(const struct xtap_script *s)
 	return 0;
 }
 
-int xtap_kprobes_alloc(const struct xtap_script *s)
-{
-	u32 n = s->nkprobes + xtap_count_symbols(s);
-	int i;
+static void xtap_kprobes_free(void);
+static void xtap_kprobes_disarm(void);
 
+static int xtap_kprobes_alloc(const void *specs, u32 nspecs)
+{
+	const struct xtap_kprobe_spec *kspecs = specs;
+	u32 n, i;
+
+	xtap_kspecs = kspecs;
+	xtap_nkspecs = nspecs;
+	n = nspecs + xtap_count_symbols();
 	if (!n)
 		return 0;
 	xtap_kps = kcalloc(n, sizeof(*xtap_kps), GFP_KERNEL);
@@ -155,17 +163,17 @@ int xtap_kprobes_alloc(const struct xtap_script *s)
 		xtap_kprobes_free();
 		return -ENOMEM;
 	}
-	for (i = 0; i < s->nkprobes; i++) {
-		if (s->kprobes[i].wildcard)
+	for (i = 0; i < nspecs; i++) {
+		if (kspecs[i].wildcard)
 			continue;
-		xtap_kps[xtap_nkps].spec = &s->kprobes[i];
-		xtap_kps[xtap_nkps].symbol = s->kprobes[i].symbol;
+		xtap_kps[xtap_nkps].spec = &kspecs[i];
+		xtap_kps[xtap_nkps].symbol = kspecs[i].symbol;
 		xtap_nkps++;
 	}
-	return xtap_add_symbols(s);
+	return xtap_add_symbols();
 }
 
-void xtap_kprobes_free(void)
+static void xtap_kprobes_free(void)
 {
 	u32 i;
 
@@ -214,12 +222,10 @@ static int xtap_kprobe_register(struct xtap_kprobe *xk)
  */
 static int xtap_check_wildcards(void)
 {
-	const struct xtap_script *s = xtap_sess.script;
-	int i;
-	u32 j;
+	u32 i, j;
 
-	for (i = 0; i < s->nkprobes; i++) {
-		const struct xtap_kprobe_spec *spec = &s->kprobes[i];
+	for (i = 0; i < xtap_nkspecs; i++) {
+		const struct xtap_kprobe_spec *spec = &xtap_kspecs[i];
 		u32 matched = 0, armed = 0;
 
 		if (!spec->wildcard)
@@ -254,7 +260,7 @@ static int xtap_check_wildcards(void)
  * except for an optional probe point (stap's "probe point?") and the
  * functions a wildcard matched, which are left out.
  */
-int xtap_kprobes_arm(void)
+static int xtap_kprobes_arm(void)
 {
 	u32 i;
 	int err;
@@ -300,7 +306,7 @@ static void xtap_kprobes_count_missed(void)
 }
 
 /* Batched: one RCU grace period for all probes of a family. */
-void xtap_kprobes_disarm(void)
+static void xtap_kprobes_disarm(void)
 {
 	if (xtap_nkp_armed)
 		unregister_kprobes(xtap_kp_armed, xtap_nkp_armed);
@@ -310,3 +316,11 @@ void xtap_kprobes_disarm(void)
 	xtap_nkp_armed = 0;
 	xtap_nrp_armed = 0;
 }
+
+const struct xtap_family_ops xtap_kprobe_ops = {
+	.name = "kprobe",
+	.alloc = xtap_kprobes_alloc,
+	.arm = xtap_kprobes_arm,
+	.disarm = xtap_kprobes_disarm,
+	.free = xtap_kprobes_free,
+};

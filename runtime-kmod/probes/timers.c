@@ -28,20 +28,21 @@ static enum hrtimer_restart xtap_timer_fire(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-int xtap_timers_alloc(const struct xtap_script *s)
+static int xtap_timers_alloc(const void *specs, u32 n)
 {
+	const struct xtap_timer_spec *tspecs = specs;
 	int i;
 
-	if (!s->ntimers)
+	if (!n)
 		return 0;
-	xtap_timers = kcalloc(s->ntimers, sizeof(*xtap_timers), GFP_KERNEL);
+	xtap_timers = kcalloc(n, sizeof(*xtap_timers), GFP_KERNEL);
 	if (!xtap_timers)
 		return -ENOMEM;
-	xtap_ntimers = s->ntimers;
+	xtap_ntimers = n;
 	for (i = 0; i < xtap_ntimers; i++) {
 		struct xtap_timer *xt = &xtap_timers[i];
 
-		xt->spec = &s->timers[i];
+		xt->spec = &tspecs[i];
 		xt->period = ns_to_ktime(max(xt->spec->period_ns, XTAP_TIMER_MIN_NS));
 		xtap_hrtimer_setup(&xt->t, xtap_timer_fire, CLOCK_MONOTONIC,
 				   HRTIMER_MODE_REL);
@@ -49,14 +50,14 @@ int xtap_timers_alloc(const struct xtap_script *s)
 	return 0;
 }
 
-void xtap_timers_free(void)
+static void xtap_timers_free(void)
 {
 	kfree(xtap_timers);
 	xtap_timers = NULL;
 	xtap_ntimers = 0;
 }
 
-int xtap_timers_arm(void)
+static int xtap_timers_arm(void)
 {
 	int i;
 
@@ -70,7 +71,7 @@ int xtap_timers_arm(void)
 }
 
 /* hrtimer_cancel waits for a running callback, so nothing fires afterwards. */
-void xtap_timers_disarm(void)
+static void xtap_timers_disarm(void)
 {
 	int i;
 
@@ -82,3 +83,11 @@ void xtap_timers_disarm(void)
 		xt->armed = false;
 	}
 }
+
+const struct xtap_family_ops xtap_timer_ops = {
+	.name = "timer",
+	.alloc = xtap_timers_alloc,
+	.arm = xtap_timers_arm,
+	.disarm = xtap_timers_disarm,
+	.free = xtap_timers_free,
+};

@@ -50,6 +50,7 @@ struct xtap_limits {
 struct xtap_context {
 	const struct xtap_probe *probe;
 	struct pt_regs *regs;       /* NULL for begin/end/timer probes */
+	const u64 *args;            /* tracepoints: the arguments, widened to u64 */
 	const char *error;          /* first run-time error of this run, or NULL */
 	const char *error_where;    /* "near operator '/' at t.stp:3:14", or NULL: shown
 				     * when the error ends the run, not in catch (msg) */
@@ -134,6 +135,35 @@ struct xtap_stat_spec {
 	struct xtap_stat_desc desc;
 };
 
+/*
+ * Probe families. Each registered family (kprobes, timers, tracepoints...)
+ * is one runtime file with these operations over its spec array; the
+ * session walks the script's probe groups and names no family.
+ *   alloc:  set up from the specs (module load); may fail with -errno.
+ *   arm:    register every probe. On failure the family reports the error
+ *           (xtap_fatal), unregisters what it registered, and returns it.
+ *   disarm: unregister every armed probe and wait until none of its
+ *           handlers can start any more (runs in reverse group order).
+ *   free:   release what alloc took; safe after a failed alloc.
+ */
+struct xtap_family_ops {
+	const char *name;
+	int (*alloc)(const void *specs, u32 n);
+	int (*arm)(void);
+	void (*disarm)(void);
+	void (*free)(void);
+};
+
+struct xtap_probe_group {
+	const struct xtap_family_ops *ops;
+	const void *specs;
+	u32 nspecs;
+};
+
+extern const struct xtap_family_ops xtap_kprobe_ops;
+extern const struct xtap_family_ops xtap_timer_ops;
+extern const struct xtap_family_ops xtap_tracepoint_ops;
+
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {
 	const struct xtap_probe *probe;
@@ -151,6 +181,24 @@ struct xtap_timer_spec {
 	u64 period_ns;
 };
 
+/*
+ * One entry per kernel.trace("...") location. The callback is generated
+ * with the tracepoint's own prototype (after the data pointer, which is
+ * the spec); it widens the arguments and calls xtap_tracepoint_run().
+ */
+struct xtap_tracepoint_spec {
+	const struct xtap_probe *probe;
+	const char *name;       /* the kernel's tracepoint */
+	void *callback;
+	u8 optional;
+};
+
+void xtap_tracepoint_run(void *spec, const u64 *args);
+/* Syscall events on the raw_syscalls tracepoints (x86-64 native ABI). */
+u64 xtap_syscall_arg(struct xtap_context *c, int i);  /* c->args[0] holds the regs */
+long xtap_syscall_nr(const void *regs);               /* -1 for compat syscalls */
+bool xtap_syscall_compat(void);
+
 struct xtap_script {
 	u32 abi;                          /* XTAP_ABI_VERSION */
 	const char *name;                 /* script name for messages */
@@ -163,10 +211,8 @@ struct xtap_script {
 	u16 nbegin;
 	const struct xtap_probe *end;     /* run in order at STOP */
 	u16 nend;
-	const struct xtap_kprobe_spec *kprobes;
-	u16 nkprobes;
-	const struct xtap_timer_spec *timers;
-	u16 ntimers;
+	const struct xtap_probe_group *groups; /* registered families, armed in order */
+	u16 ngroups;
 	const struct xtap_stat_spec *stats;
 	u16 nstats;
 	const char *const *regexes;       /* regex literals, compiled at init */
@@ -385,5 +431,7 @@ s64 xtap_local_clock_ns(void);
 void xtap_print_binary(struct xtap_context *c, s64 v, int bytes);
 /* %m / %M: len bytes of kernel memory at addr, as text or as hex digits; unreadable memory raises an error. */
 int xtap_print_memory(struct xtap_context *c, s64 addr, int len, int hex);
+
+int xtap_kread(struct xtap_context *c, unsigned long addr, void *dst, u32 size);
 
 #endif /* XTAP_RUNTIME_H */
