@@ -25,7 +25,8 @@ enum class KTypeKind {
   Struct,    // `members`; incomplete when !complete
   Union,     // `members`; incomplete when !complete
   Typedef,   // `name` -> `target`
-  Function,  // a function type (only ever pointed to)
+  Function,  // a function type (only ever pointed to): `target` is the return
+             // type, `members` the parameters (unnamed), `variadic` for `...`
 };
 
 struct KMember {
@@ -44,6 +45,7 @@ struct KType {
   int target = -1;         // Pointer, Array, Typedef
   uint64_t count = 0;      // Array
   bool complete = true;    // Struct, Union
+  bool variadic = false;   // Function
   std::vector<KMember> members;
 };
 
@@ -88,6 +90,11 @@ struct KSyscall {
 
 class KernelCatalog {
  public:
+  KernelCatalog() = default;
+  // For xtap-kcatalog and tests: a catalog from its parts (indexes built here).
+  KernelCatalog(std::string release, TypeTable types, std::vector<KTracepoint> tracepoints,
+                std::vector<KSyscall> syscalls);
+
   // Parses the text format; on failure returns null with *error set
   // ("catalog.txt:12: ...").
   static std::unique_ptr<KernelCatalog> parse(std::string_view text, const std::string &origin,
@@ -102,12 +109,17 @@ class KernelCatalog {
   const KTracepoint *find_tracepoint(const std::string &system, const std::string &name) const;
   const KSyscall *find_syscall(const std::string &name) const;
 
+  // The text format that parse() reads (docs/catalog.md).
+  std::string to_text() const;
+
  private:
   std::string release_;
   TypeTable types_;
   std::vector<KTracepoint> tracepoints_;
   std::vector<KSyscall> syscalls_;
   std::unordered_map<std::string, size_t> tp_by_name_, sc_by_name_;
+
+  void index();
 };
 
 }  // namespace xtap
