@@ -9,6 +9,7 @@
 #include "parse/parser.h"
 #include "parse/tapsets.h"
 #include "passes/passes.h"
+#include "test_catalog.h"
 
 namespace xtap::test {
 
@@ -16,7 +17,7 @@ struct Run {
   SourceFile file;
   Diagnostics diags;
   std::unique_ptr<Script> script;
-  ProbeEnv env;
+  ProbeEnv env = test_probe_env();
   Elaborated elab;
   bool ok = false;
 

@@ -25,6 +25,7 @@
 #include "parse/parser.h"
 #include "parse/preprocess.h"
 #include "passes/passes.h"
+#include "test_catalog.h"
 #if __has_include("parse/tapsets.h")
 #include "parse/tapsets.h"
 #define XTAP_LANG_HAVE_TAPSETS 1
@@ -37,14 +38,7 @@ namespace {
 
 // The kernel catalog the suites' kernel.trace cases resolve against.
 const ProbeEnv &lang_suite_env() {
-  static ProbeEnv env = [] {
-    ProbeEnv e;
-    e.catalog = [](std::string *error) -> const KernelCatalog * {
-      *error = "no kernel catalog in the language suites";
-      return nullptr;
-    };
-    return e;
-  }();
+  static ProbeEnv env = test::test_probe_env();
   return env;
 }
 

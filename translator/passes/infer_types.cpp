@@ -193,7 +193,6 @@ class TypeInferrer {
         return set(e, Type::Long);
       case ExprKind::Target:  // @cast's pointer and [index] expressions are numbers
         for (auto &a : e.args) expect(*a, Type::Long);
-        if (want == Type::String) mismatch(e.loc, "'" + e.target->spelling() + "'", Type::Long, want);
         return set(e, Type::Long);
       case ExprKind::Defined:  // replaced by pass 2b
         return set(e, Type::Long);

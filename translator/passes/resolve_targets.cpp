@@ -21,7 +21,7 @@ class TargetResolver {
 
   void body(const DerivedProbe *where, StmtPtr &s) {
     where_ = where;
-    stmt(*s);
+    stmt(s);
   }
   void condition(const DerivedProbe *where, ExprPtr &e) {
     where_ = where;
@@ -29,13 +29,43 @@ class TargetResolver {
   }
 
  private:
-  void stmt(Stmt &s) {
-    for (auto *e : {&s.expr, &s.init, &s.step, &s.limit})
+  // A branch that @defined decided is dropped before its targets are
+  // resolved: it may name variables this location does not have.
+  void stmt(StmtPtr &s) {
+    for (auto *e : {&s->expr, &s->init, &s->step, &s->limit})
       if (*e) expr(*e);
-    for (auto &b : s.body) stmt(*b);
+    if (s->kind == StmtKind::If && s->expr->kind == ExprKind::Number) {
+      if (s->expr->number) s = std::move(s->body[0]);
+      else if (s->body.size() > 1) s = std::move(s->body[1]);
+      else s = std::make_unique<Stmt>(StmtKind::Empty, s->loc);
+      return stmt(s);
+    }
+    for (auto &b : s->body) stmt(b);
   }
 
+  static bool constant(const Expr &e) { return e.kind == ExprKind::Number; }
+
   void expr(ExprPtr &e) {
+    // The same for conditional expressions: @defined($x) ? $x : 0, and
+    // @defined($x) && $x > 0.
+    if (e->kind == ExprKind::Ternary) {
+      expr(e->args[0]);
+      if (constant(*e->arg(0))) {
+        ExprPtr taken = std::move(e->args[e->arg(0)->number ? 1 : 2]);
+        e = std::move(taken);
+        return expr(e);
+      }
+    }
+    if (e->kind == ExprKind::Logical) {
+      expr(e->args[0]);
+      bool is_and = e->op == "&&";
+      if (constant(*e->arg(0)) && (e->arg(0)->number != 0) != is_and) {
+        auto n = std::make_unique<Expr>(ExprKind::Number, e->loc);
+        n->number = is_and ? 0 : 1;
+        e = std::move(n);
+        return;
+      }
+    }
     if (e->kind == ExprKind::Defined) {
       Diagnostics quiet;
       std::swap(quiet, diags_);
@@ -46,7 +76,8 @@ class TargetResolver {
       e = std::move(n);
       return;
     }
-    for (auto &a : e->args) expr(a);
+    for (size_t i = 0; i < e->args.size(); ++i)
+      if (!(i == 0 && (e->kind == ExprKind::Ternary || e->kind == ExprKind::Logical))) expr(e->args[i]);
     if (e->kind != ExprKind::Target) return;
     if (e->target->pretty || e->target->name.starts_with("$$")) {
       if (ExprPtr p = pretty(*e)) e = std::move(p);
