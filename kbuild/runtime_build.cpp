@@ -1,6 +1,8 @@
 // The runtime object, built once per target kernel and cached: feature
 // tests first (they write xtap_features.h), then every runtime-kmod/ source
 // into one composite xtap_runtime.o.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -102,8 +104,28 @@ bool ensure_runtime(const Target &t, const Env &env, std::string *rt_dir, std::s
   *rt_dir = final_dir.string();
   if (fs::exists(final_dir / "xtap_runtime.o")) return true;
 
-  fs::path dir = final_dir.string() + ".tmp" + std::to_string(getpid());
+  // Concurrent xtap runs (a test batch builds many modules at once) wait
+  // for the one that builds this runtime instead of all building it.
   std::error_code ec;
+  fs::create_directories(final_dir.parent_path(), ec);
+  int lock = open((final_dir.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock >= 0) flock(lock, LOCK_EX);
+  struct Unlock {
+    int fd;
+    ~Unlock() {
+      if (fd >= 0) close(fd);
+    }
+  } unlock{lock};
+  if (fs::exists(final_dir / "xtap_runtime.o")) return true;
+
+  fs::path dir = final_dir.string() + ".tmp" + std::to_string(getpid());
+  struct RemoveTmp {
+    fs::path dir;
+    ~RemoveTmp() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } remove_tmp{dir};
   fs::remove_all(dir, ec);
   fs::create_directories(dir.parent_path());
   fs::copy(src, dir, fs::copy_options::recursive, ec);
@@ -135,7 +157,6 @@ bool ensure_runtime(const Target &t, const Env &env, std::string *rt_dir, std::s
     *error = "cannot move the runtime into the cache: " + ec.message();
     return false;
   }
-  if (ec) fs::remove_all(dir, ec);  // another xtap won the race
   return true;
 }
 
