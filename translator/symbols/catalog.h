@@ -109,8 +109,9 @@ class KernelCatalog {
   const KTracepoint *find_tracepoint(const std::string &system, const std::string &name) const;
   const KSyscall *find_syscall(const std::string &name) const;
 
-  // The text format that parse() reads (docs/catalog.md).
-  std::string to_text() const;
+  // The text format that parse() reads (docs/catalog.md); `notes` become
+  // comment lines after the release (where it came from, what was skipped).
+  std::string to_text(const std::vector<std::string> &notes = {}) const;
 
  private:
   std::string release_;

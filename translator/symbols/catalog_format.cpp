@@ -4,6 +4,7 @@
 // a truncated or corrupt file is an error with its line, never a crash or a
 // loop later: every type reference is in range, counts match, and the links
 // that consumers follow recursively have no cycles.
+#include <algorithm>
 #include <charconv>
 
 #include "symbols/catalog.h"
@@ -444,9 +445,14 @@ std::unique_ptr<KernelCatalog> KernelCatalog::parse(std::string_view text, const
   return Reader(text, origin).read(error);
 }
 
-std::string KernelCatalog::to_text() const {
+std::string KernelCatalog::to_text(const std::vector<std::string> &notes) const {
   std::string out = std::string(kMagic) + ' ' + std::to_string(kFormatVersion) + '\n';
   out += "release " + release_ + '\n';
+  for (const std::string &note : notes) {
+    std::string line = note;
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    out += "# " + line + '\n';
+  }
   out += "counts " + std::to_string(types_.size()) + ' ' + std::to_string(tracepoints_.size()) +
          ' ' + std::to_string(syscalls_.size()) + '\n';
   for (size_t i = 0; i < types_.size(); ++i) write_type(out, static_cast<int>(i), types_.at(static_cast<int>(i)));
