@@ -132,7 +132,8 @@ class DeclarationCollector : public ASTConsumer {
       if (!is_tracepoint && !syscall_functions_.count(name.str())) continue;
       if (!seen.insert(name.str()).second) continue;  // a redeclaration
       if (!is_valid(fd)) {
-        out_->invalid.push_back(name.str());
+        out_->invalid.push_back(is_tracepoint ? "tracepoint " + name.drop_front(kTraceIterPrefix.size()).str()
+                                              : "prototype " + name.str());
         continue;
       }
       if (is_tracepoint) add_tracepoint(fd, name.drop_front(kTraceIterPrefix.size()), types);

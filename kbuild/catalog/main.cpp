@@ -197,6 +197,7 @@ int main(int argc, char **argv) {
   ParseReport report;
   if (!parse_kernel_headers(request, &decls, &report, &error)) return fail(error);
 
+  std::vector<std::string> notes = {"from " + o.build_dir};
   std::vector<KSyscall> syscalls;
   int without_prototype = 0;
   for (const SyscallEntry &e : table) {
@@ -204,15 +205,19 @@ int main(int argc, char **argv) {
     sc.name = e.name;
     sc.nr = e.nr;
     auto it = decls.prototypes.find(e.entry);
-    if (it != decls.prototypes.end()) sc.args = it->second;
-    else ++without_prototype;
+    if (it != decls.prototypes.end()) {
+      sc.args = it->second;
+    } else {
+      sc.prototype_known = false;
+      ++without_prototype;
+      notes.push_back("no prototype for " + e.entry + " (" + e.name + ", " + std::to_string(e.nr) + ")");
+    }
     syscalls.push_back(std::move(sc));
   }
 
-  std::vector<std::string> notes = {"from " + o.build_dir};
   for (const std::string &d : report.dropped) notes.push_back("skipped " + d);
   for (const std::string &m : report.missing_includes) notes.push_back(m);
-  for (const std::string &i : decls.invalid) notes.push_back("invalid declaration skipped: " + i);
+  for (const std::string &i : decls.invalid) notes.push_back("skipped (invalid declaration): " + i);
   size_t ntracepoints = decls.tracepoints.size(), ntypes = decls.types.size();
   KernelCatalog catalog(o.release, std::move(decls.types), std::move(decls.tracepoints),
                         std::move(syscalls));

@@ -86,6 +86,7 @@ struct KSyscall {
   std::string name;  // "openat" (no sys_ prefix)
   int nr = -1;       // __NR_openat on the target's native ABI (x86_64)
   std::vector<KParam> args;  // from include/linux/syscalls.h
+  bool prototype_known = true;  // false: the headers declare no prototype (args empty)
 };
 
 class KernelCatalog {

@@ -332,8 +332,16 @@ bool Reader::read_syscall(KSyscall *sc) {
   size_t nargs = 0;
   if (!next_line(&line)) return false;
   Fields f(line);
-  if (!f.keyword("sc") || !f.number(&sc->nr) || !f.next(&name) || !f.number(&nargs) || !f.done())
+  if (!f.keyword("sc") || !f.number(&sc->nr) || !f.next(&name))
     return fail("expected 'sc NR NAME NARGS'");
+  Fields unknown = f;
+  std::string_view dash;
+  if (unknown.next(&dash) && dash == "-" && unknown.done()) {
+    sc->name = name;
+    sc->prototype_known = false;  // "sc NR NAME -"
+    return true;
+  }
+  if (!f.number(&nargs) || !f.done()) return fail("expected 'sc NR NAME NARGS'");
   if (nargs > text_.size()) return fail("argument count larger than the file");
   sc->name = name;
   return read_params(&sc->args, nargs);
@@ -462,7 +470,9 @@ std::string KernelCatalog::to_text(const std::vector<std::string> &notes) const 
     write_params(out, tp.args);
   }
   for (const KSyscall &sc : syscalls_) {
-    out += "sc " + std::to_string(sc.nr) + ' ' + sc.name + ' ' + std::to_string(sc.args.size()) + '\n';
+    out += "sc " + std::to_string(sc.nr) + ' ' + sc.name + ' ' +
+           (sc.prototype_known ? std::to_string(sc.args.size()) : "-") + '\n';
+    if (!sc.prototype_known) continue;
     write_params(out, sc.args);
   }
   out += "end\n";
