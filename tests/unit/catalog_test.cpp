@@ -12,7 +12,7 @@ namespace {
 // A small catalog in the text format, as xtap-kcatalog writes it.
 const char kSmall[] = R"(xtap-catalog 1
 release 6.1.0-test
-counts 17 2 1
+counts 17 2 2
 t 0 void
 t 1 int 4 s int
 t 2 typedef 1 pid_t
@@ -48,6 +48,7 @@ tp - bare_tp 0
 sc 257 openat 2
 p 1 dfd
 p 9 filename
+sc 9 mmap -
 end
 )";
 
@@ -168,7 +169,12 @@ TEST(Catalog, FindsSyscalls) {
   EXPECT_EQ(sc, cat->find_syscall("sys_openat"));
   ASSERT_EQ(sc->args.size(), 2u);
   EXPECT_EQ(sc->args[1].name, "filename");
+  EXPECT_TRUE(sc->prototype_known);
   EXPECT_EQ(cat->find_syscall("read"), nullptr);
+  const KSyscall *mmap = cat->find_syscall("mmap");
+  ASSERT_NE(mmap, nullptr);
+  EXPECT_FALSE(mmap->prototype_known);
+  EXPECT_TRUE(mmap->args.empty());
 }
 
 TEST(Catalog, WritesWhatItReads) {
@@ -203,11 +209,13 @@ TEST(Catalog, CorruptFilesAreErrorsWithTheirLine) {
             "cat.txt:15: expected 'm BIT_OFFSET BIT_SIZE TYPE [NAME]'");
   EXPECT_EQ(parse_error(corrupted("sc 257 openat 2", "sc 257 openat")),
             "cat.txt:36: expected 'sc NR NAME NARGS'");
-  EXPECT_EQ(parse_error(corrupted("counts 17 2 1", "counts 17 2 99999999999")),
+  EXPECT_EQ(parse_error(corrupted("counts 17 2 2", "counts 17 2 99999999999")),
             "cat.txt:3: counts larger than the file");
-  EXPECT_EQ(parse_error(corrupted("counts 17 2 1", "counts 17 2 2")),
+  EXPECT_EQ(parse_error(corrupted("counts 17 2 2", "counts 17 2 3")),
+            "cat.txt:40: expected 'sc NR NAME NARGS'");
+  EXPECT_EQ(parse_error(corrupted("sc 9 mmap -", "sc 9 mmap - 1")),
             "cat.txt:39: expected 'sc NR NAME NARGS'");
-  EXPECT_EQ(parse_error(corrupted("end\n", "")), "cat.txt:39: unexpected end of file (truncated catalog?)");
+  EXPECT_EQ(parse_error(corrupted("end\n", "")), "cat.txt:40: unexpected end of file (truncated catalog?)");
   EXPECT_EQ(parse_error(corrupted("t 2 typedef 1 pid_t", "t 2 typedef 1")),
             "cat.txt:6: typedef type without a name");
 }

@@ -86,6 +86,7 @@ struct KSyscall {
   std::string name;  // "openat" (no sys_ prefix)
   int nr = -1;       // __NR_openat on the target's native ABI (x86_64)
   std::vector<KParam> args;  // from include/linux/syscalls.h
+  bool prototype_known = true;  // false: the headers declare no prototype (args empty)
 };
 
 class KernelCatalog {
@@ -109,8 +110,9 @@ class KernelCatalog {
   const KTracepoint *find_tracepoint(const std::string &system, const std::string &name) const;
   const KSyscall *find_syscall(const std::string &name) const;
 
-  // The text format that parse() reads (docs/catalog.md).
-  std::string to_text() const;
+  // The text format that parse() reads (docs/catalog.md); `notes` become
+  // comment lines after the release (where it came from, what was skipped).
+  std::string to_text(const std::vector<std::string> &notes = {}) const;
 
  private:
   std::string release_;

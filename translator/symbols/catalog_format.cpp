@@ -4,6 +4,7 @@
 // a truncated or corrupt file is an error with its line, never a crash or a
 // loop later: every type reference is in range, counts match, and the links
 // that consumers follow recursively have no cycles.
+#include <algorithm>
 #include <charconv>
 
 #include "symbols/catalog.h"
@@ -331,8 +332,16 @@ bool Reader::read_syscall(KSyscall *sc) {
   size_t nargs = 0;
   if (!next_line(&line)) return false;
   Fields f(line);
-  if (!f.keyword("sc") || !f.number(&sc->nr) || !f.next(&name) || !f.number(&nargs) || !f.done())
+  if (!f.keyword("sc") || !f.number(&sc->nr) || !f.next(&name))
     return fail("expected 'sc NR NAME NARGS'");
+  Fields unknown = f;
+  std::string_view dash;
+  if (unknown.next(&dash) && dash == "-" && unknown.done()) {
+    sc->name = name;
+    sc->prototype_known = false;  // "sc NR NAME -"
+    return true;
+  }
+  if (!f.number(&nargs) || !f.done()) return fail("expected 'sc NR NAME NARGS'");
   if (nargs > text_.size()) return fail("argument count larger than the file");
   sc->name = name;
   return read_params(&sc->args, nargs);
@@ -444,9 +453,14 @@ std::unique_ptr<KernelCatalog> KernelCatalog::parse(std::string_view text, const
   return Reader(text, origin).read(error);
 }
 
-std::string KernelCatalog::to_text() const {
+std::string KernelCatalog::to_text(const std::vector<std::string> &notes) const {
   std::string out = std::string(kMagic) + ' ' + std::to_string(kFormatVersion) + '\n';
   out += "release " + release_ + '\n';
+  for (const std::string &note : notes) {
+    std::string line = note;
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    out += "# " + line + '\n';
+  }
   out += "counts " + std::to_string(types_.size()) + ' ' + std::to_string(tracepoints_.size()) +
          ' ' + std::to_string(syscalls_.size()) + '\n';
   for (size_t i = 0; i < types_.size(); ++i) write_type(out, static_cast<int>(i), types_.at(static_cast<int>(i)));
@@ -456,7 +470,9 @@ std::string KernelCatalog::to_text() const {
     write_params(out, tp.args);
   }
   for (const KSyscall &sc : syscalls_) {
-    out += "sc " + std::to_string(sc.nr) + ' ' + sc.name + ' ' + std::to_string(sc.args.size()) + '\n';
+    out += "sc " + std::to_string(sc.nr) + ' ' + sc.name + ' ' +
+           (sc.prototype_known ? std::to_string(sc.args.size()) : "-") + '\n';
+    if (!sc.prototype_known) continue;
     write_params(out, sc.args);
   }
   out += "end\n";
