@@ -20,6 +20,7 @@
 #include "parse/printer.h"
 #include "parse/tapsets.h"
 #include "passes/passes.h"
+#include "symbols/catalog.h"
 #include "vm/vm.h"
 #include "xtap/listing.h"
 #include "xtap/options.h"
@@ -114,6 +115,15 @@ void print_elaborated(std::ostream &os, const Script &s, const Elaborated &elab)
     if (dp->decl != last) locals(*dp->decl, 0);
     last = dp->decl;
   }
+}
+
+kbuild::Env build_env(const cli::Options &o) {
+  kbuild::Env env;
+  env.datadir = datadir();
+  env.cache_dir = kbuild::default_cache_dir();
+  env.version = XTAP_VERSION;
+  env.verbose = o.verbose > 1;
+  return env;
 }
 
 // -G NAME=VALUE: the initial value of a global, replacing its initializer.
@@ -295,10 +305,23 @@ int main(int argc, char **argv) {
 
   // Pass 2: elaborate.
   Elaborated elab;
+  // The target kernel's catalog (tracepoints, syscalls, C types): built
+  // from its headers on first use and cached; loaded only if a probe needs it.
+  kbuild::Env env = build_env(o);
+  std::unique_ptr<KernelCatalog> catalog;
+  std::string catalog_err;
+  bool catalog_tried = false;
   ProbeEnv probe_env;
-  probe_env.catalog = [](std::string *error) -> const KernelCatalog * {
-    *error = "the kernel catalog is not available";
-    return nullptr;
+  probe_env.catalog = [&](std::string *error) -> const KernelCatalog * {
+    if (!catalog_tried) {
+      catalog_tried = true;
+      std::string path;
+      if (!have_target) catalog_err = target_err;
+      else if (kbuild::ensure_catalog(target, env, &path, &catalog_err))
+        catalog = KernelCatalog::load(path, &catalog_err);
+    }
+    if (!catalog) *error = catalog_err;
+    return catalog.get();
   };
   bool ok = elaborate(*script, probe_env, elab, diags);
   // -w drops every warning; -u keeps unused code, so there is no elision
@@ -356,11 +379,6 @@ int main(int argc, char **argv) {
     if (o.kernel.empty() && !o.vm) std::cerr << "  hint: name a kernel with -r, or run in a VM with --vm\n";
     return 1;
   }
-  kbuild::Env env;
-  env.datadir = datadir();
-  env.cache_dir = kbuild::default_cache_dir();
-  env.version = XTAP_VERSION;
-  env.verbose = o.verbose > 1;
   kbuild::ModuleBuild mb;
   mb.name = name;
   mb.c_source = c;
