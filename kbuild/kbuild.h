@@ -37,6 +37,14 @@ std::string default_cache_dir();
 // directory holding xtap_runtime.o and the include/ tree for modules.
 bool ensure_runtime(const Target &t, const Env &env, std::string *rt_dir, std::string *error);
 
+// Builds (or finds cached) the kernel catalog of `t` (docs/catalog.md): its
+// tracepoints, syscalls and C types, written by xtap-kcatalog (found next to
+// the running program, or through XTAP_KCATALOG). *path receives the cached
+// file, for KernelCatalog::load(). Cached under <cache>/catalog/, keyed by
+// the release, the build directory's identity, the xtap version and a hash
+// of the tool; concurrent runs never see a partial file.
+bool ensure_catalog(const Target &t, const Env &env, std::string *path, std::string *error);
+
 struct ModuleBuild {
   std::string name;        // module name, a C identifier
   std::string c_source;    // generated C

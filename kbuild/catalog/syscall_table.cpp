@@ -80,18 +80,28 @@ bool read_syscall_table(const std::string &build_dir, const std::string &arch,
     *error = unistd + ": no '#define __NR_name number' lines";
     return false;
   }
-  // Without the entry table (older or unusual build trees), assume the
-  // function is sys_<name>.
-  std::map<int, std::string> entry_by_nr;
+  // The entry table also says which numbers are syscalls at all
+  // (__NR_syscalls is a count). Without it (older or unusual build trees),
+  // the function is assumed to be sys_<name>.
   std::ifstream entries_in(base + "/asm/syscalls_64.h");
   if (entries_in) {
     std::ostringstream entries;
     entries << entries_in.rdbuf();
+    std::map<int, std::string> entry_by_nr;
     for (const SyscallEntry &e : parse_syscall_entries(entries.str())) entry_by_nr[e.nr] = e.entry;
-  }
-  for (SyscallEntry &e : *table) {
-    auto it = entry_by_nr.find(e.nr);
-    e.entry = it != entry_by_nr.end() ? it->second : "sys_" + e.name;
+    std::vector<SyscallEntry> known;
+    for (SyscallEntry &e : *table) {
+      auto it = entry_by_nr.find(e.nr);
+      if (it == entry_by_nr.end()) continue;
+      e.entry = it->second;
+      known.push_back(std::move(e));
+    }
+    table->swap(known);
+  } else {
+    table->erase(std::remove_if(table->begin(), table->end(),
+                                [](const SyscallEntry &e) { return e.name == "syscalls"; }),
+                 table->end());
+    for (SyscallEntry &e : *table) e.entry = "sys_" + e.name;
   }
   std::sort(table->begin(), table->end(),
             [](const SyscallEntry &a, const SyscallEntry &b) { return a.nr < b.nr; });

@@ -101,6 +101,22 @@ TEST(Catalog, KeepsAnonymousMembers) {
   EXPECT_EQ(tt.spelling(anon.type), "union {...}");
 }
 
+TEST(Catalog, FindsMembersInsideAnonymousOnes) {
+  auto cat = parse_ok(kSmall);
+  ASSERT_TRUE(cat);
+  const TypeTable &tt = cat->types();
+  uint64_t offset = 0;
+  const KMember *b = tt.find_member(5, "b", &offset);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(offset, 160u);
+  EXPECT_EQ(tt.spelling(b->type), "unsigned int");
+  const KMember *comm = tt.find_member(5, "comm", &offset);
+  ASSERT_NE(comm, nullptr);
+  EXPECT_EQ(offset, 32u);
+  EXPECT_EQ(tt.find_member(5, "nope", &offset), nullptr);
+  EXPECT_EQ(tt.find_member(1, "pid", &offset), nullptr);  // not a record
+}
+
 TEST(Catalog, SpellsTypesAsCDoes) {
   auto cat = parse_ok(kSmall);
   ASSERT_TRUE(cat);

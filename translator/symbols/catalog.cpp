@@ -71,6 +71,28 @@ int TypeTable::find_record(const std::string &tag, bool is_union) const {
   return it == index.end() ? -1 : it->second;
 }
 
+const KMember *TypeTable::find_member(int id, const std::string &name, uint64_t *bit_offset) const {
+  id = strip_typedefs(id);
+  if (id < 0 || static_cast<size_t>(id) >= types_.size()) return nullptr;
+  const KType &t = at(id);
+  if (t.kind != KTypeKind::Struct && t.kind != KTypeKind::Union) return nullptr;
+  // Recursion only into anonymous members, which the loader guarantees do
+  // not contain their container.
+  for (const KMember &m : t.members) {
+    if (!m.name.empty()) {
+      if (m.name != name) continue;
+      *bit_offset = m.bit_offset;
+      return &m;
+    }
+    uint64_t inner = 0;
+    if (const KMember *found = find_member(m.type, name, &inner)) {
+      *bit_offset = m.bit_offset + inner;
+      return found;
+    }
+  }
+  return nullptr;
+}
+
 std::string TypeTable::spelling(int id) const {
   if (id < 0 || static_cast<size_t>(id) >= types_.size()) return "?";
   return declare(*this, id, "", false);

@@ -57,6 +57,10 @@ class TypeTable {
   int strip_typedefs(int id) const;
   // A complete struct/union by tag name ("task_struct"), or -1.
   int find_record(const std::string &tag, bool is_union = false) const;
+  // The member `name` of the struct/union `id` (typedefs stripped), found
+  // inside anonymous struct/union members as C finds it; *bit_offset gets
+  // its offset from the start of `id`. Null if there is none.
+  const KMember *find_member(int id, const std::string &name, uint64_t *bit_offset) const;
   // C spelling as users know it from stap -L: "struct task_struct*",
   // "unsigned int", "pid_t", "char[16]", "const char*".
   std::string spelling(int id) const;

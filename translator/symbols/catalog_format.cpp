@@ -47,7 +47,8 @@ void write_type(std::string &out, int id, const KType &t) {
   out += "t " + std::to_string(id) + ' ' + kind_keyword(t.kind);
   switch (t.kind) {
     case KTypeKind::Void:
-      break;
+      out += '\n';  // its name is its kind
+      return;
     case KTypeKind::Int:
     case KTypeKind::Enum:
       out += ' ' + std::to_string(t.size) + (t.is_signed ? " s" : " u");
