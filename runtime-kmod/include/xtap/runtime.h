@@ -432,6 +432,5 @@ void xtap_print_binary(struct xtap_context *c, s64 v, int bytes);
 /* %m / %M: len bytes of kernel memory at addr, as text or as hex digits; unreadable memory raises an error. */
 int xtap_print_memory(struct xtap_context *c, s64 addr, int len, int hex);
 
-int xtap_kread(struct xtap_context *c, unsigned long addr, void *dst, u32 size);
 
 #endif /* XTAP_RUNTIME_H */
