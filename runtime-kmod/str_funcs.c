@@ -119,7 +119,7 @@ char *xtap_text_str(char *dst, const char *s)
 }
 
 /* string_quoted(): the same in double quotes, a cut string ending "... */
-char *xtap_str_quoted(struct xtap_context *c, char *dst, const char *s)
+char *xtap_str_quoted(char *dst, const char *s)
 {
 	int len = xtap_strsize() - 1;
 	char *buf = xtap_str_tmp();

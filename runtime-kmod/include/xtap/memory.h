@@ -38,6 +38,12 @@ int xtap_kcopy(void *dst, unsigned long addr, u32 size);
 int xtap_ucopy(void *dst, unsigned long addr, u32 size);
 
 /*
+ * A long of the current task's user space into *v (4 bytes for a 32-bit
+ * task, 8 otherwise), sign- or zero-extended: 0 or -EFAULT, nothing raised.
+ */
+int xtap_ucopy_long(s64 *v, unsigned long addr, bool is_signed);
+
+/*
  * A C string at addr into dst, at most size - 1 bytes and a NUL: its
  * length, or -EFAULT if a byte before the NUL (or the limit) is unreadable.
  * size 0 copies nothing and returns 0.
@@ -110,13 +116,7 @@ char *xtap_kread_str_quoted(struct xtap_context *c, char *dst, unsigned long add
 char *xtap_uread_str_quoted(struct xtap_context *c, char *dst, unsigned long addr, u32 max);
 
 /* string_quoted(s): s quoted and escaped as above; dst may be s. */
-char *xtap_str_quoted(struct xtap_context *c, char *dst, const char *s);
-
-/*
- * A long of the current task's user space into *v (4 bytes for a 32-bit
- * task, 8 otherwise), sign- or zero-extended: 0 or -EFAULT, nothing raised.
- */
-int xtap_ucopy_long(s64 *v, unsigned long addr, bool is_signed);
+char *xtap_str_quoted(char *dst, const char *s);
 
 /* ------------------------------------------------------------ tasks */
 
