@@ -117,11 +117,11 @@ static int xtap_read_kernel(struct xtap_context *c, unsigned long addr, int len,
 		unsigned long p = addr + done;
 
 		n = min_t(int, len - done, sizeof(chunk));
-		if (copy_from_kernel_nofault(chunk, (const void *)p, n)) {
+		if (xtap_kcopy(chunk, p, n)) {
 			for (i = 0; i < n - 1; i++)	/* the first byte that faults */
-				if (copy_from_kernel_nofault(chunk, (const void *)(p + i), 1))
+				if (xtap_kcopy(chunk, p + i, 1))
 					break;
-			xtap_error(c, "read fault at 0x%lx", p + i);
+			xtap_fault(c, "kernel read", p + i);
 			return -1;
 		}
 		if (!out)

@@ -3,7 +3,9 @@
 #include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
+#include <xtap/memory.h>
 #include "internal.h"
+#include "str_escape.h"
 
 static size_t xtap_strsize(void)
 {
@@ -105,104 +107,25 @@ char *xtap_tokenize(struct xtap_context *c, char *dst, const char *s, const char
 	return dst;
 }
 
-/* One character of s, stap's _stp_decode_utf8(): bytes consumed, *cp set. */
-static int xtap_utf8(const unsigned char *s, size_t n, u32 *cp)
-{
-	int len, i;
-	u32 c;
-
-	if ((s[0] & 0xe0) == 0xc0 && n >= 2) {
-		len = 2;
-		c = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0 && n >= 3) {
-		len = 3;
-		c = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0 && n >= 4) {
-		len = 4;
-		c = s[0] & 0x07;
-	} else {
-		goto verbatim;
-	}
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			goto verbatim;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	/* surrogates, beyond RFC 3629, overlong encodings: shown byte by byte */
-	if ((c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff || c < 0x80 ||
-	    (len == 3 && c < 0x800) || (len == 4 && c < 0x10000))
-		goto verbatim;
-	*cp = c;
-	return len;
-verbatim:
-	*cp = s[0];
-	return 1;
-}
-
-static char xtap_short_escape(u32 c)
-{
-	switch (c) {
-	case '\a': return 'a';
-	case '\b': return 'b';
-	case '\f': return 'f';
-	case '\n': return 'n';
-	case '\r': return 'r';
-	case '\t': return 't';
-	case '\v': return 'v';
-	case '"': return '"';
-	case '\\': return '\\';
-	}
-	return 0;
-}
-
 /* text_str(): printable ASCII as is, \n-style and octal escapes, \uXXXX for UTF-8. */
 char *xtap_text_str(char *dst, const char *s)
 {
-	const unsigned char *in = (const unsigned char *)s;
-	size_t inlen = strnlen(s, xtap_strsize() - 1);
-	int room = xtap_strsize() - 1;
-	char *buf = xtap_str_tmp(), *out = buf;
+	int len = xtap_strsize() - 1;
+	char *buf = xtap_str_tmp();
 
-	while (inlen > 0) {
-		int n, i, num;
-		u32 c;
-		char esc;
+	xtap_escape(buf, s, len, len, false);
+	strscpy(dst, buf, xtap_strsize());
+	return dst;
+}
 
-		n = xtap_utf8(in, inlen, &c);
-		in += n;
-		inlen -= n;
-		if (n > 1) {
-			num = c <= 0xffff ? 6 : 10;
-			if (room < num)
-				break;
-			*out++ = '\\';
-			*out++ = c <= 0xffff ? 'u' : 'U';
-			for (i = num - 3; i >= 0; i--)
-				*out++ = hex_asc[(c >> (i * 4)) & 0xf];
-		} else if (isascii(c) && isprint(c) && c != '"' && c != '\\') {
-			num = 1;
-			if (room < num)
-				break;
-			*out++ = c;
-		} else if ((esc = xtap_short_escape(c))) {
-			num = 2;
-			if (room < num)
-				break;
-			*out++ = '\\';
-			*out++ = esc;
-		} else {
-			num = 4;
-			if (room < num)
-				break;
-			*out++ = '\\';
-			*out++ = '0' + ((c >> 6) & 3);
-			*out++ = '0' + ((c >> 3) & 7);
-			*out++ = '0' + (c & 7);
-		}
-		room -= num;
-	}
-	*out = '\0';
-	memcpy(dst, buf, out - buf + 1);
+/* string_quoted(): the same in double quotes, a cut string ending "... */
+char *xtap_str_quoted(char *dst, const char *s)
+{
+	int len = xtap_strsize() - 1;
+	char *buf = xtap_str_tmp();
+
+	xtap_escape(buf, s, len, len, true);
+	strscpy(dst, buf, xtap_strsize());
 	return dst;
 }
 

@@ -22,6 +22,7 @@
 #include <linux/ptrace.h>
 #include <linux/string.h>
 #include <xtap/abi.h>
+#include <xtap/memory.h>
 
 #define XTAP_MAXKEYS 9
 
