@@ -77,6 +77,15 @@ TEST(DerivedProbes, ABodyReadingTargetVariablesIsSplitPerLocation) {
   EXPECT_EQ(decls.size(), 3u);
 }
 
+TEST(DerivedProbes, ASufficientPointThatResolvesEndsTheList) {
+  auto r = test::run("probe kernel.{trace(\"sched_process_exec\")!, trace(\"sched_process_exit\")} { }");
+  ASSERT_TRUE(r->ok) << r->printed();
+  EXPECT_EQ(names(*r), (std::vector<std::string>{"kernel.trace(\"sched:sched_process_exec\")"}));
+  r = test::run("probe kernel.trace(\"nope\")!, kernel.trace(\"sched_process_exit\") { }");
+  ASSERT_TRUE(r->ok) << r->printed();
+  EXPECT_EQ(names(*r), (std::vector<std::string>{"kernel.trace(\"sched:sched_process_exit\")"}));
+}
+
 TEST(DerivedProbes, ContextVariablesAreTypedByTheTracepointPrototype) {
   auto r = test::run("probe kernel.trace(\"sched_switch\") { }");
   ASSERT_TRUE(r->ok) << r->printed();

@@ -168,8 +168,8 @@ struct ProbePointComponent {
 struct ProbePoint {
   std::vector<ProbePointComponent> components;
   Location loc;
-  bool optional = false;  // pp? : skip silently if it cannot be resolved or registered
-  bool required = false;  // pp! : as pp?, but an error if nothing matches
+  bool optional = false;    // pp? : skip silently if it cannot be resolved or registered
+  bool sufficient = false;  // pp! : optional, and once it resolves the probe's later points are skipped
   std::string str() const;  // canonical spelling, e.g. kprobe.function("x").return
 };
 

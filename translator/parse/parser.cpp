@@ -166,9 +166,10 @@ class Parser {
   void probe_decl(Script &s) {
     auto p = std::make_unique<ProbeDecl>();
     p->loc = take().loc;
-    p->points.push_back(probe_point());
-    if (cur().is_op("=") || cur().is_op("+=")) return alias_decl(s, std::move(p->points[0]), p->loc);
-    while (accept_op(",")) p->points.push_back(probe_point());
+    p->points = probe_points();
+    if ((cur().is_op("=") || cur().is_op("+=")) && p->points.size() == 1)
+      return alias_decl(s, std::move(p->points[0]), p->loc);
+    while (accept_op(",")) append(p->points, probe_points());
     if (accept_kw("if")) {
       expect_op("(");
       p->condition = expression();
@@ -190,7 +191,7 @@ class Parser {
       }
     a->name = std::move(name);
     a->loc = loc;
-    do a->points.push_back(probe_point());
+    do append(a->points, probe_points());
     while (accept_op(","));
     if (!cur().is_op("{")) fail("'{' to start the alias body");
     a->body = block();
@@ -247,37 +248,70 @@ class Parser {
     s.functions.push_back(std::move(f));
   }
 
-  ProbePoint probe_point() {
-    ProbePoint pp;
-    pp.loc = cur().loc;
-    do {
-      ProbePointComponent c;
-      c.loc = cur().loc;
-      if (cur().kind != Tok::Identifier && cur().kind != Tok::Keyword)
-        fail("a probe point name (such as begin, kprobe.function(\"name\"))");
-      c.name = take().text;
-      if (accept_op("(")) {
-        c.has_arg = true;
-        if (cur().kind == Tok::String) {
-          c.arg_is_string = true;
-          c.str_arg = take().text;
-        } else if (cur().kind == Tok::Number) {
-          c.num_arg = take().number;
-        } else if (cur().is_op("-") && peek().kind == Tok::Number) {
-          take();
-          c.num_arg = -take().number;
-        } else {
-          fail("a string or number as probe point argument");
-        }
-        expect_op(")");
+  static void append(std::vector<ProbePoint> &to, std::vector<ProbePoint> from) {
+    for (auto &pp : from) to.push_back(std::move(pp));
+  }
+
+  ProbePointComponent probe_component() {
+    ProbePointComponent c;
+    c.loc = cur().loc;
+    if (cur().kind != Tok::Identifier && cur().kind != Tok::Keyword)
+      fail("a probe point name (such as begin, kprobe.function(\"name\"))");
+    c.name = take().text;
+    if (accept_op("(")) {
+      c.has_arg = true;
+      if (cur().kind == Tok::String) {
+        c.arg_is_string = true;
+        c.str_arg = take().text;
+      } else if (cur().kind == Tok::Number) {
+        c.num_arg = take().number;
+      } else if (cur().is_op("-") && peek().kind == Tok::Number) {
+        take();
+        c.num_arg = -take().number;
+      } else {
+        fail("a string or number as probe point argument");
       }
-      pp.components.push_back(std::move(c));
+      expect_op(")");
+    }
+    return c;
+  }
+
+  // A probe point, or several when it holds alternatives in braces, as in
+  // kernel.{trace("a")!, function("b")}: one point per alternative, each
+  // with its own ? or !, and the ? or ! after the whole to all of them.
+  std::vector<ProbePoint> probe_points() {
+    std::vector<ProbePoint> out(1);
+    out[0].loc = cur().loc;
+    do {
+      if (cur().is_op("{")) {
+        take();
+        std::vector<ProbePoint> alts;
+        do append(alts, probe_points());
+        while (accept_op(","));
+        expect_op("}");
+        std::vector<ProbePoint> product;
+        for (const auto &head : out)
+          for (const auto &alt : alts) {
+            ProbePoint pp = head;
+            for (const auto &c : alt.components) pp.components.push_back(c);
+            pp.optional = alt.optional;
+            pp.sufficient = alt.sufficient;
+            product.push_back(std::move(pp));
+          }
+        out = std::move(product);
+      } else {
+        ProbePointComponent c = probe_component();
+        for (auto &pp : out) pp.components.push_back(c);
+      }
     } while (accept_op("."));
-    const auto &last = pp.components.back().loc;
-    pp.loc.length = last.line == pp.loc.line ? std::max(1, last.column + last.length - pp.loc.column) : 1;
-    if (accept_op("?")) pp.optional = true;
-    else if (accept_op("!")) pp.optional = pp.required = true;
-    return pp;
+    bool optional = accept_op("?"), sufficient = !optional && accept_op("!");
+    for (auto &pp : out) {
+      const auto &last = pp.components.back().loc;
+      pp.loc.length = last.line == pp.loc.line ? std::max(1, last.column + last.length - pp.loc.column) : 1;
+      pp.optional |= optional || sufficient;
+      pp.sufficient |= sufficient;
+    }
+    return out;
   }
 
   // ------------------------------------------------------------ statements
@@ -598,6 +632,24 @@ class Parser {
     return e;
   }
 
+  // @choose_defined(a, b): a where @defined(a), else b (stap's tapset
+  // macro), as the conditional expression pass 2 folds per location.
+  ExprPtr choose_defined(const Token &name) {
+    expect_op("(");
+    ExprPtr a = expression();
+    expect_op(",");
+    ExprPtr b = expression();
+    expect_op(")");
+    if (a->kind != ExprKind::Target) return a;
+    auto cond = make(ExprKind::Defined, name.loc);
+    cond->args.push_back(clone(*a));
+    auto e = make(ExprKind::Ternary, name.loc);
+    e->args.push_back(std::move(cond));
+    e->args.push_back(std::move(a));
+    e->args.push_back(std::move(b));
+    return e;
+  }
+
   static bool all_dollars(const std::string &s) {
     return !s.empty() && s.find_first_not_of('$') == std::string::npos;
   }
@@ -683,10 +735,11 @@ class Parser {
       Token name = take();
       if (name.text[0] == '@' && is_aggregate(name.text.substr(1))) return aggregate(name);
       if (name.text == "@defined") return defined(name);
+      if (name.text == "@choose_defined") return choose_defined(name);
       if (name.text[0] == '$' || name.text == "@cast" || name.text == "@var") return target(name, false);
       if (name.text[0] == '@') {
         diags_.error("XTP1022", name.loc, "unknown '@' operator '" + name.text + "'")
-            .hint = "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined, @cast, @var, "
+            .hint = "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined, @choose_defined, @cast, @var, "
                     "and @1 @2 ... for script arguments";
         throw ParseError{};
       }

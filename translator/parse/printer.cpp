@@ -134,7 +134,7 @@ std::string print_script(const Script &s) {
   auto points = [](const std::vector<ProbePoint> &pps) {
     std::string pts;
     for (const auto &pp : pps)
-      pts += (pts.empty() ? "" : ", ") + pp.str() + (pp.required ? "!" : pp.optional ? "?" : "");
+      pts += (pts.empty() ? "" : ", ") + pp.str() + (pp.sufficient ? "!" : pp.optional ? "?" : "");
     return pts;
   };
   for (const auto &a : s.aliases) {

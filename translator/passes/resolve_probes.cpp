@@ -56,21 +56,21 @@ void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics
       for (const auto *p : probe_providers())
         if (p->matches(pp)) provider = p;
       if (!provider) {
-        if (!pp.optional || pp.required) report_unknown(pp, diags);
+        if (!pp.optional) report_unknown(pp, diags);
         continue;
       }
       size_t first = derived.size();
       int errors = diags.error_count();
       provider->derive(pp, *probe, env, derived, diags);
       if (diags.error_count() != errors) continue;
-      if (derived.size() == first && pp.required)
-        diags.error("XTP2106", pp.loc, "probe point '" + pp.str() + "!' matched nothing");
       for (size_t i = first; i < derived.size(); ++i) {
         derived[i]->decl = probe.get();
         derived[i]->point = &pp;
         derived[i]->provider = provider;
-        derived[i]->optional = pp.optional && !pp.required;
+        derived[i]->optional = pp.optional;
       }
+      // pp!: sufficient once it resolved; the alternatives after it are not needed.
+      if (pp.sufficient && derived.size() > first) break;
     }
     // A probe left without locations (all optional, none matched) has
     // nothing to run: drop it rather than emit an unused handler.

@@ -8,7 +8,10 @@ struct Unit {
   const char *name;
   uint64_t ns;  // nanoseconds per unit; 0 for hz
 };
-constexpr Unit kUnits[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}, {"hz", 0}};
+// stap's long spellings (timer.sec, timer.msec ...) are the same units.
+constexpr Unit kUnits[] = {{"ns", 1},          {"us", 1000},          {"ms", 1000000},   {"s", 1000000000},
+                           {"nsec", 1},        {"usec", 1000},        {"msec", 1000000}, {"sec", 1000000000},
+                           {"hz", 0}};
 
 // Faster than this the timer would starve the machine under TCG and real
 // hardware alike; stap refuses sub-100us timers for the same reason.
@@ -22,7 +25,7 @@ class TimerProbe : public DerivedProbe {
 class TimerProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
-    return {"timer.ns", "timer.us", "timer.ms", "timer.s", "timer.hz"};
+    return {"timer.ns", "timer.us", "timer.ms", "timer.s", "timer.hz", "timer.sec", "timer.msec"};
   }
 
   bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "timer"; }
