@@ -32,7 +32,7 @@ TEST(Semantic, UnknownProbePointSuggests) {
   auto r = test::run("probe begn { }");
   EXPECT_EQ(r->first_error(), "XTP2100");
   EXPECT_NE(r->printed().find("did you mean 'begin'?"), std::string::npos) << r->printed();
-  auto t = test::run("probe timer.msec(10) { }");
+  auto t = test::run("probe timer.mss(10) { }");
   EXPECT_EQ(t->first_error(), "XTP2103");
   EXPECT_NE(t->printed().find("timer.ms"), std::string::npos) << t->printed();
 }
