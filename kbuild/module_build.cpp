@@ -33,8 +33,9 @@ bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::s
   std::string key = hash_hex(mb.name + "\n" + rt + "\n" + mb.c_source);
   fs::path cached = fs::path(env.cache_dir) / "modules" / key / (mb.name + ".ko");
   *ko_path = cached.string();
-  if (cache_hit) *cache_hit = fs::exists(cached);
-  if (*cache_hit && mb.keep_dir.empty()) return true;
+  const bool in_cache = fs::exists(cached);
+  if (cache_hit) *cache_hit = in_cache;
+  if (in_cache && mb.keep_dir.empty()) return true;
 
   // Link the runtime's objects one by one, not its linked xtap_runtime.o:
   // kernels that run objtool on whole modules (IBT, 6.12's call padding)
@@ -58,7 +59,6 @@ bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::s
   fs::path dir = mb.keep_dir.empty()
                      ? fs::path(env.cache_dir) / "build" / (key + "." + std::to_string(getpid()))
                      : fs::path(mb.keep_dir);
-  
   fs::create_directories(dir, ec);
   {
     std::ofstream(dir / "xtap_script.c") << mb.c_source;
