@@ -49,10 +49,6 @@ struct ModuleBuild {
 bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::string *ko_path,
                   std::string *error, bool *cache_hit = nullptr);
 
-// Runs argv (no shell) in `cwd`, output to `log`; returns the exit status.
-int run_logged(const std::vector<std::string> &argv, const std::string &cwd,
-               const std::string &log, bool echo);
-
 std::string hash_hex(const std::string &data);
 
 }  // namespace xtap::kbuild
