@@ -51,14 +51,11 @@ struct ModuleBuild {
   std::string keep_dir;    // non-empty: build here and keep it (-k)
 };
 
-// Builds `mb` for `t`; *ko_path receives the cached .ko. On a compiler
-// error, *error holds Kbuild's output.
+// Builds `mb` for `t`; *ko_path receives the cached .ko, and *cache_hit
+// (when given) whether it came from the cache. On a compiler error, *error
+// holds Kbuild's output.
 bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::string *ko_path,
                   std::string *error, bool *cache_hit = nullptr);
-
-// Runs argv (no shell) in `cwd`, output to `log`; returns the exit status.
-int run_logged(const std::vector<std::string> &argv, const std::string &cwd,
-               const std::string &log, bool echo);
 
 std::string hash_hex(const std::string &data);
 

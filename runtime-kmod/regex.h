@@ -4,11 +4,7 @@
 #define XTAP_REGEX_H
 
 #include <linux/types.h>
-
-#define XTAP_RE_MAX_INST 2048	/* bounds a match to len * 2048 steps */
-#define XTAP_RE_MAX_GROUPS 32	/* capturing groups after this one do not capture */
-#define XTAP_RE_MAX_DEPTH 16	/* parenthesis nesting (the compiler recurses) */
-#define XTAP_RE_MAX_REPEAT 1000	/* largest {m,n} bound */
+#include <xtap/limits.h>	/* XTAP_RE_MAX_*, shared with the translator's checker */
 
 enum xtap_re_op {
 	XTAP_RE_CHAR,		/* c */

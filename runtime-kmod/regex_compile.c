@@ -321,11 +321,16 @@ static struct xtap_re_node *xtap_re_atom(struct xtap_re_parser *p)
 	}
 }
 
-/* An atom with its postfix operators. */
+/*
+ * An atom with its postfix operators. Each operator wraps the node in one
+ * more REPEAT, and xtap_re_size() and xtap_re_emit() recurse through them:
+ * XTAP_RE_MAX_STACKED_REPEATS keeps that recursion (like the parentheses')
+ * within the kernel stack; "a{1}{1}{1}..." would otherwise overflow it.
+ */
 static struct xtap_re_node *xtap_re_factor(struct xtap_re_parser *p)
 {
 	struct xtap_re_node *n, *r;
-	int c = xtap_re_peek(p), min, max;
+	int c = xtap_re_peek(p), min, max, stacked = 0;
 
 	if (c == '*' || c == '+' || c == '?' || c == '{') {
 		xtap_re_fail(p, "unexpected '%c'", c);
@@ -336,6 +341,11 @@ static struct xtap_re_node *xtap_re_factor(struct xtap_re_parser *p)
 	     c = xtap_re_peek(p)) {
 		if (n->type == XTAP_N_BOL || n->type == XTAP_N_EOL) {
 			xtap_re_fail(p, "postfix closure '%c' applied to anchoring operator", c);
+			return NULL;
+		}
+		if (++stacked > XTAP_RE_MAX_STACKED_REPEATS) {
+			xtap_re_fail(p, "too many repetition operators in a row (at most %d)",
+				     XTAP_RE_MAX_STACKED_REPEATS);
 			return NULL;
 		}
 		p->pos++;

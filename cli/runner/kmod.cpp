@@ -19,6 +19,14 @@ std::string kernel_release() {
   return u.release;
 }
 
+std::string wrong_kernel(const ModInfo& mi, const std::string& module_path,
+                         const std::string& running) {
+  if (mi.release() == running) return "";
+  std::string file = module_path.substr(module_path.find_last_of('/') + 1);
+  return "module " + file + " was built for kernel " + mi.release() + ", but this kernel is " +
+         running + " (build it for this kernel with xtap -r " + running + ")";
+}
+
 int load_module(const std::string& path, const std::string& name, const std::string& params,
                 std::string* err) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);

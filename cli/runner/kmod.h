@@ -3,9 +3,16 @@
 
 #include <string>
 
+#include "common/modinfo.h"
+
 namespace xtap::runner {
 
 std::string kernel_release();
+
+// Why the module cannot be inserted into the kernel `running` (it was built
+// for another release), naming both kernels; "" when it can.
+std::string wrong_kernel(const ModInfo& mi, const std::string& module_path,
+                         const std::string& running);
 
 // finit_module(); returns 0 or an errno, with a user-facing reason in *err.
 int load_module(const std::string& path, const std::string& name, const std::string& params,

@@ -20,7 +20,7 @@
 
 #include "runner/control.h"
 #include "runner/kmod.h"
-#include "runner/modinfo.h"
+#include "common/modinfo.h"
 #include "runner/relay_reader.h"
 #include "runner/symbols.h"
 
@@ -39,8 +39,6 @@ void say(const char* fmt, ...) {
   std::fputc('\n', stderr);
   va_end(ap);
 }
-
-std::string basename_of(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }
 
 class Session {
  public:
@@ -315,10 +313,8 @@ int Session::run() {
     return 1;
   }
   mi_ = *mi;
-  const std::string running = kernel_release();
-  if (mi_.release() != running) {
-    say("module %s was built for kernel %s, but this kernel is %s",
-        basename_of(opt_.module).c_str(), mi_.release().c_str(), running.c_str());
+  if (std::string why = wrong_kernel(mi_, opt_.module, kernel_release()); !why.empty()) {
+    say("%s", why.c_str());
     return 1;
   }
   if (!opt_.output.empty()) {
@@ -338,7 +334,9 @@ int Session::run() {
     return 1;
   }
   std::string params;
-  if (!wildcard_params(mi_, dbg, &params, &err)) {
+  SymbolSources symbols;
+  symbols.blacklist = dbg + "/kprobes/blacklist";
+  if (!wildcard_params(mi_, symbols, &params, &err)) {
     say("%s", err.c_str());
     return 1;
   }

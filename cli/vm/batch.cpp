@@ -1,8 +1,11 @@
 // run_batch: one VM boot for a batch of jobs.
+#include "common/elf_file.h"
+#include "common/file_io.h"
+#include "common/modinfo.h"
+#include "common/process.h"
 #include "vm/data_stream.h"
 #include "vm/guest_init.h"
 #include "vm/initramfs.h"
-#include "vm/process.h"
 #include "vm/vm.h"
 
 #include <algorithm>
@@ -34,14 +37,13 @@ bool valid_job_name(const std::string& n) {
   return true;
 }
 
-// The name the kernel gives a module file: its base name, '-' read as '_'.
-std::string module_name_of(const std::string& path) {
-  std::string base = fs::path(path).filename().string();
-  if (base.size() > 3 && base.compare(base.size() - 3, 3, ".ko") == 0)
-    base.resize(base.size() - 3);
-  for (char& c : base)
-    if (c == '-') c = '_';
-  return base;
+// The name the guest kernel will give the module: its name= entry, as
+// xtap-run reads it, or the file name's for a file it cannot read (the
+// job then fails in the guest with xtap-run's message).
+std::string kernel_name_of(const std::string& path) {
+  std::string err;
+  auto mi = read_modinfo(path, &err);
+  return mi ? mi->name : module_name_from_path(path);
 }
 
 std::string validate(const std::vector<Job>& jobs, const BatchOptions& opts) {
@@ -61,7 +63,7 @@ std::string validate(const std::vector<Job>& jobs, const BatchOptions& opts) {
   if (any_module) {
     if (opts.xtap_run.empty() || access(opts.xtap_run.c_str(), X_OK) != 0)
       return "xtap-run not found" + (opts.xtap_run.empty() ? "" : " at " + opts.xtap_run);
-    if (is_dynamic_elf(opts.xtap_run))
+    if (is_dynamically_linked(opts.xtap_run))
       return opts.xtap_run + " is dynamically linked; the guest needs a static xtap-run";
   }
   // A dynamically linked program is fine only if its loader comes along
@@ -70,7 +72,7 @@ std::string validate(const std::vector<Job>& jobs, const BatchOptions& opts) {
   for (const auto& [from, to] : opts.extra_files) loader |= to.find("/ld-linux") != std::string::npos;
   for (const auto& [from, to] : opts.extra_files) {
     if (access(from.c_str(), R_OK) != 0) return "cannot read " + from;
-    if (!loader && is_dynamic_elf(from))
+    if (!loader && is_dynamically_linked(from))
       return from + " is dynamically linked; the guest has no libraries (build it -static)";
   }
   return "";
@@ -100,7 +102,7 @@ std::vector<GuestJob> guest_jobs(const std::vector<Job>& jobs,
       // Keep the module's file name: the kernel and xtap-run know it by it.
       std::string guest = "/jobs/" + j.name + "/" + fs::path(j.module).filename().string();
       files->emplace_back(j.module, guest);
-      g.module_name = module_name_of(j.module);
+      g.module_name = kernel_name_of(j.module);
       g.argv = {"xtap-run"};
       g.argv.insert(g.argv.end(), j.runner_args.begin(), j.runner_args.end());
       if (!j.command.empty()) g.argv.insert(g.argv.end(), {"-c", j.command});
@@ -125,7 +127,7 @@ Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job
   Watch w;
   std::map<std::string, const Job*> by_name;
   for (const auto& j : jobs) by_name[j.name] = &j;
-  long long start = now_ms();
+  long long start = process::now_ms();
   long long jobs_s = 0;
   for (const auto& j : jobs)
     jobs_s += j.timeout_s + kPerJobMarginS + std::max(0, j.interrupt_after_ms) / 1000;
@@ -138,8 +140,8 @@ Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job
   StreamFollower follower(data_path);
   int wstatus = 0;
   for (;;) {
-    if (wait_until(pid, now_ms() + 100, &wstatus)) return w;
-    long long now = now_ms();
+    if (process::wait_until(pid, process::now_ms() + 100, &wstatus)) return w;
+    long long now = process::now_ms();
     for (const auto& f : follower.poll()) {
       if (f.kind == "hello") {
         hello = true;
@@ -166,7 +168,7 @@ Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job
     else if (done_at >= 0 && now - done_at > kDoneGraceMs)
       w.stop_reason = "the guest did not power off"; // results are complete anyway
     if (!w.stop_reason.empty()) {
-      kill_and_reap(pid);
+      process::kill_and_reap(pid);
       return w;
     }
   }
@@ -245,10 +247,10 @@ std::string tail_lines(const std::string& text, int n) {
 
 BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const BatchOptions& opts) {
   BatchResult r;
-  long long t_start = now_ms();
+  long long t_start = process::now_ms();
   auto note = [&](const std::string& msg) {
     if (opts.verbose)
-      std::fprintf(stderr, "xtap-vm: [%6.1fs] %s\n", (now_ms() - t_start) / 1000.0, msg.c_str());
+      std::fprintf(stderr, "xtap-vm: [%6.1fs] %s\n", (process::now_ms() - t_start) / 1000.0, msg.c_str());
   };
   r.error = validate(jobs, opts);
   if (!r.error.empty()) return r;
@@ -270,7 +272,7 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
   std::string console = dir + "/console.log", data = dir + "/data.bin";
   std::string append = "console=ttyS0 loglevel=5 panic=-1 oops=panic edd=off";
   if (!opts.extra_append.empty()) append += " " + opts.extra_append;
-  SpawnSpec q;
+  process::SpawnSpec q;
   // TCG only: a KVM boot was seen to hang on these machines. One host
   // thread for all vCPUs: multi-threaded TCG (QEMU 7.2) mis-executes code
   // that another vCPU patches (text_poke_bp while a kprobe or ftrace site is
@@ -283,8 +285,8 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
             "-serial", "file:" + console, "-serial", "file:" + data};
   q.stdout_path = q.stderr_path = dir + "/qemu.log";
   note("booting " + kernel.release + " under TCG, " + std::to_string(jobs.size()) + " job(s)");
-  long long t_qemu = now_ms();
-  pid_t pid = spawn(q, &r.error);
+  long long t_qemu = process::now_ms();
+  pid_t pid = process::spawn(q, &r.error);
   if (pid < 0) {
     if (!opts.keep_dir) fs::remove_all(dir);
     return r;
@@ -302,7 +304,7 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
   collect_problems(&r, dmesg);
   r.finished = done;
   note(std::string(done ? "batch complete" : "batch incomplete") + " after " +
-       std::to_string((now_ms() - t_qemu) / 1000.0).substr(0, 5) + " s");
+       std::to_string((process::now_ms() - t_qemu) / 1000.0).substr(0, 5) + " s");
 
   if (!done) {
     std::string why = stop_reason;
@@ -324,7 +326,7 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
     r.work_dir = dir;
   else
     fs::remove_all(dir);
-  r.total_s = (now_ms() - t_start) / 1000.0;
+  r.total_s = (process::now_ms() - t_start) / 1000.0;
   return r;
 }
 

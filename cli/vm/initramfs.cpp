@@ -1,6 +1,9 @@
 // Building and packing the guest's initramfs.
 #include "vm/initramfs.h"
-#include "vm/process.h"
+
+#include "common/elf_file.h"
+#include "common/file_io.h"
+#include "common/process.h"
 
 #include <filesystem>
 #include <sstream>
@@ -13,10 +16,10 @@ namespace {
 bool busybox_applets(const std::string& busybox, const std::string& work_dir,
                      std::vector<std::string>* applets, std::string* error) {
   std::string list = work_dir + "/busybox-applets.txt";
-  SpawnSpec s;
+  process::SpawnSpec s;
   s.argv = {busybox, "--list"};
   s.stdout_path = list;
-  if (run_to_end(s, error) != 0) {
+  if (process::run_to_end(s, error) != 0) {
     if (error && error->empty()) *error = busybox + " --list failed";
     return false;
   }
@@ -58,7 +61,7 @@ std::string build_initramfs(const std::string& work_dir, const InitramfsSpec& sp
     *error = "cannot create " + root.string() + ": " + ec.message();
     return "";
   }
-  if (is_dynamic_elf(spec.busybox)) {
+  if (is_dynamically_linked(spec.busybox)) {
     *error = spec.busybox + " is dynamically linked; the guest needs busybox-static";
     return "";
   }
@@ -85,14 +88,14 @@ std::string build_initramfs(const std::string& work_dir, const InitramfsSpec& sp
   std::string list_path = work_dir + "/initrd.list";
   std::string archive = work_dir + "/initrd.cpio";
   write_file(list_path, listing);
-  SpawnSpec cpio;
+  process::SpawnSpec cpio;
   cpio.argv = {"cpio", "--quiet", "-o", "-H", "newc", "-R", "0:0"};
   cpio.cwd = root.string();
   cpio.stdin_path = list_path;
   cpio.stdout_path = archive;
   cpio.stderr_path = work_dir + "/cpio.err";
   std::string e;
-  if (run_to_end(cpio, &e) != 0) {
+  if (process::run_to_end(cpio, &e) != 0) {
     *error = "cpio failed" + (e.empty() ? "" : ": " + e) + " " + read_file(cpio.stderr_path);
     return "";
   }

@@ -14,6 +14,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <xtap/limits.h>
+
 #include "codegen/module.h"
 #include "kbuild/kbuild.h"
 #include "parse/parser.h"
@@ -76,6 +78,18 @@ bool valid_module_name(const std::string &n) {
   for (char c : n)
     if (!isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   return true;
+}
+
+// Limits::set checks each -D on its own; the runtime also refuses relay
+// buffers of more than XTAP_RELAY_MAX_BYTES_PER_CPU in all, at session start
+// with only "invalid limits" in the kernel log. Say it before building.
+std::string relay_buffers_error(const Limits &l) {
+  unsigned long long per_cpu = l.subbuf_size * l.n_subbufs;  // each bounded: no overflow
+  if (per_cpu <= XTAP_RELAY_MAX_BYTES_PER_CPU) return "";
+  return "relay buffers of " + std::to_string(l.n_subbufs) + " x " + std::to_string(l.subbuf_size) +
+         " bytes (" + std::to_string(per_cpu >> 20) + " MiB) per CPU are more than the runtime's " +
+         std::to_string(XTAP_RELAY_MAX_BYTES_PER_CPU >> 20) +
+         " MiB: lower -DSTP_BUFFER_SUBBUFS or -DSTP_BUFFER_SUBBUF_SIZE";
 }
 
 std::string datadir() {
@@ -358,6 +372,10 @@ int main(int argc, char **argv) {
       std::cerr << "xtap: " << err << "\n";
       return 1;
     }
+  }
+  if (std::string err = relay_buffers_error(mo.limits); !err.empty()) {
+    std::cerr << "xtap: " << err << "\n";
+    return 1;
   }
   std::string c = emit_module(*script, elab, mo);
   timer.done("3: translated to C (" + std::to_string(std::count(c.begin(), c.end(), '\n')) + " lines)");

@@ -6,6 +6,7 @@
 //   semko/    passes 1 and 2 report the expected error first
 // Each .stp file is one test case. Header comments configure it:
 //   # XTAP-EXPECT: XTP2207 3:14   (ko files) the first error's code and line:col
+//   # XTAP-MESSAGE: some text     (ko files, optional) the first error's message contains it
 //   # XTAP-ARGS: 5 hello          script arguments for $1/@1, $#
 //   # XTAP-GURU                   parse with -g (embedded C allowed)
 // tests/lang/known-failures.txt lists cases the translator gets wrong today,
@@ -102,6 +103,7 @@ struct Header {
   bool has_expect = false;
   std::string code;
   int line = 0, column = 0;
+  std::string message;  // XTAP-MESSAGE: part of the first error's message
 };
 
 // Reads the XTAP-* directives from the comment lines that open the file.
@@ -122,6 +124,8 @@ Header read_header(const std::string &text) {
       std::string where;
       words >> h.code >> where;
       h.has_expect = std::sscanf(where.c_str(), "%d:%d", &h.line, &h.column) == 2;
+    } else if (key == "XTAP-MESSAGE:") {
+      std::getline(words >> std::ws, h.message);
     }
   }
   return h;
@@ -190,6 +194,8 @@ TEST_P(LangSuite, Run) {
              first->loc.column != h.column) {
     failure = "expected " + h.code + " at " + std::to_string(h.line) + ":" + std::to_string(h.column) +
               " first, got:\n" + printed(diags);
+  } else if (first->message.find(h.message) == std::string::npos) {
+    failure = "expected the message to contain '" + h.message + "', got:\n" + printed(diags);
   }
 
   if (kf != known.end()) {

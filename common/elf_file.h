@@ -1,0 +1,38 @@
+// A minimal ELF64 reader: section contents by name and whether a program is
+// dynamically linked. No libelf, so that the static xtap-run stays small.
+// Every offset is checked against the file's size: modules and programs
+// come from users and may be truncated or corrupt.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace xtap {
+
+class ElfFile {
+ public:
+  // Parses `bytes` (the whole file); nullopt with *why ("not an ELF file",
+  // "not a 64-bit ELF file", "corrupt section headers") on failure.
+  static std::optional<ElfFile> parse(std::string bytes, std::string *why);
+  // Reads and parses `path`; *err names the file.
+  static std::optional<ElfFile> open(const std::string &path, std::string *err);
+
+  // The contents of the first section named `name`, if there is one and it
+  // lies within the file.
+  std::optional<std::string_view> section(std::string_view name) const;
+
+  // True if the file has a PT_INTERP program header: it needs a dynamic
+  // loader (and libraries) to run.
+  bool has_interpreter() const;
+
+ private:
+  explicit ElfFile(std::string bytes) : bytes_(std::move(bytes)) {}
+  std::string bytes_;
+};
+
+// True if `path` is an ELF program that needs a dynamic loader; false for
+// static programs and for anything that is not ELF.
+bool is_dynamically_linked(const std::string &path);
+
+}  // namespace xtap

@@ -1,0 +1,150 @@
+// Pass 4's driver against a stand-in kernel build directory: a Makefile
+// that "builds" what Kbuild would (empty objects and modules), so that the
+// driver's caching and error paths run in milliseconds and without kernel
+// headers. Building against a real kernel is tested in real_module_test.cpp.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kbuild/kbuild.h"
+#include "temp_dir.h"
+
+namespace fs = std::filesystem;
+
+namespace xtap::kbuild {
+namespace {
+
+// Reads M=DIR's Kbuild like the kernel's Makefile would and touches every
+// object and module it names. A script module whose C contains
+// XTAP_TEST_FAIL fails like a compiler error.
+const char *kFakeKernelMakefile = R"(obj-m :=
+include $(M)/Kbuild
+modules:
+	@if grep -q XTAP_TEST_FAIL $(M)/xtap_script.c 2>/dev/null; then \
+	  echo "$(M)/xtap_script.c:3:1: error: XTAP_TEST_FAIL is not a type"; exit 2; fi
+	@for o in $(obj-m) $(foreach m,$(obj-m:.o=),$($(m)-y)); do \
+	  mkdir -p $(M)/$$(dirname $$o); touch $(M)/$$o; done
+	@for m in $(obj-m:.o=); do touch $(M)/$$m.ko; done
+%.o:
+	@touch $(M)/$@
+)";
+
+class FakeKernel : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(dir_.path().empty());
+    dir_.write("kernel/Makefile", kFakeKernelMakefile);
+    target_ = {"6.1.0-test", dir_.str("kernel")};
+    env_.datadir = XTAP_SOURCE_DIR;
+    env_.cache_dir = dir_.str("cache");
+    env_.version = "test";
+    env_.jobs = 1;
+  }
+  ModuleBuild module(const std::string &name, const std::string &c = "int x;\n") {
+    ModuleBuild mb;
+    mb.name = name;
+    mb.c_source = c;
+    return mb;
+  }
+
+  test::TempDir dir_;
+  Target target_;
+  Env env_;
+};
+
+TEST_F(FakeKernel, BuildsThenFindsTheModuleInTheCache) {
+  std::string ko, err;
+  bool hit = true;
+  ASSERT_TRUE(build_module(target_, env_, module("t_cache"), &ko, &err, &hit)) << err;
+  EXPECT_FALSE(hit);
+  EXPECT_TRUE(fs::exists(ko)) << ko;
+  EXPECT_EQ(fs::path(ko).filename(), "t_cache.ko");
+
+  std::string again;
+  ASSERT_TRUE(build_module(target_, env_, module("t_cache"), &again, &err, &hit)) << err;
+  EXPECT_TRUE(hit);
+  EXPECT_EQ(again, ko);
+}
+
+TEST_F(FakeKernel, CacheHitIsOptional) {
+  std::string ko, err;
+  ASSERT_TRUE(build_module(target_, env_, module("t_nohit"), &ko, &err)) << err;
+  ASSERT_TRUE(build_module(target_, env_, module("t_nohit"), &ko, &err)) << err;  // from the cache
+  EXPECT_TRUE(fs::exists(ko));
+}
+
+TEST_F(FakeKernel, DifferentSourceIsADifferentModule) {
+  std::string a, b, err;
+  ASSERT_TRUE(build_module(target_, env_, module("t_key", "int a;\n"), &a, &err)) << err;
+  ASSERT_TRUE(build_module(target_, env_, module("t_key", "int b;\n"), &b, &err)) << err;
+  EXPECT_NE(a, b);
+}
+
+TEST_F(FakeKernel, KeepDirBuildsThereEvenWhenCached) {
+  std::string ko, err;
+  ASSERT_TRUE(build_module(target_, env_, module("t_keep"), &ko, &err)) << err;
+  ModuleBuild mb = module("t_keep");
+  mb.keep_dir = dir_.str("kept");
+  bool hit = false;
+  ASSERT_TRUE(build_module(target_, env_, mb, &ko, &err, &hit)) << err;
+  EXPECT_TRUE(hit);
+  EXPECT_TRUE(fs::exists(dir_.path() / "kept/xtap_script.c"));
+  EXPECT_TRUE(fs::exists(dir_.path() / "kept/t_keep.ko"));
+}
+
+TEST_F(FakeKernel, CompilerErrorsReachTheUser) {
+  std::string ko, err;
+  EXPECT_FALSE(build_module(target_, env_, module("t_fail", "XTAP_TEST_FAIL x;\n"), &ko, &err));
+  EXPECT_NE(err.find("building module t_fail for 6.1.0-test failed"), std::string::npos) << err;
+  EXPECT_NE(err.find("error: XTAP_TEST_FAIL is not a type"), std::string::npos) << err;
+}
+
+TEST_F(FakeKernel, ReservedModuleNamesAreRefused) {
+  std::string ko, err;
+  EXPECT_FALSE(build_module(target_, env_, module("xtap_runtime"), &ko, &err));
+  EXPECT_EQ(err, "module name 'xtap_runtime' is reserved");
+}
+
+TEST_F(FakeKernel, RuntimeIsBuiltOnceWithItsFeatureHeader) {
+  std::string rt, err;
+  ASSERT_TRUE(ensure_runtime(target_, env_, &rt, &err)) << err;
+  EXPECT_TRUE(fs::exists(fs::path(rt) / "xtap_runtime.o"));
+  std::ifstream h(fs::path(rt) / "include/xtap_features.h");
+  std::stringstream ss;
+  ss << h.rdbuf();
+  // The fake compiles every feature test, so each one is present.
+  EXPECT_NE(ss.str().find("#define XTAP_HAVE_HRTIMER_SETUP 1"), std::string::npos) << ss.str();
+  std::string again;
+  ASSERT_TRUE(ensure_runtime(target_, env_, &again, &err)) << err;
+  EXPECT_EQ(again, rt);
+}
+
+TEST(ResolveTarget, ABuildDirectoryWithoutAReleaseIsExplained) {
+  test::TempDir dir;
+  dir.write("Makefile", "");
+  Target t;
+  std::string err;
+  EXPECT_FALSE(resolve_target(dir.str(), &t, &err));
+  EXPECT_NE(err.find("include/config/kernel.release is missing"), std::string::npos) << err;
+  dir.write("include/config/kernel.release", "6.1.0-99-test\n");
+  ASSERT_TRUE(resolve_target(dir.str(), &t, &err)) << err;
+  EXPECT_EQ(t.release, "6.1.0-99-test");
+}
+
+TEST(ResolveTarget, AnUnknownReleaseListsTheInstalledOnes) {
+  Target t;
+  std::string err;
+  EXPECT_FALSE(resolve_target("0.0.0-no-such-kernel", &t, &err));
+  EXPECT_NE(err.find("no kernel build directory for 0.0.0-no-such-kernel"), std::string::npos) << err;
+}
+
+TEST(HashHex, IsStableAnd32HexDigits) {
+  EXPECT_EQ(hash_hex("abc"), hash_hex("abc"));
+  EXPECT_NE(hash_hex("abc"), hash_hex("abd"));
+  EXPECT_EQ(hash_hex("").size(), 32u);
+}
+
+}  // namespace
+}  // namespace xtap::kbuild
