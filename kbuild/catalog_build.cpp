@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
+#include "common/process.h"
 #include "kbuild/kbuild.h"
 
 namespace fs = std::filesystem;
@@ -106,9 +108,15 @@ bool ensure_catalog(const Target &t, const Env &env, std::string *path, std::str
   std::vector<std::string> argv = {tool, "--build-dir", t.build_dir, "--release", t.release,
                                    "-o", tmp.string()};
   if (env.verbose) argv.push_back("-v");
-  int rc = run_logged(argv, "", log.string(), env.verbose);
+  process::SpawnSpec spec;
+  spec.argv = argv;
+  spec.stdout_path = spec.stderr_path = log.string();
+  std::string spawn_error;
+  int rc = process::run_to_end(spec, &spawn_error);
+  if (env.verbose) std::cerr << slurp(log);
   if (rc != 0 || !fs::exists(tmp)) {
-    *error = "building the kernel catalog of " + t.release + " failed (" + tool + "):\n" + slurp(log);
+    *error = "building the kernel catalog of " + t.release + " failed (" + tool + "):\n" +
+             (rc < 0 ? spawn_error + "\n" : "") + slurp(log);
     fs::remove(tmp, ec);
     fs::remove(log, ec);
     return false;

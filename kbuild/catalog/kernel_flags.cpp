@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "kbuild/kbuild.h"
+#include "kbuild/run_make.h"
 
 namespace fs = std::filesystem;
 
@@ -89,14 +90,14 @@ bool kbuild_compile_command(const std::string &build_dir, const std::string &wor
     std::ofstream(dir / "Kbuild") << "obj-m := " << kProbeName << ".o\n";
   }
   std::string log = (dir / "make.log").string();
-  int rc = kbuild::run_logged({"make", "-C", build_dir, "M=" + dir.string(),
-                               std::string(kProbeName) + ".o"},
-                              "", log, verbose);
+  std::string make_error;
+  int rc = kbuild::run_make({"-C", build_dir, "M=" + dir.string(), std::string(kProbeName) + ".o"}, log,
+                            verbose, &make_error);
   fs::path cmd_file = dir / ("." + std::string(kProbeName) + ".o.cmd");
   if (rc != 0 || !fs::exists(cmd_file)) {
     *error = "cannot compile a test module against " + build_dir +
              " to learn the kernel's compile flags (make exited with " + std::to_string(rc) +
-             "):\n" + read_file(log);
+             "):\n" + make_error + read_file(log);
     return false;
   }
   *command = command_from_cmd_file(read_file(cmd_file));

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "kbuild/kbuild.h"
+#include "kbuild/run_make.h"
 #include "symbols/catalog.h"
 
 namespace fs = std::filesystem;
@@ -170,7 +171,8 @@ std::map<std::string, uint64_t> gcc_offsets(const kbuild::Target &t,
   std::ofstream(dir / "offsets.c") << c;
   std::ofstream(dir / "Kbuild") << "obj-m := offsets.o\n";
   std::string log = (dir / "make.log").string();
-  int rc = kbuild::run_logged({"make", "-C", t.build_dir, "M=" + dir.string(), "offsets.s"}, "", log, false);
+  std::string make_error;
+  int rc = kbuild::run_make({"-C", t.build_dir, "M=" + dir.string(), "offsets.s"}, log, false, &make_error);
   std::ifstream s(dir / "offsets.s");
   if (rc != 0 || !s) {
     std::ifstream l(log);
