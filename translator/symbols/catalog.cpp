@@ -4,7 +4,6 @@
 #include "symbols/catalog.h"
 
 #include <fstream>
-#include <sstream>
 
 namespace xtap {
 namespace {
@@ -151,14 +150,19 @@ const KSyscall *KernelCatalog::find_syscall(const std::string &name) const {
 }
 
 std::unique_ptr<KernelCatalog> KernelCatalog::load(const std::string &path, std::string *error) {
-  std::ifstream in(path, std::ios::binary);
+  // One read into one buffer: the catalog is most of a megabyte.
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  std::string text;
+  if (in) {
+    text.resize(static_cast<size_t>(in.tellg()));
+    in.seekg(0);
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  }
   if (!in) {
     *error = path + ": cannot read the kernel catalog";
     return nullptr;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path, error);
+  return parse(text, path, error);
 }
 
 }  // namespace xtap
