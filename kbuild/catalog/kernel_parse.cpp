@@ -103,6 +103,7 @@ class MissingIncludesAreErrors : public clang::WrapperFrontendAction {
   bool BeginSourceFileAction(clang::CompilerInstance &ci) override {
     ci.getDiagnostics().setSeverity(clang::diag::err_pp_file_not_found, clang::diag::Severity::Error,
                                     clang::SourceLocation());
+    ci.getFrontendOpts().SkipFunctionBodies = true;
     return WrapperFrontendAction::BeginSourceFileAction(ci);
   }
 };

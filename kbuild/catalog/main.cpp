@@ -182,7 +182,11 @@ int main(int argc, char **argv) {
   ParseRequest request;
   request.work_dir = work_dir;
   request.verbose = o.verbose;
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   if (!learn_flags(o, work_dir, &request.flags, &error)) return fail(error);
+  double flags_seconds = since(start);
   if (request.flags.arch.empty())
     return fail("cannot tell the architecture from the kernel's include paths");
 
@@ -195,7 +199,9 @@ int main(int argc, char **argv) {
 
   Declarations decls;
   ParseReport report;
+  auto parse_start = std::chrono::steady_clock::now();
   if (!parse_kernel_headers(request, &decls, &report, &error)) return fail(error);
+  double parse_seconds = since(parse_start);
 
   std::vector<std::string> notes = {"from " + o.build_dir};
   std::vector<KSyscall> syscalls;
@@ -228,13 +234,14 @@ int main(int argc, char **argv) {
     std::cerr << "xtap-kcatalog: errors in the headers (their declarations are skipped):\n";
     for (const std::string &e : report.errors) std::cerr << "  " << e << "\n";
   }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
   fprintf(stderr,
           "xtap-kcatalog: %s: %zu tracepoints from %zu trace headers (%zu skipped, %zu invalid "
-          "declarations), %zu syscalls (%d without a prototype), %zu types; %zu bytes in %.1f s\n",
+          "declarations), %zu syscalls (%d without a prototype), %zu types; %zu bytes in %.1f s "
+          "(compile flags from Kbuild %.1f s, parsing %.1f s)\n",
           o.release.c_str(), ntracepoints, request.trace_headers.size() - report.dropped.size(),
           report.dropped.size(), decls.invalid.size(), table.size(), without_prototype, ntypes,
-          text.size(), seconds);
+          text.size(), since(start), flags_seconds, parse_seconds);
   for (const std::string &d : report.dropped) std::cerr << "xtap-kcatalog: skipped " << d << "\n";
   return 0;
 }
