@@ -1,6 +1,8 @@
 // The kernel catalog (docs/catalog.md), built once per target kernel build by
 // xtap-kcatalog and cached like the runtime: keyed by the release, the build
 // directory's identity, the xtap version and a hash of the tool itself.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -98,8 +100,19 @@ bool ensure_catalog(const Target &t, const Env &env, std::string *path, std::str
   *path = final_path.string();
   if (fs::exists(final_path)) return true;
 
-  // Concurrent xtap runs each build into their own file; the first rename
-  // wins and later ones replace it with an equal catalog.
+  // One build at a time per catalog: a concurrent xtap waits for it rather
+  // than spending the same CPU again (the lock goes with the process).
+  // Readers need no lock: the catalog appears by rename, whole.
+  int lock = open((final_path.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock >= 0) flock(lock, LOCK_EX);
+  struct Unlock {
+    int fd;
+    ~Unlock() {
+      if (fd >= 0) close(fd);
+    }
+  } unlock{lock};
+  if (fs::exists(final_path)) return true;
+
   std::string pid = std::to_string(getpid());
   fs::path tmp = final_path.string() + ".tmp" + pid;
   fs::path log = final_path.string() + ".log" + pid;
