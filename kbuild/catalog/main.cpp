@@ -50,13 +50,20 @@ bool parse_options(int argc, char **argv, Options *o) {
       return true;
     };
     bool ok = true;
-    if (a == "--build-dir") ok = value(&o->build_dir);
-    else if (a == "--release") ok = value(&o->release);
-    else if (a == "-o") ok = value(&o->output);
-    else if (a == "--flags-from") ok = value(&o->flags_from);
-    else if (a == "--keep-work") o->keep_work = true;
-    else if (a == "-v") o->verbose = true;
-    else ok = false;
+    if (a == "--build-dir")
+      ok = value(&o->build_dir);
+    else if (a == "--release")
+      ok = value(&o->release);
+    else if (a == "-o")
+      ok = value(&o->output);
+    else if (a == "--flags-from")
+      ok = value(&o->flags_from);
+    else if (a == "--keep-work")
+      o->keep_work = true;
+    else if (a == "-v")
+      o->verbose = true;
+    else
+      ok = false;
     if (!ok) {
       std::cerr << "xtap-kcatalog: bad option '" << a << "'\n" << kUsage;
       return false;
@@ -88,7 +95,8 @@ std::vector<std::string> configured_releases(const std::string &build_dir) {
     if (close != std::string::npos) out.push_back(uts.substr(open, close - open));
   }
   std::string release = read_file(build_dir + "/include/config/kernel.release");
-  while (!release.empty() && isspace(static_cast<unsigned char>(release.back()))) release.pop_back();
+  while (!release.empty() && isspace(static_cast<unsigned char>(release.back())))
+    release.pop_back();
   if (!release.empty()) out.push_back(release);
   return out;
 }
@@ -97,8 +105,8 @@ std::vector<std::string> configured_releases(const std::string &build_dir) {
 // plugin, seeded per build) the kernel's real layouts are different ones.
 bool check_layouts_are_reproducible(const std::string &build_dir, std::string *error) {
   std::string autoconf = read_file(build_dir + "/include/generated/autoconf.h");
-  for (const char *opt : {"CONFIG_RANDSTRUCT_FULL", "CONFIG_RANDSTRUCT_PERFORMANCE",
-                          "CONFIG_GCC_PLUGIN_RANDSTRUCT"})
+  for (const char *opt :
+       {"CONFIG_RANDSTRUCT_FULL", "CONFIG_RANDSTRUCT_PERFORMANCE", "CONFIG_GCC_PLUGIN_RANDSTRUCT"})
     if (autoconf.find(std::string("#define ") + opt + " 1") != std::string::npos) {
       *error = build_dir + " is configured with " + opt +
                ": its structure layouts are randomised per build and cannot be computed from "
@@ -108,7 +116,8 @@ bool check_layouts_are_reproducible(const std::string &build_dir, std::string *e
   return true;
 }
 
-bool learn_flags(const Options &o, const std::string &work_dir, KernelFlags *flags, std::string *error) {
+bool learn_flags(const Options &o, const std::string &work_dir, KernelFlags *flags,
+                 std::string *error) {
   std::string command;
   if (!o.flags_from.empty()) {
     if (!fs::exists(o.flags_from)) {
@@ -158,7 +167,8 @@ int main(int argc, char **argv) {
   o.build_dir = fs::canonical(o.build_dir).string();
   std::vector<std::string> configured = configured_releases(o.build_dir);
   if (o.release.empty() && !configured.empty()) o.release = configured.front();
-  if (o.release.empty()) return fail("cannot tell the release of " + o.build_dir + "; pass --release");
+  if (o.release.empty())
+    return fail("cannot tell the release of " + o.build_dir + "; pass --release");
   if (!configured.empty() &&
       std::find(configured.begin(), configured.end(), o.release) == configured.end())
     return fail(o.build_dir + " is configured for " + configured.front() + ", not " + o.release);
@@ -166,7 +176,8 @@ int main(int argc, char **argv) {
   if (!check_layouts_are_reproducible(o.build_dir, &error)) return fail(error);
 
   const char *tmp_root = getenv("TMPDIR");
-  std::string pattern = std::string(tmp_root && *tmp_root ? tmp_root : "/tmp") + "/xtap-kcatalog.XXXXXX";
+  std::string pattern =
+      std::string(tmp_root && *tmp_root ? tmp_root : "/tmp") + "/xtap-kcatalog.XXXXXX";
   if (!mkdtemp(pattern.data())) return fail("cannot create a work directory like " + pattern);
   std::string work_dir = pattern;
   struct Cleanup {
@@ -174,8 +185,10 @@ int main(int argc, char **argv) {
     bool keep;
     ~Cleanup() {
       std::error_code ec;
-      if (keep) std::cerr << "xtap-kcatalog: work directory kept: " << dir << "\n";
-      else fs::remove_all(dir, ec);
+      if (keep)
+        std::cerr << "xtap-kcatalog: work directory kept: " << dir << "\n";
+      else
+        fs::remove_all(dir, ec);
     }
   } cleanup{work_dir, o.keep_work};
 
@@ -195,7 +208,8 @@ int main(int argc, char **argv) {
   for (const SyscallEntry &e : table) request.syscall_functions.insert(e.entry);
   request.trace_headers = find_trace_headers(request.flags);
   if (request.trace_headers.empty())
-    return fail("no trace headers (trace/events/*.h) under the include directories of " + o.build_dir);
+    return fail("no trace headers (trace/events/*.h) under the include directories of " +
+                o.build_dir);
 
   Declarations decls;
   ParseReport report;
@@ -216,7 +230,8 @@ int main(int argc, char **argv) {
     } else {
       sc.prototype_known = false;
       ++without_prototype;
-      notes.push_back("no prototype for " + e.entry + " (" + e.name + ", " + std::to_string(e.nr) + ")");
+      notes.push_back("no prototype for " + e.entry + " (" + e.name + ", " + std::to_string(e.nr) +
+                      ")");
     }
     syscalls.push_back(std::move(sc));
   }

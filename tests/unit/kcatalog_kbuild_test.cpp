@@ -17,7 +17,8 @@ const char kCmdFile[] =
     "-mno-sse -mno-mmx -mno-80387 -mcmodel=kernel -fcf-protection=branch -m64 -O2 -pg "
     "-Werror=implicit-int -Wno-sign-compare -DMODULE "
     "-DKBUILD_BASENAME='\"probe\"' -DKBUILD_MODNAME='\"probe\"' -D__KBUILD_MODNAME=kmod_probe "
-    "-c -o /tmp/w/flags/probe.o /tmp/w/flags/probe.c   ; ./tools/objtool/objtool --hacks=jump_label "
+    "-c -o /tmp/w/flags/probe.o /tmp/w/flags/probe.c   ; ./tools/objtool/objtool "
+    "--hacks=jump_label "
     "--module /tmp/w/flags/probe.o\n"
     "\n"
     "source_/tmp/w/flags/probe.o := /tmp/w/flags/probe.c\n";

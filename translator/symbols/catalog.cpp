@@ -37,7 +37,9 @@ std::string base_name(const KType &t) {
 // pointer, array, typedef and function links is acyclic and shallow.
 std::string declare(const TypeTable &types, int id, const std::string &inner, bool const_base) {
   const KType &t = types.at(id);
-  auto parenthesised = [&] { return !inner.empty() && inner[0] == '*' ? "(" + inner + ")" : inner; };
+  auto parenthesised = [&] {
+    return !inner.empty() && inner[0] == '*' ? "(" + inner + ")" : inner;
+  };
   switch (t.kind) {
     case KTypeKind::Pointer: {
       std::string in = "*" + inner;
@@ -51,7 +53,8 @@ std::string declare(const TypeTable &types, int id, const std::string &inner, bo
     }
     case KTypeKind::Function: {
       std::string params;
-      for (const KMember &p : t.members) params += (params.empty() ? "" : ", ") + types.spelling(p.type);
+      for (const KMember &p : t.members)
+        params += (params.empty() ? "" : ", ") + types.spelling(p.type);
       if (t.variadic) params += params.empty() ? "..." : ", ...";
       if (params.empty()) params = "void";
       return declare(types, t.target, parenthesised() + "(" + params + ")", false);
@@ -59,7 +62,8 @@ std::string declare(const TypeTable &types, int id, const std::string &inner, bo
     default:
       // "char (*)[16]", "int (struct file*)": C puts a space before a
       // parenthesis, none before "*" or "[".
-      return (const_base ? "const " : "") + base_name(t) + (!inner.empty() && inner[0] == '(' ? " " : "") + inner;
+      return (const_base ? "const " : "") + base_name(t) +
+             (!inner.empty() && inner[0] == '(' ? " " : "") + inner;
   }
 }
 

@@ -22,16 +22,26 @@ constexpr uint64_t kPointerSize = 8;
 
 const char *kind_keyword(KTypeKind k) {
   switch (k) {
-    case KTypeKind::Void: return "void";
-    case KTypeKind::Int: return "int";
-    case KTypeKind::Enum: return "enum";
-    case KTypeKind::Float: return "float";
-    case KTypeKind::Pointer: return "ptr";
-    case KTypeKind::Array: return "array";
-    case KTypeKind::Struct: return "struct";
-    case KTypeKind::Union: return "union";
-    case KTypeKind::Typedef: return "typedef";
-    case KTypeKind::Function: return "func";
+    case KTypeKind::Void:
+      return "void";
+    case KTypeKind::Int:
+      return "int";
+    case KTypeKind::Enum:
+      return "enum";
+    case KTypeKind::Float:
+      return "float";
+    case KTypeKind::Pointer:
+      return "ptr";
+    case KTypeKind::Array:
+      return "array";
+    case KTypeKind::Struct:
+      return "struct";
+    case KTypeKind::Union:
+      return "union";
+    case KTypeKind::Typedef:
+      return "typedef";
+    case KTypeKind::Function:
+      return "func";
   }
   return "?";
 }
@@ -64,8 +74,10 @@ void write_type(std::string &out, int id, const KType &t) {
       return;
     case KTypeKind::Struct:
     case KTypeKind::Union:
-      if (t.complete) out += ' ' + std::to_string(t.size) + ' ' + std::to_string(t.members.size());
-      else out += " incomplete";
+      if (t.complete)
+        out += ' ' + std::to_string(t.size) + ' ' + std::to_string(t.members.size());
+      else
+        out += " incomplete";
       break;
     case KTypeKind::Typedef:
       out += ' ' + std::to_string(t.target);
@@ -292,8 +304,9 @@ bool Reader::read_type(TypeTable *types, size_t expected_id) {
   } else {
     return fail("unknown type kind '" + std::string(kind) + "'");
   }
-  if (!ok) return fail(std::string("malformed '") + kind_keyword(t.kind) +
-                   "' type line (a field missing, not a number, or an unknown type id)");
+  if (!ok)
+    return fail(std::string("malformed '") + kind_keyword(t.kind) +
+                "' type line (a field missing, not a number, or an unknown type id)");
   bool named = t.kind != KTypeKind::Pointer && t.kind != KTypeKind::Array &&
                t.kind != KTypeKind::Function && t.kind != KTypeKind::Void;
   if (named) t.name = f.rest();
@@ -362,13 +375,18 @@ class Links {
   size_t count(int id) const {
     const KType &t = types_.at(id);
     switch (t.kind) {
-      case KTypeKind::Pointer: return declarator_ ? 1 : 0;
+      case KTypeKind::Pointer:
+        return declarator_ ? 1 : 0;
       case KTypeKind::Array:
-      case KTypeKind::Typedef: return 1;
-      case KTypeKind::Function: return declarator_ ? 1 + t.members.size() : 0;
+      case KTypeKind::Typedef:
+        return 1;
+      case KTypeKind::Function:
+        return declarator_ ? 1 + t.members.size() : 0;
       case KTypeKind::Struct:
-      case KTypeKind::Union: return declarator_ ? 0 : t.members.size();
-      default: return 0;
+      case KTypeKind::Union:
+        return declarator_ ? 0 : t.members.size();
+      default:
+        return 0;
     }
   }
   int at(int id, size_t i) const {
@@ -401,14 +419,16 @@ bool Reader::check_cycles(const TypeTable &types) {
         if (next == links.count(id)) {
           const int done = id;
           int d = 0;
-          for (size_t i = 0; i < links.count(done); ++i) d = std::max(d, depth[links.at(done, i)] + 1);
+          for (size_t i = 0; i < links.count(done); ++i)
+            d = std::max(d, depth[links.at(done, i)] + 1);
           depth[done] = d;
           stack.pop_back();
           if (declarator && d > kMaxDeclaratorDepth) return fail_at(done, "type nests too deeply");
           continue;
         }
         int child = links.at(id, next++);
-        if (depth[child] == -2) return fail_at(child, std::string("type contains itself through ") + what);
+        if (depth[child] == -2)
+          return fail_at(child, std::string("type contains itself through ") + what);
         if (depth[child] != -1) continue;
         depth[child] = -2;
         stack.push_back({child, 0});
@@ -451,8 +471,8 @@ std::unique_ptr<KernelCatalog> Reader::read(std::string *error) {
 
 }  // namespace
 
-std::unique_ptr<KernelCatalog> KernelCatalog::parse(std::string_view text, const std::string &origin,
-                                                    std::string *error) {
+std::unique_ptr<KernelCatalog> KernelCatalog::parse(std::string_view text,
+                                                    const std::string &origin, std::string *error) {
   return Reader(text, origin).read(error);
 }
 
@@ -466,7 +486,8 @@ std::string KernelCatalog::to_text(const std::vector<std::string> &notes) const 
   }
   out += "counts " + std::to_string(types_.size()) + ' ' + std::to_string(tracepoints_.size()) +
          ' ' + std::to_string(syscalls_.size()) + '\n';
-  for (size_t i = 0; i < types_.size(); ++i) write_type(out, static_cast<int>(i), types_.at(static_cast<int>(i)));
+  for (size_t i = 0; i < types_.size(); ++i)
+    write_type(out, static_cast<int>(i), types_.at(static_cast<int>(i)));
   for (const KTracepoint &tp : tracepoints_) {
     out += "tp " + (tp.system.empty() ? std::string("-") : tp.system) + ' ' + tp.name + ' ' +
            std::to_string(tp.args.size()) + '\n';
