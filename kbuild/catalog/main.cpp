@@ -151,6 +151,30 @@ bool write_atomically(const std::string &path, const std::string &data, std::str
   return true;
 }
 
+// Every numbered syscall, with the prototype of its entry point when the
+// headers declare one.
+std::vector<KSyscall> numbered_syscalls(const std::vector<SyscallEntry> &table,
+                                        const Declarations &decls, std::vector<std::string> *notes,
+                                        int *without_prototype) {
+  std::vector<KSyscall> syscalls;
+  for (const SyscallEntry &e : table) {
+    KSyscall sc;
+    sc.name = e.name;
+    sc.nr = e.nr;
+    auto it = decls.prototypes.find(e.entry);
+    if (it != decls.prototypes.end()) {
+      sc.args = it->second;
+    } else {
+      sc.prototype_known = false;
+      ++*without_prototype;
+      notes->push_back("no prototype for " + e.entry + " (" + e.name + ", " +
+                       std::to_string(e.nr) + ")");
+    }
+    syscalls.push_back(std::move(sc));
+  }
+  return syscalls;
+}
+
 int fail(const std::string &message) {
   std::cerr << "xtap-kcatalog: error: " << message << "\n";
   return 1;
@@ -218,24 +242,8 @@ int main(int argc, char **argv) {
   double parse_seconds = since(parse_start);
 
   std::vector<std::string> notes = {"from " + o.build_dir};
-  std::vector<KSyscall> syscalls;
   int without_prototype = 0;
-  for (const SyscallEntry &e : table) {
-    KSyscall sc;
-    sc.name = e.name;
-    sc.nr = e.nr;
-    auto it = decls.prototypes.find(e.entry);
-    if (it != decls.prototypes.end()) {
-      sc.args = it->second;
-    } else {
-      sc.prototype_known = false;
-      ++without_prototype;
-      notes.push_back("no prototype for " + e.entry + " (" + e.name + ", " + std::to_string(e.nr) +
-                      ")");
-    }
-    syscalls.push_back(std::move(sc));
-  }
-
+  std::vector<KSyscall> syscalls = numbered_syscalls(table, decls, &notes, &without_prototype);
   for (const std::string &d : report.dropped) notes.push_back("skipped " + d);
   for (const std::string &m : report.missing_includes) notes.push_back(m);
   for (const std::string &i : decls.invalid) notes.push_back("skipped (invalid declaration): " + i);
