@@ -1,6 +1,8 @@
 // The kernel catalog (docs/catalog.md), built once per target kernel build by
 // xtap-kcatalog and cached like the runtime: keyed by the release, the build
 // directory's identity, the xtap version and a hash of the tool itself.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,7 +27,9 @@ std::string slurp(const fs::path &p) {
   return ss.str();
 }
 
-bool is_executable(const std::string &p) { return access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
+bool is_executable(const std::string &p) {
+  return access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p);
+}
 
 // XTAP_KCATALOG, else next to the running program (xtap and xtap-kcatalog
 // are built into, and installed in, the same directory).
@@ -42,7 +46,8 @@ bool find_tool(std::string *tool, std::string *error) {
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   fs::path next_to_us = self.parent_path() / "xtap-kcatalog";
   if (ec || !is_executable(next_to_us.string())) {
-    *error = "xtap-kcatalog not found next to " + (ec ? std::string("this program") : self.string()) +
+    *error = "xtap-kcatalog not found next to " +
+             (ec ? std::string("this program") : self.string()) +
              " (set XTAP_KCATALOG to its path)";
     return false;
   }
@@ -58,8 +63,8 @@ std::string tool_hash(const std::string &tool, const fs::path &cache) {
   struct stat st {};
   if (stat(tool.c_str(), &st) != 0) return "unknown";
   std::string identity = tool + "\n" + std::to_string(st.st_size) + "\n" +
-                         std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) +
-                         "\n" + std::to_string(st.st_ino);
+                         std::to_string(st.st_mtim.tv_sec) + "." +
+                         std::to_string(st.st_mtim.tv_nsec) + "\n" + std::to_string(st.st_ino);
   fs::path memo = cache / "tool-hash" / hash_hex(identity);
   std::string known = slurp(memo);
   if (known.size() == 32) return known;
@@ -96,17 +101,29 @@ bool ensure_catalog(const Target &t, const Env &env, std::string *path, std::str
     *error = "cannot create " + cache.string() + ": " + ec.message();
     return false;
   }
-  fs::path final_path = cache / (t.release + "-" + catalog_key(t, env, tool_hash(tool, cache)) + ".txt");
+  fs::path final_path =
+      cache / (t.release + "-" + catalog_key(t, env, tool_hash(tool, cache)) + ".txt");
   *path = final_path.string();
   if (fs::exists(final_path)) return true;
 
-  // Concurrent xtap runs each build into their own file; the first rename
-  // wins and later ones replace it with an equal catalog.
+  // One build at a time per catalog: a concurrent xtap waits for it rather
+  // than spending the same CPU again (the lock goes with the process).
+  // Readers need no lock: the catalog appears by rename, whole.
+  int lock = open((final_path.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock >= 0) flock(lock, LOCK_EX);
+  struct Unlock {
+    int fd;
+    ~Unlock() {
+      if (fd >= 0) close(fd);
+    }
+  } unlock{lock};
+  if (fs::exists(final_path)) return true;
+
   std::string pid = std::to_string(getpid());
   fs::path tmp = final_path.string() + ".tmp" + pid;
   fs::path log = final_path.string() + ".log" + pid;
-  std::vector<std::string> argv = {tool, "--build-dir", t.build_dir, "--release", t.release,
-                                   "-o", tmp.string()};
+  std::vector<std::string> argv = {tool,      "--build-dir", t.build_dir, "--release",
+                                   t.release, "-o",          tmp.string()};
   if (env.verbose) argv.push_back("-v");
   process::SpawnSpec spec;
   spec.argv = argv;

@@ -6,6 +6,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config
   libdw-dev libelf-dev libcli11-dev libgtest-dev
+  libclang-cpp14-dev libclang-14-dev llvm-14-dev clang-14
   qemu-system-x86 busybox-static cpio kmod gzip
   linux-image-cloud-amd64 linux-headers-cloud-amd64
   linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64

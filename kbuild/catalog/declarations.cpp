@@ -41,7 +41,8 @@ class TraceSystems {
       defs = &active->second;
     } else {
       auto written = written_.find(file);
-      if (written == written_.end()) written = written_.emplace(file, written_definitions(file)).first;
+      if (written == written_.end())
+        written = written_.emplace(file, written_definitions(file)).first;
       defs = &written->second;
     }
     std::string system;
@@ -70,7 +71,8 @@ class TraceSystems {
       llvm::StringRef before = text.slice(line, at).trim();
       if (!before.consume_front("#") || before.trim() != "define") continue;
       llvm::StringRef rest = text.slice(at + 12, text.find('\n', at));
-      if (rest.empty() || !isspace(static_cast<unsigned char>(rest.front()))) continue;  // TRACE_SYSTEM_VAR
+      if (rest.empty() || !isspace(static_cast<unsigned char>(rest.front())))
+        continue;  // TRACE_SYSTEM_VAR
       out.push_back({static_cast<unsigned>(at), rest.trim().str()});
     }
     return out;
@@ -132,12 +134,15 @@ class DeclarationCollector : public ASTConsumer {
       if (!is_tracepoint && !syscall_functions_.count(name.str())) continue;
       if (!seen.insert(name.str()).second) continue;  // a redeclaration
       if (!is_valid(fd)) {
-        out_->invalid.push_back(is_tracepoint ? "tracepoint " + name.drop_front(kTraceIterPrefix.size()).str()
-                                              : "prototype " + name.str());
+        out_->invalid.push_back(is_tracepoint
+                                    ? "tracepoint " + name.drop_front(kTraceIterPrefix.size()).str()
+                                    : "prototype " + name.str());
         continue;
       }
-      if (is_tracepoint) add_tracepoint(fd, name.drop_front(kTraceIterPrefix.size()), types);
-      else out_->prototypes[name.str()] = params(fd->parameters(), types);
+      if (is_tracepoint)
+        add_tracepoint(fd, name.drop_front(kTraceIterPrefix.size()), types);
+      else
+        out_->prototypes[name.str()] = params(fd->parameters(), types);
     }
     types.finish();
     out_->types = types.take();

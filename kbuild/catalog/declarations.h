@@ -21,7 +21,7 @@ namespace xtap::kcatalog {
 
 struct Declarations {
   TypeTable types;
-  std::vector<KTracepoint> tracepoints;  // sorted by system, then name
+  std::vector<KTracepoint> tracepoints;                             // sorted by system, then name
   std::unordered_map<std::string, std::vector<KParam>> prototypes;  // by function: "sys_openat"
   std::vector<std::string> invalid;  // Clang rejected them: "tracepoint ext4_trim_extent"
   bool parsed = false;               // the AST was seen without a fatal error

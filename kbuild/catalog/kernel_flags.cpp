@@ -42,7 +42,8 @@ std::vector<std::string> shell_words(const std::string &s) {
       in_word = true;
     } else if (c == '"') {
       for (++i; i < s.size() && s[i] != '"'; ++i) {
-        if (s[i] == '\\' && i + 1 < s.size() && std::string("\"\\$`").find(s[i + 1]) != std::string::npos)
+        if (s[i] == '\\' && i + 1 < s.size() &&
+            std::string("\"\\$`").find(s[i + 1]) != std::string::npos)
           ++i;
         cur += s[i];
       }
@@ -79,14 +80,15 @@ bool is_language_option(const std::string &a) {
 
 }  // namespace
 
-bool kbuild_compile_command(const std::string &build_dir, const std::string &work_dir,
-                            bool verbose, std::string *command, std::string *error) {
+bool kbuild_compile_command(const std::string &build_dir, const std::string &work_dir, bool verbose,
+                            std::string *command, std::string *error) {
   fs::path dir = fs::path(work_dir) / "flags";
   std::error_code ec;
   fs::create_directories(dir, ec);
   {
+    // The flags do not depend on the source; an empty one compiles at once.
     std::ofstream(dir / (std::string(kProbeName) + ".c"))
-        << "#include <linux/module.h>\nMODULE_LICENSE(\"GPL\");\n";
+        << "/* xtap-kcatalog: the kernel's compile flags */\n";
     std::ofstream(dir / "Kbuild") << "obj-m := " << kProbeName << ".o\n";
   }
   std::string log = (dir / "make.log").string();
@@ -109,7 +111,8 @@ std::string command_from_cmd_file(const std::string &text) {
   std::string line;
   while (std::getline(in, line)) {
     size_t assign = line.find(" := ");
-    if ((starts_with(line, "cmd_") || starts_with(line, "savedcmd_")) && assign != std::string::npos)
+    if ((starts_with(line, "cmd_") || starts_with(line, "savedcmd_")) &&
+        assign != std::string::npos)
       return line.substr(assign + 4);
   }
   return text;

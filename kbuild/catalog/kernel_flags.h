@@ -18,8 +18,8 @@ struct KernelFlags {
 
 // Compiles a one-line module through the kernel's Kbuild in `work_dir` and
 // returns the compiler command Kbuild used (from its .<name>.o.cmd file).
-bool kbuild_compile_command(const std::string &build_dir, const std::string &work_dir,
-                            bool verbose, std::string *command, std::string *error);
+bool kbuild_compile_command(const std::string &build_dir, const std::string &work_dir, bool verbose,
+                            std::string *command, std::string *error);
 
 // The command of a Kbuild .cmd file ("cmd_X := ..." or "savedcmd_X := ..."),
 // or `text` itself when it is a bare command line.

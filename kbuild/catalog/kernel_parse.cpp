@@ -50,7 +50,8 @@ class ErrorRecorder : public clang::DiagnosticConsumer {
   std::string fatal;
   int fatal_unit_line = 0;  // 0: not inside a header the unit includes
 
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override {
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic &info) override {
     DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level < clang::DiagnosticsEngine::Error) return;
     llvm::SmallString<256> message;
@@ -101,8 +102,9 @@ class MissingIncludesAreErrors : public clang::WrapperFrontendAction {
 
  protected:
   bool BeginSourceFileAction(clang::CompilerInstance &ci) override {
-    ci.getDiagnostics().setSeverity(clang::diag::err_pp_file_not_found, clang::diag::Severity::Error,
-                                    clang::SourceLocation());
+    ci.getDiagnostics().setSeverity(clang::diag::err_pp_file_not_found,
+                                    clang::diag::Severity::Error, clang::SourceLocation());
+    ci.getFrontendOpts().SkipFunctionBodies = true;
     return WrapperFrontendAction::BeginSourceFileAction(ci);
   }
 };
@@ -114,7 +116,8 @@ std::vector<std::string> clang_command(const KernelFlags &flags, const std::stri
   argv.insert(argv.end(), flags.args.begin(), flags.args.end());
   // Every error is recorded (the default stops at 20 with a fatal one), none
   // printed, not even the count; no warnings.
-  for (const char *a : {"-ferror-limit=0", "-Wno-everything", "-fno-spell-checking", "-fno-caret-diagnostics"})
+  for (const char *a :
+       {"-ferror-limit=0", "-Wno-everything", "-fno-spell-checking", "-fno-caret-diagnostics"})
     argv.push_back(a);
   argv.push_back(unit_path);
   return argv;
@@ -157,7 +160,8 @@ bool parse_kernel_headers(const ParseRequest &request, Declarations *out, ParseR
     auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions());
     clang::tooling::ToolInvocation invocation(
         clang_command(request.flags, unit_path),
-        std::make_unique<MissingIncludesAreErrors>(make_collect_action(request.syscall_functions, out)),
+        std::make_unique<MissingIncludesAreErrors>(
+            make_collect_action(request.syscall_functions, out)),
         files.get());
     invocation.setDiagnosticConsumer(&recorder);
     invocation.run();  // false on any error; what matters is recorded
@@ -167,7 +171,8 @@ bool parse_kernel_headers(const ParseRequest &request, Declarations *out, ParseR
     if (!recorder.fatal.empty() && recorder.fatal_unit_line >= first_trace_line &&
         header_index < static_cast<int>(headers.size())) {
       if (request.verbose)
-        std::cerr << "xtap-kcatalog: dropping " << headers[header_index] << ": " << recorder.fatal << "\n";
+        std::cerr << "xtap-kcatalog: dropping " << headers[header_index] << ": " << recorder.fatal
+                  << "\n";
       report->dropped.push_back(headers[header_index] + ": " + recorder.fatal);
       headers.erase(headers.begin() + header_index);
       continue;
@@ -176,8 +181,8 @@ bool parse_kernel_headers(const ParseRequest &request, Declarations *out, ParseR
       std::string what = recorder.fatal;
       if (what.empty())
         for (const std::string &e : recorder.errors) what += e + "\n";
-      *error = "cannot parse the kernel headers (" + unit_path + "): " +
-               (what.empty() ? std::string("clang did not run") : what);
+      *error = "cannot parse the kernel headers (" + unit_path +
+               "): " + (what.empty() ? std::string("clang did not run") : what);
       return false;
     }
     report->errors = std::move(recorder.errors);

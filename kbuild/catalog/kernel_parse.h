@@ -18,7 +18,7 @@ namespace xtap::kcatalog {
 
 struct ParseRequest {
   KernelFlags flags;
-  std::vector<std::string> trace_headers;  // include spellings: "trace/events/sched.h"
+  std::vector<std::string> trace_headers;   // include spellings: "trace/events/sched.h"
   std::set<std::string> syscall_functions;  // "sys_openat"
   std::string work_dir;                     // the unit is written here
   bool verbose = false;

@@ -50,13 +50,20 @@ bool parse_options(int argc, char **argv, Options *o) {
       return true;
     };
     bool ok = true;
-    if (a == "--build-dir") ok = value(&o->build_dir);
-    else if (a == "--release") ok = value(&o->release);
-    else if (a == "-o") ok = value(&o->output);
-    else if (a == "--flags-from") ok = value(&o->flags_from);
-    else if (a == "--keep-work") o->keep_work = true;
-    else if (a == "-v") o->verbose = true;
-    else ok = false;
+    if (a == "--build-dir")
+      ok = value(&o->build_dir);
+    else if (a == "--release")
+      ok = value(&o->release);
+    else if (a == "-o")
+      ok = value(&o->output);
+    else if (a == "--flags-from")
+      ok = value(&o->flags_from);
+    else if (a == "--keep-work")
+      o->keep_work = true;
+    else if (a == "-v")
+      o->verbose = true;
+    else
+      ok = false;
     if (!ok) {
       std::cerr << "xtap-kcatalog: bad option '" << a << "'\n" << kUsage;
       return false;
@@ -88,7 +95,8 @@ std::vector<std::string> configured_releases(const std::string &build_dir) {
     if (close != std::string::npos) out.push_back(uts.substr(open, close - open));
   }
   std::string release = read_file(build_dir + "/include/config/kernel.release");
-  while (!release.empty() && isspace(static_cast<unsigned char>(release.back()))) release.pop_back();
+  while (!release.empty() && isspace(static_cast<unsigned char>(release.back())))
+    release.pop_back();
   if (!release.empty()) out.push_back(release);
   return out;
 }
@@ -97,8 +105,8 @@ std::vector<std::string> configured_releases(const std::string &build_dir) {
 // plugin, seeded per build) the kernel's real layouts are different ones.
 bool check_layouts_are_reproducible(const std::string &build_dir, std::string *error) {
   std::string autoconf = read_file(build_dir + "/include/generated/autoconf.h");
-  for (const char *opt : {"CONFIG_RANDSTRUCT_FULL", "CONFIG_RANDSTRUCT_PERFORMANCE",
-                          "CONFIG_GCC_PLUGIN_RANDSTRUCT"})
+  for (const char *opt :
+       {"CONFIG_RANDSTRUCT_FULL", "CONFIG_RANDSTRUCT_PERFORMANCE", "CONFIG_GCC_PLUGIN_RANDSTRUCT"})
     if (autoconf.find(std::string("#define ") + opt + " 1") != std::string::npos) {
       *error = build_dir + " is configured with " + opt +
                ": its structure layouts are randomised per build and cannot be computed from "
@@ -108,7 +116,8 @@ bool check_layouts_are_reproducible(const std::string &build_dir, std::string *e
   return true;
 }
 
-bool learn_flags(const Options &o, const std::string &work_dir, KernelFlags *flags, std::string *error) {
+bool learn_flags(const Options &o, const std::string &work_dir, KernelFlags *flags,
+                 std::string *error) {
   std::string command;
   if (!o.flags_from.empty()) {
     if (!fs::exists(o.flags_from)) {
@@ -142,6 +151,30 @@ bool write_atomically(const std::string &path, const std::string &data, std::str
   return true;
 }
 
+// Every numbered syscall, with the prototype of its entry point when the
+// headers declare one.
+std::vector<KSyscall> numbered_syscalls(const std::vector<SyscallEntry> &table,
+                                        const Declarations &decls, std::vector<std::string> *notes,
+                                        int *without_prototype) {
+  std::vector<KSyscall> syscalls;
+  for (const SyscallEntry &e : table) {
+    KSyscall sc;
+    sc.name = e.name;
+    sc.nr = e.nr;
+    auto it = decls.prototypes.find(e.entry);
+    if (it != decls.prototypes.end()) {
+      sc.args = it->second;
+    } else {
+      sc.prototype_known = false;
+      ++*without_prototype;
+      notes->push_back("no prototype for " + e.entry + " (" + e.name + ", " +
+                       std::to_string(e.nr) + ")");
+    }
+    syscalls.push_back(std::move(sc));
+  }
+  return syscalls;
+}
+
 int fail(const std::string &message) {
   std::cerr << "xtap-kcatalog: error: " << message << "\n";
   return 1;
@@ -158,7 +191,8 @@ int main(int argc, char **argv) {
   o.build_dir = fs::canonical(o.build_dir).string();
   std::vector<std::string> configured = configured_releases(o.build_dir);
   if (o.release.empty() && !configured.empty()) o.release = configured.front();
-  if (o.release.empty()) return fail("cannot tell the release of " + o.build_dir + "; pass --release");
+  if (o.release.empty())
+    return fail("cannot tell the release of " + o.build_dir + "; pass --release");
   if (!configured.empty() &&
       std::find(configured.begin(), configured.end(), o.release) == configured.end())
     return fail(o.build_dir + " is configured for " + configured.front() + ", not " + o.release);
@@ -166,7 +200,8 @@ int main(int argc, char **argv) {
   if (!check_layouts_are_reproducible(o.build_dir, &error)) return fail(error);
 
   const char *tmp_root = getenv("TMPDIR");
-  std::string pattern = std::string(tmp_root && *tmp_root ? tmp_root : "/tmp") + "/xtap-kcatalog.XXXXXX";
+  std::string pattern =
+      std::string(tmp_root && *tmp_root ? tmp_root : "/tmp") + "/xtap-kcatalog.XXXXXX";
   if (!mkdtemp(pattern.data())) return fail("cannot create a work directory like " + pattern);
   std::string work_dir = pattern;
   struct Cleanup {
@@ -174,15 +209,21 @@ int main(int argc, char **argv) {
     bool keep;
     ~Cleanup() {
       std::error_code ec;
-      if (keep) std::cerr << "xtap-kcatalog: work directory kept: " << dir << "\n";
-      else fs::remove_all(dir, ec);
+      if (keep)
+        std::cerr << "xtap-kcatalog: work directory kept: " << dir << "\n";
+      else
+        fs::remove_all(dir, ec);
     }
   } cleanup{work_dir, o.keep_work};
 
   ParseRequest request;
   request.work_dir = work_dir;
   request.verbose = o.verbose;
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   if (!learn_flags(o, work_dir, &request.flags, &error)) return fail(error);
+  double flags_seconds = since(start);
   if (request.flags.arch.empty())
     return fail("cannot tell the architecture from the kernel's include paths");
 
@@ -191,30 +232,18 @@ int main(int argc, char **argv) {
   for (const SyscallEntry &e : table) request.syscall_functions.insert(e.entry);
   request.trace_headers = find_trace_headers(request.flags);
   if (request.trace_headers.empty())
-    return fail("no trace headers (trace/events/*.h) under the include directories of " + o.build_dir);
+    return fail("no trace headers (trace/events/*.h) under the include directories of " +
+                o.build_dir);
 
   Declarations decls;
   ParseReport report;
+  auto parse_start = std::chrono::steady_clock::now();
   if (!parse_kernel_headers(request, &decls, &report, &error)) return fail(error);
+  double parse_seconds = since(parse_start);
 
   std::vector<std::string> notes = {"from " + o.build_dir};
-  std::vector<KSyscall> syscalls;
   int without_prototype = 0;
-  for (const SyscallEntry &e : table) {
-    KSyscall sc;
-    sc.name = e.name;
-    sc.nr = e.nr;
-    auto it = decls.prototypes.find(e.entry);
-    if (it != decls.prototypes.end()) {
-      sc.args = it->second;
-    } else {
-      sc.prototype_known = false;
-      ++without_prototype;
-      notes.push_back("no prototype for " + e.entry + " (" + e.name + ", " + std::to_string(e.nr) + ")");
-    }
-    syscalls.push_back(std::move(sc));
-  }
-
+  std::vector<KSyscall> syscalls = numbered_syscalls(table, decls, &notes, &without_prototype);
   for (const std::string &d : report.dropped) notes.push_back("skipped " + d);
   for (const std::string &m : report.missing_includes) notes.push_back(m);
   for (const std::string &i : decls.invalid) notes.push_back("skipped (invalid declaration): " + i);
@@ -228,13 +257,14 @@ int main(int argc, char **argv) {
     std::cerr << "xtap-kcatalog: errors in the headers (their declarations are skipped):\n";
     for (const std::string &e : report.errors) std::cerr << "  " << e << "\n";
   }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
   fprintf(stderr,
           "xtap-kcatalog: %s: %zu tracepoints from %zu trace headers (%zu skipped, %zu invalid "
-          "declarations), %zu syscalls (%d without a prototype), %zu types; %zu bytes in %.1f s\n",
+          "declarations), %zu syscalls (%d without a prototype), %zu types; %zu bytes in %.1f s "
+          "(compile flags from Kbuild %.1f s, parsing %.1f s)\n",
           o.release.c_str(), ntracepoints, request.trace_headers.size() - report.dropped.size(),
           report.dropped.size(), decls.invalid.size(), table.size(), without_prototype, ntypes,
-          text.size(), seconds);
+          text.size(), since(start), flags_seconds, parse_seconds);
   for (const std::string &d : report.dropped) std::cerr << "xtap-kcatalog: skipped " << d << "\n";
   return 0;
 }

@@ -34,8 +34,8 @@ class TypeCollector {
   llvm::DenseMap<void *, int> by_qualtype_;  // a cache of add()
   llvm::DenseMap<const clang::Decl *, int> by_decl_;
   std::map<std::string, int> builtins_;
-  std::map<std::pair<int, bool>, int> pointers_;       // (target, const target)
-  std::map<std::pair<int, uint64_t>, int> arrays_;     // (element, count)
+  std::map<std::pair<int, bool>, int> pointers_;                      // (target, const target)
+  std::map<std::pair<int, uint64_t>, int> arrays_;                    // (element, count)
   std::map<std::tuple<int, std::vector<int>, bool>, int> functions_;  // (return, params, ...)
   std::vector<std::pair<int, const clang::RecordDecl *>> records_to_fill_;
 

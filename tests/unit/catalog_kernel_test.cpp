@@ -25,7 +25,8 @@ namespace {
 // directory (the facts below hold for the 6.1 and 6.12 series).
 bool test_target(kbuild::Target *t) {
   std::string error;
-  if (const char *k = getenv("XTAP_TEST_KERNEL"); k && *k) return kbuild::resolve_target(k, t, &error);
+  if (const char *k = getenv("XTAP_TEST_KERNEL"); k && *k)
+    return kbuild::resolve_target(k, t, &error);
   std::vector<std::string> releases;
   std::error_code ec;
   for (const auto &e : fs::directory_iterator("/lib/modules", ec))
@@ -57,7 +58,8 @@ class KernelCatalogTest : public ::testing::Test {
     }
     auto start = std::chrono::steady_clock::now();
     catalog_ = KernelCatalog::load(path, &error);
-    load_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    load_ms_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!catalog_) skip_reason_ = "FAIL " + error;
   }
 
@@ -157,16 +159,19 @@ TEST_F(KernelCatalogTest, LoadsQuickly) {
 
 // Offsets as gcc lays them out for the kernel, read back from the assembly
 // of a tiny Kbuild object (the kernel's own asm-offsets technique).
-std::map<std::string, uint64_t> gcc_offsets(const kbuild::Target &t,
-                                            const std::vector<std::pair<std::string, std::string>> &fields,
-                                            std::string *error) {
+std::map<std::string, uint64_t> gcc_offsets(
+    const kbuild::Target &t, const std::vector<std::pair<std::string, std::string>> &fields,
+    std::string *error) {
   fs::path dir = fs::path(XTAP_TEST_CACHE_DIR) / ("offsets-" + t.release);
   fs::create_directories(dir);
-  std::string c = "#include <linux/sched.h>\n#include <linux/skbuff.h>\n#include <linux/fs.h>\n"
-                  "#define OFFSET(name, value) asm volatile(\"\\n.ascii \\\"->\" name \" %c0\\\"\" : : \"i\"(value))\n"
-                  "void xtap_offsets(void);\nvoid xtap_offsets(void)\n{\n";
+  std::string c =
+      "#include <linux/sched.h>\n#include <linux/skbuff.h>\n#include <linux/fs.h>\n"
+      "#define OFFSET(name, value) asm volatile(\"\\n.ascii \\\"->\" name \" %c0\\\"\" : : "
+      "\"i\"(value))\n"
+      "void xtap_offsets(void);\nvoid xtap_offsets(void)\n{\n";
   for (const auto &[record, path] : fields)
-    c += "\tOFFSET(\"" + record + "." + path + "\", offsetof(struct " + record + ", " + path + "));\n";
+    c += "\tOFFSET(\"" + record + "." + path + "\", offsetof(struct " + record + ", " + path +
+         "));\n";
   c += "\tOFFSET(\"sizeof.task_struct\", sizeof(struct task_struct));\n}\n";
   std::ofstream(dir / "offsets.c") << c;
   std::ofstream(dir / "Kbuild") << "obj-m := offsets.o\n";
@@ -195,11 +200,17 @@ std::map<std::string, uint64_t> gcc_offsets(const kbuild::Target &t,
 }
 
 TEST_F(KernelCatalogTest, LayoutsAgreeWithTheKernelsCompiler) {
-  std::vector<std::pair<std::string, std::string>> fields = {
-      {"task_struct", "pid"},      {"task_struct", "tgid"},         {"task_struct", "comm"},
-      {"task_struct", "__state"},  {"task_struct", "se.vruntime"},  {"task_struct", "mm"},
-      {"sk_buff", "len"},          {"sk_buff", "dev"},              {"file", "f_flags"},
-      {"file", "f_pos"},           {"mm_struct", "start_brk"}};
+  std::vector<std::pair<std::string, std::string>> fields = {{"task_struct", "pid"},
+                                                             {"task_struct", "tgid"},
+                                                             {"task_struct", "comm"},
+                                                             {"task_struct", "__state"},
+                                                             {"task_struct", "se.vruntime"},
+                                                             {"task_struct", "mm"},
+                                                             {"sk_buff", "len"},
+                                                             {"sk_buff", "dev"},
+                                                             {"file", "f_flags"},
+                                                             {"file", "f_pos"},
+                                                             {"mm_struct", "start_brk"}};
   std::string error;
   auto gcc = gcc_offsets(target_, fields, &error);
   ASSERT_FALSE(gcc.empty()) << error;

@@ -2,9 +2,9 @@
 // anonymous members, lookups, and corrupt files that must be errors with a
 // line, never crashes. The real catalog of an installed kernel is tested in
 // catalog_kernel_test.cpp.
-#include <gtest/gtest.h>
-
 #include "symbols/catalog.h"
+
+#include <gtest/gtest.h>
 
 namespace xtap {
 namespace {
@@ -231,7 +231,8 @@ TEST(Catalog, CorruptFilesAreErrorsWithTheirLine) {
             "cat.txt:40: expected 'sc NR NAME NARGS'");
   EXPECT_EQ(parse_error(corrupted("sc 9 mmap -", "sc 9 mmap - 1")),
             "cat.txt:39: expected 'sc NR NAME NARGS'");
-  EXPECT_EQ(parse_error(corrupted("end\n", "")), "cat.txt:40: unexpected end of file (truncated catalog?)");
+  EXPECT_EQ(parse_error(corrupted("end\n", "")),
+            "cat.txt:40: unexpected end of file (truncated catalog?)");
   EXPECT_EQ(parse_error(corrupted("t 2 typedef 1 pid_t", "t 2 typedef 1")),
             "cat.txt:6: typedef type without a name");
 }
@@ -243,8 +244,10 @@ TEST(Catalog, TruncatedAnywhereIsAnErrorNotACrash) {
     auto cat = KernelCatalog::parse(full.substr(0, n), "cat.txt", &error);
     // Cutting just before "end" or inside a trailing name can still parse
     // as a different valid catalog only if the "end" line survives.
-    if (cat) ADD_FAILURE() << "parsed a catalog cut at byte " << n;
-    else EXPECT_EQ(error.rfind("cat.txt:", 0), 0u) << error;
+    if (cat)
+      ADD_FAILURE() << "parsed a catalog cut at byte " << n;
+    else
+      EXPECT_EQ(error.rfind("cat.txt:", 0), 0u) << error;
   }
 }
 
@@ -252,14 +255,17 @@ TEST(Catalog, CyclesThatCCannotExpressAreErrors) {
   // Two pointers pointing at each other: spelling() would never end.
   std::string ptr_loop = corrupted("t 14 ptr 9 const", "t 14 ptr 13 const");
   ptr_loop.replace(ptr_loop.find("t 13 ptr 12"), 11, "t 13 ptr 14");
-  EXPECT_EQ(parse_error(ptr_loop),
-            "cat.txt:26: type 13: type contains itself through pointer/array/typedef/function links");
+  EXPECT_EQ(
+      parse_error(ptr_loop),
+      "cat.txt:26: type 13: type contains itself through pointer/array/typedef/function links");
   // A struct that contains itself by value (through an array).
   std::string self = corrupted("t 4 array 3 16", "t 4 array 5 16");
-  EXPECT_EQ(parse_error(self), "cat.txt:8: type 4: type contains itself through members, arrays and typedefs");
+  EXPECT_EQ(parse_error(self),
+            "cat.txt:8: type 4: type contains itself through members, arrays and typedefs");
   // A typedef of itself: strip_typedefs() would never end.
-  EXPECT_NE(parse_error(corrupted("t 2 typedef 1 pid_t", "t 2 typedef 2 pid_t")).find("contains itself"),
-            std::string::npos);
+  EXPECT_NE(
+      parse_error(corrupted("t 2 typedef 1 pid_t", "t 2 typedef 2 pid_t")).find("contains itself"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -67,6 +67,7 @@ class TypeTable {
 
   // For the loader and tests.
   int add(KType t);
+  void reserve(size_t n) { types_.reserve(n); }
   KType &mutable_at(int id) { return types_.at(static_cast<size_t>(id)); }
   void index_records();
 

@@ -22,16 +22,26 @@ constexpr uint64_t kPointerSize = 8;
 
 const char *kind_keyword(KTypeKind k) {
   switch (k) {
-    case KTypeKind::Void: return "void";
-    case KTypeKind::Int: return "int";
-    case KTypeKind::Enum: return "enum";
-    case KTypeKind::Float: return "float";
-    case KTypeKind::Pointer: return "ptr";
-    case KTypeKind::Array: return "array";
-    case KTypeKind::Struct: return "struct";
-    case KTypeKind::Union: return "union";
-    case KTypeKind::Typedef: return "typedef";
-    case KTypeKind::Function: return "func";
+    case KTypeKind::Void:
+      return "void";
+    case KTypeKind::Int:
+      return "int";
+    case KTypeKind::Enum:
+      return "enum";
+    case KTypeKind::Float:
+      return "float";
+    case KTypeKind::Pointer:
+      return "ptr";
+    case KTypeKind::Array:
+      return "array";
+    case KTypeKind::Struct:
+      return "struct";
+    case KTypeKind::Union:
+      return "union";
+    case KTypeKind::Typedef:
+      return "typedef";
+    case KTypeKind::Function:
+      return "func";
   }
   return "?";
 }
@@ -64,8 +74,10 @@ void write_type(std::string &out, int id, const KType &t) {
       return;
     case KTypeKind::Struct:
     case KTypeKind::Union:
-      if (t.complete) out += ' ' + std::to_string(t.size) + ' ' + std::to_string(t.members.size());
-      else out += " incomplete";
+      if (t.complete)
+        out += ' ' + std::to_string(t.size) + ' ' + std::to_string(t.members.size());
+      else
+        out += " incomplete";
       break;
     case KTypeKind::Typedef:
       out += ' ' + std::to_string(t.target);
@@ -292,8 +304,9 @@ bool Reader::read_type(TypeTable *types, size_t expected_id) {
   } else {
     return fail("unknown type kind '" + std::string(kind) + "'");
   }
-  if (!ok) return fail(std::string("malformed '") + kind_keyword(t.kind) +
-                   "' type line (a field missing, not a number, or an unknown type id)");
+  if (!ok)
+    return fail(std::string("malformed '") + kind_keyword(t.kind) +
+                "' type line (a field missing, not a number, or an unknown type id)");
   bool named = t.kind != KTypeKind::Pointer && t.kind != KTypeKind::Array &&
                t.kind != KTypeKind::Function && t.kind != KTypeKind::Void;
   if (named) t.name = f.rest();
@@ -353,65 +366,72 @@ bool Reader::read_syscall(KSyscall *sc) {
 // (spelling, strip_typedefs) and by-value containment (array/typedef links
 // and record members, walked for anonymous members). Valid C only closes a
 // loop through a pointer inside a record.
+// The links of one kind out of a type, by index (no allocation: this runs
+// over every type of the catalog on every load).
+class Links {
+ public:
+  Links(const TypeTable &types, bool declarator) : types_(types), declarator_(declarator) {}
+
+  size_t count(int id) const {
+    const KType &t = types_.at(id);
+    switch (t.kind) {
+      case KTypeKind::Pointer:
+        return declarator_ ? 1 : 0;
+      case KTypeKind::Array:
+      case KTypeKind::Typedef:
+        return 1;
+      case KTypeKind::Function:
+        return declarator_ ? 1 + t.members.size() : 0;
+      case KTypeKind::Struct:
+      case KTypeKind::Union:
+        return declarator_ ? 0 : t.members.size();
+      default:
+        return 0;
+    }
+  }
+  int at(int id, size_t i) const {
+    const KType &t = types_.at(id);
+    bool target_first = t.kind == KTypeKind::Pointer || t.kind == KTypeKind::Array ||
+                        t.kind == KTypeKind::Typedef || t.kind == KTypeKind::Function;
+    if (target_first) return i == 0 ? t.target : t.members[i - 1].type;
+    return t.members[i].type;
+  }
+
+ private:
+  const TypeTable &types_;
+  bool declarator_;
+};
+
 bool Reader::check_cycles(const TypeTable &types) {
   const int n = static_cast<int>(types.size());
   // Iterative depth-first search over one kind of link; depth[] doubles as
   // the colour (-1 unvisited, -2 on the stack, >= 0 the longest path below).
   auto acyclic = [&](bool declarator, const char *what) {
-    auto links = [&](int id, std::vector<int> *out) {
-      const KType &t = types.at(id);
-      out->clear();
-      switch (t.kind) {
-        case KTypeKind::Pointer:
-          if (declarator) out->push_back(t.target);
-          break;
-        case KTypeKind::Array:
-        case KTypeKind::Typedef:
-          out->push_back(t.target);
-          break;
-        case KTypeKind::Function:
-          if (declarator) {
-            out->push_back(t.target);
-            for (const KMember &m : t.members) out->push_back(m.type);
-          }
-          break;
-        case KTypeKind::Struct:
-        case KTypeKind::Union:
-          if (!declarator)
-            for (const KMember &m : t.members) out->push_back(m.type);
-          break;
-        default:
-          break;
-      }
-    };
+    Links links(types, declarator);
     std::vector<int> depth(n, -1);
-    std::vector<std::pair<int, std::vector<int>>> stack;
+    std::vector<std::pair<int, size_t>> stack;  // (type, next link to follow)
     for (int root = 0; root < n; ++root) {
       if (depth[root] != -1) continue;
-      stack.push_back({root, {}});
-      links(root, &stack.back().second);
       depth[root] = -2;
+      stack.push_back({root, 0});
       while (!stack.empty()) {
-        auto &[id, pending] = stack.back();
-        if (pending.empty()) {
+        auto &[id, next] = stack.back();
+        if (next == links.count(id)) {
           const int done = id;
-          std::vector<int> all;
-          links(done, &all);
           int d = 0;
-          for (int c : all) d = std::max(d, depth[c] + 1);
+          for (size_t i = 0; i < links.count(done); ++i)
+            d = std::max(d, depth[links.at(done, i)] + 1);
           depth[done] = d;
           stack.pop_back();
           if (declarator && d > kMaxDeclaratorDepth) return fail_at(done, "type nests too deeply");
           continue;
         }
-        int child = pending.back();
-        pending.pop_back();
-        if (depth[child] == -2) return fail_at(child, std::string("type contains itself through ") + what);
+        int child = links.at(id, next++);
+        if (depth[child] == -2)
+          return fail_at(child, std::string("type contains itself through ") + what);
         if (depth[child] != -1) continue;
         depth[child] = -2;
-        std::vector<int> next;
-        links(child, &next);
-        stack.push_back({child, std::move(next)});
+        stack.push_back({child, 0});
       }
     }
     return true;
@@ -431,6 +451,8 @@ std::unique_ptr<KernelCatalog> Reader::read(std::string *error) {
   // Counts come from the file: never reserve more than it can hold.
   if (ok && (ntypes > text_.size() || ntps > text_.size() || nscs > text_.size()))
     ok = fail("counts larger than the file");
+  // Every type line takes at least 8 bytes ("t 1 void").
+  if (ok) types.reserve(std::min(ntypes, text_.size() / 8));
   for (size_t i = 0; ok && i < ntypes; ++i) ok = read_type(&types, i);
   tps.resize(ok ? ntps : 0);
   for (size_t i = 0; ok && i < ntps; ++i) ok = read_tracepoint(&tps[i]);
@@ -449,8 +471,8 @@ std::unique_ptr<KernelCatalog> Reader::read(std::string *error) {
 
 }  // namespace
 
-std::unique_ptr<KernelCatalog> KernelCatalog::parse(std::string_view text, const std::string &origin,
-                                                    std::string *error) {
+std::unique_ptr<KernelCatalog> KernelCatalog::parse(std::string_view text,
+                                                    const std::string &origin, std::string *error) {
   return Reader(text, origin).read(error);
 }
 
@@ -464,7 +486,8 @@ std::string KernelCatalog::to_text(const std::vector<std::string> &notes) const 
   }
   out += "counts " + std::to_string(types_.size()) + ' ' + std::to_string(tracepoints_.size()) +
          ' ' + std::to_string(syscalls_.size()) + '\n';
-  for (size_t i = 0; i < types_.size(); ++i) write_type(out, static_cast<int>(i), types_.at(static_cast<int>(i)));
+  for (size_t i = 0; i < types_.size(); ++i)
+    write_type(out, static_cast<int>(i), types_.at(static_cast<int>(i)));
   for (const KTracepoint &tp : tracepoints_) {
     out += "tp " + (tp.system.empty() ? std::string("-") : tp.system) + ' ' + tp.name + ' ' +
            std::to_string(tp.args.size()) + '\n';
