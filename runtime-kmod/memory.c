@@ -13,6 +13,11 @@
 /* Bytes a string copy asks for at once: most strings end in the first. */
 #define XTAP_STR_CHUNK 128
 
+void xtap_read_fault(struct xtap_context *c, unsigned long addr)
+{
+	xtap_error(c, "read fault [man error::fault] at 0x%lx", addr);
+}
+
 void xtap_fault(struct xtap_context *c, const char *what, unsigned long addr)
 {
 	xtap_error(c, "%s fault at 0x%lx [man error::fault]", what, addr);
@@ -101,7 +106,7 @@ int xtap_kread(struct xtap_context *c, unsigned long addr, void *dst, u32 size)
 {
 	if (likely(!xtap_kcopy(dst, addr, size)))
 		return 0;
-	xtap_fault(c, "kernel read", addr);
+	xtap_read_fault(c, addr);
 	return -EFAULT;
 }
 
@@ -109,7 +114,7 @@ int xtap_uread(struct xtap_context *c, unsigned long addr, void *dst, u32 size)
 {
 	if (likely(!xtap_ucopy(dst, addr, size)))
 		return 0;
-	xtap_fault(c, "user read", addr);
+	xtap_read_fault(c, addr);
 	return -EFAULT;
 }
 
@@ -128,8 +133,12 @@ char *xtap_kread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 
 
 char *xtap_uread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 max)
 {
-	if (xtap_ucopy_str(dst, addr, xtap_str_size(max)) < 0)
-		xtap_fault(c, "user string copy", addr);
+	long rc = xtap_ucopy_str(dst, addr, xtap_str_size(max));
+
+	/* stap's user_string() names the errno here, its kernel_string() not */
+	if (rc < 0)
+		xtap_error(c, "user string copy fault %ld at 0x%lx [man error::fault]",
+			   rc, addr);
 	return dst;
 }
 

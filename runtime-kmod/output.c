@@ -121,7 +121,7 @@ static int xtap_read_kernel(struct xtap_context *c, unsigned long addr, int len,
 			for (i = 0; i < n - 1; i++)	/* the first byte that faults */
 				if (xtap_kcopy(chunk, p + i, 1))
 					break;
-			xtap_fault(c, "kernel read", p + i);
+			xtap_read_fault(c, p + i);
 			return -1;
 		}
 		if (!out)

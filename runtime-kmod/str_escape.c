@@ -67,7 +67,7 @@ static int xtap_escape_char(char *buf, u32 c, int n)
 		buf[0] = '\\';
 		buf[1] = c <= 0xffff ? 'u' : 'U';
 		for (i = 2; i < num; i++)
-			buf[i] = hex_asc[(c >> ((num - 1 - i) * 4)) & 0xf];
+			buf[i] = hex_asc_upper[(c >> ((num - 1 - i) * 4)) & 0xf];
 		return num;
 	}
 	if (isascii(c) && isprint(c) && c != '"' && c != '\\') {

@@ -103,14 +103,20 @@ s64 xtap_task_cpu(struct xtap_context *c, s64 task)
 #endif
 }
 
-/* comm without task_lock(): a handler may interrupt the task renaming itself. */
+/*
+ * comm without task_lock(): a handler may interrupt the task renaming
+ * itself. A fault is stap's, which reads comm as a kernel string.
+ */
 char *xtap_task_execname(struct xtap_context *c, char *dst, s64 task)
 {
+	unsigned long addr = task + offsetof(struct task_struct, comm);
 	char comm[TASK_COMM_LEN];
 
 	dst[0] = '\0';
-	if (XTAP_TASK_FIELD(c, task, comm, &comm))
+	if (xtap_kcopy(comm, addr, sizeof(comm))) {
+		xtap_fault(c, "kernel string copy", addr);
 		return dst;
+	}
 	comm[sizeof(comm) - 1] = '\0';
 	strscpy(dst, comm, xtap_sess.limits.maxstringlen);
 	return dst;
@@ -119,7 +125,8 @@ char *xtap_task_execname(struct xtap_context *c, char *dst, s64 task)
 /*
  * The ids of the task's real_cred (what task_uid() reads), mapped into the
  * current task's user namespace: the task's own namespace pointer would
- * have to be trusted to walk its id maps.
+ * have to be trusted to walk its id maps. stap checks the whole task_struct
+ * first, so an unreadable task is a fault at its address.
  */
 s64 xtap_task_cred_id(struct xtap_context *c, s64 task, enum xtap_task_id which)
 {
@@ -128,8 +135,11 @@ s64 xtap_task_cred_id(struct xtap_context *c, s64 task, enum xtap_task_id which)
 	kgid_t gid;
 	int rc;
 
-	if (XTAP_TASK_FIELD(c, task, real_cred, &cred))
+	if (xtap_kcopy(&cred, task + offsetof(struct task_struct, real_cred),
+		       sizeof(cred))) {
+		xtap_read_fault(c, task);
 		return 0;
+	}
 	switch (which) {
 	case XTAP_TASK_UID:
 		rc = XTAP_READ_FIELD(c, cred, struct cred, uid, &uid);

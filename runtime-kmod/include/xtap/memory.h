@@ -6,13 +6,17 @@
  * Every address a script hands over may be stale, garbage or hostile. The
  * readers go through the kernel's nofault copies, so they work in any
  * context a handler runs in (interrupts off, in an interrupt, under NMI)
- * and never oops. A failed read raises stap's catchable error,
+ * and never oops. A failed read raises stap's catchable error and returns
+ * -EFAULT: for the plain reads (target variables, %m, task fields) the one
+ * stap's generated code raises,
  *
- *	kernel read fault at 0x10 [man error::fault]
+ *	read fault [man error::fault] at 0x10
  *
- * and returns -EFAULT; what "kernel read" says depends on the reader (the
- * tapsets name the type, as stap does: "kernel long copy", "user string
- * copy"). Generated code tests the return value or c->error and unwinds.
+ * and for the tapsets' readers theirs, which name the type:
+ *
+ *	kernel long copy fault at 0x10 [man error::fault]
+ *
+ * Generated code tests the return value or c->error and unwinds.
  */
 #ifndef XTAP_MEMORY_H
 #define XTAP_MEMORY_H
@@ -24,7 +28,9 @@ struct xtap_context;
 
 /* ------------------------------------------------------------ faults */
 
-/* Raise "<what> fault at 0x<addr> [man error::fault]" (what: "kernel read"). */
+/* Raise "read fault [man error::fault] at 0x<addr>". */
+void xtap_read_fault(struct xtap_context *c, unsigned long addr);
+/* Raise "<what> fault at 0x<addr> [man error::fault]" (what: "kernel long copy"). */
 void xtap_fault(struct xtap_context *c, const char *what, unsigned long addr);
 
 /* ------------------------------------------------------------ raw copies */
@@ -53,7 +59,7 @@ long xtap_ucopy_str(char *dst, unsigned long addr, u32 size);
 
 /* ------------------------------------------------------------ reads */
 
-/* size bytes from addr: 0, or the fault raised ("kernel/user read") and -EFAULT. */
+/* size bytes from addr: 0, or the read fault raised and -EFAULT. */
 int xtap_kread(struct xtap_context *c, unsigned long addr, void *dst, u32 size);
 int xtap_uread(struct xtap_context *c, unsigned long addr, void *dst, u32 size);
 
@@ -101,14 +107,15 @@ XTAP_DEFINE_READ_INT(u, u64)
 /*
  * The C string at addr into dst (a script string buffer): at most
  * min(max, MAXSTRINGLEN) - 1 bytes, always NUL-terminated. NULL or an
- * unreadable byte raises "kernel/user string copy fault" and leaves dst "".
+ * unreadable byte raises stap's "kernel string copy fault at 0x0 [man
+ * error::fault]" ("user string copy fault -14 at ...") and leaves dst "".
  */
 char *xtap_kread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 max);
 char *xtap_uread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 max);
 
 /*
  * kernel_string_quoted(), user_string_quoted(): the string read as above,
- * in double quotes with stap's escapes ("a\nb", "\033", "\u00e9"; a
+ * in double quotes with stap's escapes ("a\nb", "\033", "\u00E9"; a
  * result cut at MAXSTRINGLEN ends "..."); unreadable memory gives the
  * address in hex without quotes ("0x0"). Never raises an error.
  */
@@ -123,7 +130,7 @@ char *xtap_str_quoted(char *dst, const char *s);
 /*
  * Fields of a task_struct given by address, as the task tapset reads them.
  * The pointer comes from a script and may be stale: every field is read
- * nofault; a fault raises "kernel read fault" and the result is 0 ("").
+ * nofault; a fault raises the read fault and the result is 0 ("").
  */
 s64 xtap_task_current(void);
 s64 xtap_task_parent(struct xtap_context *c, s64 task);
