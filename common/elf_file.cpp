@@ -11,7 +11,9 @@
 namespace xtap {
 namespace {
 
-bool in_bounds(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
+bool in_bounds(uint64_t off, uint64_t len, uint64_t size) {
+  return off <= size && len <= size - off;
+}
 
 template <typename T>
 T read_at(const std::string &bytes, uint64_t off) {
@@ -35,12 +37,14 @@ std::optional<ElfFile> ElfFile::parse(std::string bytes, std::string *why) {
     return std::nullopt;
   }
   const bool sections_ok =
-      eh.e_shnum == 0 || (eh.e_shentsize == sizeof(Elf64_Shdr) &&
-                          in_bounds(eh.e_shoff, uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr), bytes.size()) &&
-                          eh.e_shstrndx < eh.e_shnum);
+      eh.e_shnum == 0 ||
+      (eh.e_shentsize == sizeof(Elf64_Shdr) &&
+       in_bounds(eh.e_shoff, uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr), bytes.size()) &&
+       eh.e_shstrndx < eh.e_shnum);
   const bool segments_ok =
-      eh.e_phnum == 0 || (eh.e_phentsize == sizeof(Elf64_Phdr) &&
-                          in_bounds(eh.e_phoff, uint64_t(eh.e_phnum) * sizeof(Elf64_Phdr), bytes.size()));
+      eh.e_phnum == 0 ||
+      (eh.e_phentsize == sizeof(Elf64_Phdr) &&
+       in_bounds(eh.e_phoff, uint64_t(eh.e_phnum) * sizeof(Elf64_Phdr), bytes.size()));
   if (!sections_ok || !segments_ok) {
     *why = "corrupt ELF headers";
     return std::nullopt;
@@ -64,7 +68,9 @@ std::optional<ElfFile> ElfFile::open(const std::string &path, std::string *err) 
 std::optional<std::string_view> ElfFile::section(std::string_view name) const {
   const Elf64_Ehdr eh = header(bytes_);
   if (eh.e_shnum == 0) return std::nullopt;
-  auto shdr = [&](size_t i) { return read_at<Elf64_Shdr>(bytes_, eh.e_shoff + i * sizeof(Elf64_Shdr)); };
+  auto shdr = [&](size_t i) {
+    return read_at<Elf64_Shdr>(bytes_, eh.e_shoff + i * sizeof(Elf64_Shdr));
+  };
   const Elf64_Shdr names = shdr(eh.e_shstrndx);
   if (!in_bounds(names.sh_offset, names.sh_size, bytes_.size())) return std::nullopt;
   std::string_view table(bytes_.data() + names.sh_offset, names.sh_size);

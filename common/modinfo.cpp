@@ -21,7 +21,8 @@ std::string compression_of(const std::string &bytes) {
     const char *magic;
     size_t len;
     const char *name;
-  } kinds[] = {{"\xfd" "7zXZ\0", 6, "xz"}, {"\x28\xb5\x2f\xfd", 4, "zstd"}, {"\x1f\x8b", 2, "gzip"}};
+  } kinds[] = {
+      {"\xfd\x37zXZ\0", 6, "xz"}, {"\x28\xb5\x2f\xfd", 4, "zstd"}, {"\x1f\x8b", 2, "gzip"}};
   for (const auto &k : kinds)
     if (bytes.size() >= k.len && std::memcmp(bytes.data(), k.magic, k.len) == 0) return k.name;
   return "";
@@ -65,7 +66,8 @@ std::optional<ModInfo> read_modinfo(const std::string &path, std::string *err) {
     return std::nullopt;
   }
   if (std::string kind = compression_of(bytes); !kind.empty()) {
-    *err = path + " is " + kind + "-compressed: decompress it first (xtap-run reads modules as plain ELF)";
+    *err = path + " is " + kind +
+           "-compressed: decompress it first (xtap-run reads modules as plain ELF)";
     return std::nullopt;
   }
   std::string why;

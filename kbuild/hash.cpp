@@ -17,7 +17,8 @@ std::string hash_hex(const std::string &data) {
     return h;
   };
   char buf[40];
-  snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(fnv(14695981039346656037ull)),
+  snprintf(buf, sizeof buf, "%016llx%016llx",
+           static_cast<unsigned long long>(fnv(14695981039346656037ull)),
            static_cast<unsigned long long>(fnv(0x84222325cbf29ce4ull ^ data.size())));
   return buf;
 }

@@ -6,10 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 
 #include <xtap/abi.h>
+
+#include "common/process.h"
 
 namespace xtap::runner {
 
@@ -19,11 +20,6 @@ namespace {
 // dropped (its CPU's buffer was full) and skipped.
 constexpr int64_t kGapWaitMs = 500;
 constexpr int kPollMs = 20;  // relay wakes readers only on sub-buffer switches
-
-int64_t now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
@@ -137,7 +133,7 @@ void RelayReader::emit(bool final) {
         continue;
       }
       if (!final) {
-        int64_t now = now_ms();
+        int64_t now = process::now_ms();
         if (!gap_since_ms_) gap_since_ms_ = now;
         if (now - gap_since_ms_ < kGapWaitMs) break;
       }

@@ -18,9 +18,9 @@
 
 #include <xtap/abi.h>
 
+#include "common/modinfo.h"
 #include "runner/control.h"
 #include "runner/kmod.h"
-#include "common/modinfo.h"
 #include "runner/relay_reader.h"
 #include "runner/symbols.h"
 

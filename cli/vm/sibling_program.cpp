@@ -15,4 +15,4 @@ std::string sibling_program(const std::string& name) {
   return access(path.c_str(), X_OK) == 0 ? path : "";
 }
 
-} // namespace xtap::vm
+}  // namespace xtap::vm

@@ -44,9 +44,10 @@ TEST(ModInfo, ExplainsWhatIsNotAModule) {
   EXPECT_EQ(err, text + " is not a kernel module (not an ELF file)");
 
   using namespace std::string_literals;
-  std::string xz = dir.write("m.ko.xz", "\xfd" "7zXZ\0\0\4\xe6"s);
+  std::string xz = dir.write("m.ko.xz", "\xfd\x37zXZ\0\0\4\xe6"s);
   EXPECT_FALSE(read_modinfo(xz, &err));
-  EXPECT_EQ(err, xz + " is xz-compressed: decompress it first (xtap-run reads modules as plain ELF)");
+  EXPECT_EQ(err,
+            xz + " is xz-compressed: decompress it first (xtap-run reads modules as plain ELF)");
 
   std::string program = std::string(XTAP_BINARY_DIR) + "/cli/xtap-run";
   EXPECT_FALSE(read_modinfo(program, &err));

@@ -44,8 +44,9 @@ inline const RealModule &real_module() {
     static TempDir scratch;  // one per test process: ctest runs them in parallel
     std::string dir = scratch.str();
     process::SpawnSpec s;
-    s.argv = {std::string(XTAP_BINARY_DIR) + "/cli/xtap", "-p4", "-r", r.release, "-m", "t_unit_real",
-              "-e", "probe kprobe.function(\"vfs_rea*\") { } probe begin { exit() }"};
+    const std::string script = "probe kprobe.function(\"vfs_rea*\") { } probe begin { exit() }";
+    s.argv = {
+        XTAP_BINARY_DIR "/cli/xtap", "-p4", "-r", r.release, "-m", "t_unit_real", "-e", script};
     s.cwd = dir;
     s.stdout_path = s.stderr_path = dir + "/xtap.log";
     if (process::run_to_end(s, &r.error) != 0) {
@@ -61,6 +62,6 @@ inline const RealModule &real_module() {
 }  // namespace xtap::test
 
 // Skips the test when no module can be built here (no kernel headers).
-#define XTAP_NEED_REAL_MODULE(m)                                                 \
-  const ::xtap::test::RealModule &m = ::xtap::test::real_module();               \
+#define XTAP_NEED_REAL_MODULE(m)                                   \
+  const ::xtap::test::RealModule &m = ::xtap::test::real_module(); \
   if (m.path.empty()) GTEST_SKIP() << "no real module: " << m.error

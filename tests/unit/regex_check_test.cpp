@@ -51,7 +51,8 @@ RegexCheck agree(const std::string &re) {
   RegexCheck mine = analyze_regex(re);
   Compiled kernel = runtime_compile(re);
   EXPECT_EQ(mine.error.empty(), kernel.ok)
-      << "pattern \"" << re << "\": pass 2 says '" << mine.error << "', the runtime '" << kernel.error << "'";
+      << "pattern \"" << re << "\": pass 2 says '" << mine.error << "', the runtime '"
+      << kernel.error << "'";
   if (mine.error.empty() && kernel.ok) {
     EXPECT_EQ(mine.instructions, kernel.instructions) << "pattern \"" << re << "\"";
     EXPECT_EQ(2 * (std::min(mine.groups, XTAP_RE_MAX_GROUPS - 1) + 1), int(kernel.saves)) << re;
@@ -69,22 +70,26 @@ struct Rejected {
 // One pattern per rejection path of regex_compile.c, in source order.
 const std::vector<Rejected> kRejections = {
     {"[[:alpha", "unclosed character class '[:'", "'[:' without its ':]'", 1},
-    {"[[:word:]]", "unknown character class 'word'", "unknown character class '[:word:]' (known: alpha", 1},
+    {"[[:word:]]", "unknown character class 'word'",
+     "unknown character class '[:word:]' (known: alpha", 1},
     {"[ab\\", "unclosed character class", "unterminated '['", 0},
     {"x[z-a]", "inverted character range z-a", "inverted range 'z-a'", 2},
     {"[^", "unclosed character class", "unterminated '['", 0},
     {"a{x}", "expected number", "expected a number in '{m,n}'", 1},
-    {"a{1001}", "repetition count too large (at most 1000)", "repetition count too large (at most 1000)", 1},
+    {"a{1001}", "repetition count too large (at most 1000)",
+     "repetition count too large (at most 1000)", 1},
     {"a{2x}", "expected ',' or '}'", "expected ',' or '}'", 1},
     {"a{2,3x}", "expected '}'", "expected '}' to end '{m,n}'", 1},
     {"a{3,2}", "invalid repetition bounds {3,2}", "repetition '{3,2}' with n < m", 1},
-    {std::string(17, '(') + "a" + std::string(17, ')'), "parentheses nested too deeply (at most 16)",
-     "parentheses nested too deeply (at most 16)", 16},
+    {std::string(17, '(') + "a" + std::string(17, ')'),
+     "parentheses nested too deeply (at most 16)", "parentheses nested too deeply (at most 16)",
+     16},
     {"(?=a)", "unexpected '(?'", "'(?' is supported only as '(?:...)'", 0},
     {"(ab", "expected ')'", "unmatched '('", 0},
     {"ab\\", "trailing backslash", "trailing backslash", 2},
     {"a|*b", "unexpected '*'", "nothing to repeat before '*'", 2},
-    {"^*", "postfix closure '*' applied to anchoring operator", "'*' cannot repeat the anchor '^'", 1},
+    {"^*", "postfix closure '*' applied to anchoring operator", "'*' cannot repeat the anchor '^'",
+     1},
     {"a**?", "too many repetition operators in a row (at most 2)",
      "too many repetition operators in a row (at most 2", 3},
     {"ab)", "unbalanced ')'", "unmatched ')'", 2},
@@ -108,8 +113,9 @@ TEST(RegexCheck, RejectsWhatTheRuntimeRejects) {
 // that "regular expression too complex" from them cannot happen: the
 // largest consumers per byte of pattern still fit.
 TEST(RegexCheck, NodeAndClassPoolsCannotRunOut) {
-  for (const std::string &re : {std::string(16, '(') + std::string(16, ')'), std::string("(|||)(|)"),
-                                std::string("[[:alpha:]][a][b]"), std::string("a?b?c?d?")}) {
+  for (const std::string &re :
+       {std::string(16, '(') + std::string(16, ')'), std::string("(|||)(|)"),
+        std::string("[[:alpha:]][a][b]"), std::string("a?b?c?d?")}) {
     EXPECT_EQ(agree(re).error, "") << re;
   }
 }
@@ -125,15 +131,22 @@ TEST(RegexCheck, StackedRepetitionsAreBounded) {
   EXPECT_EQ(agree("((a*)*)*").error, "");
 }
 
-TEST(RegexCheck, AcceptsTheEdgesOfTheGrammar) {
-  for (const std::string &re : std::vector<std::string>{
-           "", "a|", "|", "()", "(?:ab)+", "[]]", "[^]a]", "[]-a]", "[a-]", "[-a]", "[\\]]", "[\\\\-z]",
-           "[[:digit:][:alpha:]_]", "[[:d:]]", "[[:s:][:u:][:l:]]", "[a-a]", "\\.", "\\(", "a{0}",
-           "a{0,}", "a{1000}", "a{2,1000}", ".*?", "^$", "(^a|b$)*", "x{}", "}", "]", "a{,", "[A-[:alpha:]]",
-           std::string(16, '(') + "a" + std::string(16, ')'), "(a){2047}"}) {
+TEST(RegexCheck, AgreesOnTheEdgesOfTheGrammar) {
+  const std::vector<std::string> edges = {
+      // empty branches and groups, a non-capturing group
+      "", "a|", "|", "()", "(?:ab)+",
+      // ']' as a member, '-' at either end, escapes, ranges ending in '[' or a class alias
+      "[]]", "[^]a]", "[]-a]", "[a-]", "[-a]", "[\\]]", "[\\\\-z]", "[a-a]", "[A-[:alpha:]]",
+      "[[:digit:][:alpha:]_]", "[[:d:]]", "[[:s:][:u:][:l:]]",
+      // escaped specials; bounds, and stray braces and brackets (some refused by both)
+      "\\.", "\\(", "a{0}", "a{0,}", "a{1000}", "a{2,1000}", "x{}", "}", "]", "a{,",
+      // two operators, anchors inside a repeated group, too large a program
+      ".*?", "^$", "(^a|b$)*", "(a){2047}"};
+  for (const std::string &re : edges) {
     SCOPED_TRACE(re);
     agree(re);
   }
+  agree(std::string(16, '(') + "a" + std::string(16, ')'));
   EXPECT_EQ(analyze_regex("[a-z]{1,3}").instructions, 3u + 1 + 2 * 2);
   // At the size limit exactly: SAVE 0 + 2045 x 'a' + SAVE 1 + MATCH.
   EXPECT_EQ(agree("a{1000}b{1000}c{45}").error, "");
@@ -158,9 +171,10 @@ TEST(RegexCheck, ANulEndsThePatternForTheRuntime) {
 // every one. Deterministic (fixed seed), so a failure reproduces.
 TEST(RegexCheck, AgreesWithTheRuntimeOnRandomPatterns) {
   const std::vector<std::string> pieces = {
-      "a", "b", "z", "0", "1", "9", ".", "^", "$", "|", "(", ")", "(?:", "(?", "[", "]", "[^", "-",
-      "\\", "\\]", "*", "+", "?", "{", "}", ",", "{2}", "{1,3}", "{0,}", "{1000}", "{1001}", "[:",
-      ":]", "[:alpha:]", "[:d:]", "[:bad:]", ":", "z-a", "a-z"};
+      "a",      "b",  "z",   "0",         "1",     "9",       ".",   "^",     "$",    "|",
+      "(",      ")",  "(?:", "(?",        "[",     "]",       "[^",  "-",     "\\",   "\\]",
+      "*",      "+",  "?",   "{",         "}",     ",",       "{2}", "{1,3}", "{0,}", "{1000}",
+      "{1001}", "[:", ":]",  "[:alpha:]", "[:d:]", "[:bad:]", ":",   "z-a",   "a-z"};
   std::mt19937 rng(20261123);
   int accepted = 0;
   const int kPatterns = 100000;

@@ -29,7 +29,8 @@ std::vector<std::string> real_symbol_listings() {
     if (e.path().filename().string().starts_with("System.map-")) out.push_back(e.path().string());
   std::ifstream k("/proc/kallsyms");
   std::string line;
-  if (std::getline(k, line) && line.find(" T ") != std::string::npos) out.push_back("/proc/kallsyms");
+  if (std::getline(k, line) && line.find(" T ") != std::string::npos)
+    out.push_back("/proc/kallsyms");
   return out;
 }
 
@@ -69,8 +70,9 @@ TEST(Symbols, RefusesAPatternThatMatchesTooMuch) {
   for (int i = 0; i < 6000; i++) functions.push_back("f" + std::to_string(i));
   std::string params, err;
   EXPECT_FALSE(match_wildcards(wildcards({{0, "f*"}}), functions, {}, &params, &err));
-  EXPECT_EQ(err, "kprobe.function(\"f*\") matches too many functions (6000; at most 5000 in all): "
-                 "narrow the pattern");
+  EXPECT_EQ(err,
+            "kprobe.function(\"f*\") matches too many functions (6000; at most 5000 in all): "
+            "narrow the pattern");
 }
 
 TEST(Symbols, ExpandsAgainstRealListings) {
@@ -82,7 +84,8 @@ TEST(Symbols, ExpandsAgainstRealListings) {
     src.kallsyms = path;
     src.blacklist = "/no/such/blacklist";
     std::string params, err;
-    ASSERT_TRUE(wildcard_params(wildcards({{0, "vfs_rea?"}, {1, "ksys_*read"}}), src, &params, &err))
+    ASSERT_TRUE(
+        wildcard_params(wildcards({{0, "vfs_rea?"}, {1, "ksys_*read"}}), src, &params, &err))
         << err;
     EXPECT_NE(params.find("0:vfs_read"), std::string::npos) << params;
     EXPECT_NE(params.find("1:ksys_read"), std::string::npos) << params;
@@ -103,7 +106,8 @@ TEST(Symbols, ARealModulesPatternsAndAMissingListing) {
   EXPECT_FALSE(wildcard_params(*mi, src, &params, &err));
   EXPECT_EQ(err, "cannot read /no/such/kallsyms to expand wildcard probe points");
   test::TempDir dir;
-  src.kallsyms = dir.write("kallsyms", "ffffffff816d5370 T vfs_read\nffffffff816d5470 T vfs_write\n");
+  src.kallsyms =
+      dir.write("kallsyms", "ffffffff816d5370 T vfs_read\nffffffff816d5470 T vfs_write\n");
   ASSERT_TRUE(wildcard_params(*mi, src, &params, &err)) << err;
   EXPECT_EQ(params, "xtap_symbols=0:vfs_read");
 }

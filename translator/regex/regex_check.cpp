@@ -20,14 +20,15 @@ constexpr uint64_t kSaturated = UINT32_MAX;  // the compiler's sizes saturate at
 uint64_t saturate(uint64_t v) { return std::min(v, kSaturated); }
 
 // The names the runtime knows inside [: :], with stap's one-letter aliases.
-const char *const kClassNames[] = {"alpha", "alnum", "blank", "cntrl", "digit", "d",
-                                   "xdigit", "graph", "print", "lower", "l", "upper",
-                                   "u", "space", "s", "punct"};
+const char *const kClassNames[] = {"alpha",  "alnum", "blank", "cntrl", "digit", "d",
+                                   "xdigit", "graph", "print", "lower", "l",     "upper",
+                                   "u",      "space", "s",     "punct"};
 
 class Checker {
  public:
   // The runtime sees the pattern as a C string: it ends at the first NUL.
-  explicit Checker(const std::string &re) : re_(re), len_(std::min(re.size(), strlen(re.c_str()))) {}
+  explicit Checker(const std::string &re)
+      : re_(re), len_(std::min(re.size(), strlen(re.c_str()))) {}
 
   RegexCheck run() {
     RegexCheck r;
@@ -87,11 +88,15 @@ class Checker {
     uint64_t size = atom();
     int stacked = 0;
     for (int c = peek(); ok() && is_repeat(c); c = peek()) {
-      if (anchor) return fail(std::string("'") + char(c) + "' cannot repeat the anchor '" + char(first) + "'"), 0;
-      if (++stacked > XTAP_RE_MAX_STACKED_REPEATS)
-        return fail("too many repetition operators in a row (at most " +
-                    std::to_string(XTAP_RE_MAX_STACKED_REPEATS) + ", as in 'a*?'; use parentheses)"),
-               0;
+      if (anchor) {
+        fail(std::string("'") + char(c) + "' cannot repeat the anchor '" + char(first) + "'");
+        return 0;
+      }
+      if (++stacked > XTAP_RE_MAX_STACKED_REPEATS) {
+        fail("too many repetition operators in a row (at most " +
+             std::to_string(XTAP_RE_MAX_STACKED_REPEATS) + ", as in 'a*?'; use parentheses)");
+        return 0;
+      }
       size_t op = pos_++;
       long min = 0, max = -1;
       if (c == '+') min = 1;
@@ -114,10 +119,8 @@ class Checker {
     const int c = peek();
     ++pos_;
     switch (c) {
-      case '[':
-        return bracket(at);
-      case '(':
-        return group(at);
+      case '[': return bracket(at);
+      case '(': return group(at);
       case '\\':
         if (pos_ >= len_) fail_at(at, "trailing backslash");
         else ++pos_;
@@ -130,7 +133,8 @@ class Checker {
   // After '(': a group, capturing unless it is "(?:".
   uint64_t group(size_t open) {
     if (++depth_ > XTAP_RE_MAX_DEPTH) {
-      fail_at(open, "parentheses nested too deeply (at most " + std::to_string(XTAP_RE_MAX_DEPTH) + ")");
+      fail_at(open,
+              "parentheses nested too deeply (at most " + std::to_string(XTAP_RE_MAX_DEPTH) + ")");
       return 0;
     }
     int number = -1;
@@ -180,7 +184,8 @@ class Checker {
     }
     ++pos_;
     if (*max < *min) {
-      fail_at(open, "repetition '{" + std::to_string(*min) + "," + std::to_string(*max) + "}' with n < m");
+      fail_at(open, "repetition '{" + std::to_string(*min) + "," + std::to_string(*max) +
+                        "}' with n < m");
       return false;
     }
     return true;
@@ -196,7 +201,8 @@ class Checker {
     while (peek() >= 0 && isdigit(peek())) {
       *v = *v * 10 + (peek() - '0');
       if (*v > XTAP_RE_MAX_REPEAT) {
-        fail_at(open, "repetition count too large (at most " + std::to_string(XTAP_RE_MAX_REPEAT) + ")");
+        fail_at(open,
+                "repetition count too large (at most " + std::to_string(XTAP_RE_MAX_REPEAT) + ")");
         return false;
       }
       ++pos_;
