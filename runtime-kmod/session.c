@@ -6,6 +6,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <xtap/limits.h>
 #include "internal.h"
 
 MODULE_LICENSE("GPL");
@@ -22,8 +23,8 @@ static const struct xtap_limits xtap_default_limits = {
 	.maxerrors = 0,
 	.maxtrylock = 1000,
 	.stack_size = 16384,
-	.subbuf_size = 256 * 1024,
-	.n_subbufs = 8,
+	.subbuf_size = XTAP_RELAY_DEFAULT_SUBBUF_SIZE,
+	.n_subbufs = XTAP_RELAY_DEFAULT_SUBBUFS,
 	.printbuf_size = 8192,
 };
 
@@ -46,8 +47,8 @@ static int xtap_limits_setup(const struct xtap_limits *in)
 	l->maxerrors = in->maxerrors;
 
 	if (l->maxstringlen < 16 || l->maxstringlen > (1U << 20) ||
-	    l->subbuf_size < 4096 || l->n_subbufs < 2 ||
-	    (u64)l->subbuf_size * l->n_subbufs > (256ULL << 20) ||
+	    l->subbuf_size < XTAP_RELAY_MIN_SUBBUF_SIZE || l->n_subbufs < XTAP_RELAY_MIN_SUBBUFS ||
+	    (u64)l->subbuf_size * l->n_subbufs > XTAP_RELAY_MAX_BYTES_PER_CPU ||
 	    l->printbuf_size < 64 || l->printbuf_size > (16U << 20) ||
 	    l->stack_size > (64U << 20)) {
 		pr_err(XTAP_PFX "%s: invalid limits\n", module_name(THIS_MODULE));

@@ -22,7 +22,8 @@ static enum hrtimer_restart xtap_timer_fire(struct hrtimer *t)
 	struct xtap_timer *xt = container_of(t, struct xtap_timer, t);
 
 	xtap_run_probe(xt->spec->probe, NULL);
-	if (xtap_state() != XTAP_ST_RUNNING)
+	/* Timers are armed while the session is still STARTING: keep going. */
+	if (xtap_state() > XTAP_ST_RUNNING)
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(t, xt->period);
 	return HRTIMER_RESTART;

@@ -23,8 +23,8 @@ std::string Limits::set(const std::string &name, const std::string &value) {
       {"MAXSKIPPED", &Limits::maxskipped, 0, 1ull << 31},
       {"MAXERRORS", &Limits::maxerrors, 0, 1ull << 31},
       {"MAXTRYLOCK", &Limits::maxtrylock, 1, 1ull << 31},
-      {"STP_BUFFER_SUBBUF_SIZE", &Limits::subbuf_size, 4096, 64ull << 20},
-      {"STP_BUFFER_SUBBUFS", &Limits::n_subbufs, 2, 1024},
+      {"STP_BUFFER_SUBBUF_SIZE", &Limits::subbuf_size, XTAP_RELAY_MIN_SUBBUF_SIZE, XTAP_RELAY_MAX_SUBBUF_SIZE},
+      {"STP_BUFFER_SUBBUFS", &Limits::n_subbufs, XTAP_RELAY_MIN_SUBBUFS, XTAP_RELAY_MAX_SUBBUFS},
   };
   for (const auto &f : fields) {
     if (name != f.name) continue;

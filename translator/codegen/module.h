@@ -1,6 +1,8 @@
 // Pass 3: the whole generated C file of a script module.
 #pragma once
 
+#include <xtap/limits.h>
+
 #include <map>
 #include <string>
 
@@ -17,8 +19,8 @@ struct Limits {
   unsigned long long maxskipped = 100;
   unsigned long long maxerrors = 0;
   unsigned long long maxtrylock = 1000;
-  unsigned long long subbuf_size = 256 * 1024;
-  unsigned long long n_subbufs = 64;  // 16 MiB per CPU, as stap; cut to fit free memory
+  unsigned long long subbuf_size = XTAP_RELAY_DEFAULT_SUBBUF_SIZE;
+  unsigned long long n_subbufs = XTAP_RELAY_DEFAULT_SUBBUFS;  // cut to fit free memory at run time
   unsigned long long printbuf_size = 8192;
 
   // Applies NAME=VALUE (-D); returns an error text or "".
