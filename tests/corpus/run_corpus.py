@@ -1,0 +1,410 @@
+#!/usr/bin/env python3
+"""Run every systemtap-doc example through `xtap -p2` and compare.
+
+    python3 tests/corpus/run_corpus.py [--xtap build/cli/xtap] [-r RELEASE]
+        [-j N] [-v] [--update-expected] [--write-compat docs/compat.md]
+        [FILTER...]
+
+Each example runs as `xtap -p2 -r RELEASE OPTIONS SCRIPT ARGS` in its own
+directory, with the options and arguments its .meta gives (corpus.py).
+Compared with two checked-in lists:
+
+- stap-p2-6.1.txt: what stap 4.8 does with the same command (written by
+  stap_baseline.py); the headline is the share of stap's set xtap passes;
+- xtap-p2-expected.txt: the examples xtap must pass. A listed example that
+  fails is a regression (exit status 1); a passing example not listed is
+  printed as newly passing (add it: --update-expected does), so the list only
+  grows.
+
+A crash (a signal) or a hang (--timeout) of xtap is printed in its own
+section whether or not the example is listed.
+
+Ends with `corpus: N passed, N failed`: the listed examples that pass, and
+the regressions. Without systemtap-doc it says so and exits 0.
+"""
+
+import argparse
+import collections
+import concurrent.futures
+import datetime
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import corpus  # noqa: E402
+
+STAP_LIST = os.path.join(HERE, "stap-p2-6.1.txt")
+EXPECTED_LIST = os.path.join(HERE, "xtap-p2-expected.txt")
+DEFAULT_RELEASE = "6.1.0-56-cloud-amd64"
+
+DIAGNOSTIC = re.compile(r"^(?:(?P<loc>\S+?):\d+:\d+: )?error\[(?P<code>XTP\d+)\]: (?P<msg>.*)$")
+
+
+class Result:
+    def __init__(self, example, status, errors, cmd, stderr):
+        self.example = example
+        self.status = status    # "pass", "fail", "crash", "hang"
+        self.errors = errors    # [(code, message, location file)] in order
+        self.cmd = cmd
+        self.stderr = stderr
+
+    @property
+    def passed(self):
+        return self.status == "pass"
+
+    def first_error(self):
+        """The first error as `CODE message` (or the first stderr line)."""
+        if self.status == "crash":
+            return "crash: " + self.errors[0][1]
+        if self.status == "hang":
+            return "hang: " + self.errors[0][1]
+        if self.errors:
+            code, msg, _ = self.errors[0]
+            return f"{code} {msg}"
+        return "(no message)"
+
+
+# ---------------------------------------------------------------- running
+
+def pick_release(wanted):
+    """WANTED if its headers are installed, else the newest installed 6.1
+    cloud kernel (Debian moves the ABI number), else WANTED anyway."""
+    if os.path.exists(f"/lib/modules/{wanted}/build"):
+        return wanted
+    found = sorted(r for r in os.listdir("/lib/modules") if r.startswith("6.1.")
+                   and r.endswith("-cloud-amd64")
+                   and os.path.exists(f"/lib/modules/{r}/build")) \
+        if os.path.isdir("/lib/modules") else []
+    return found[-1] if found else wanted
+
+
+def parse_errors(stderr):
+    errors = []
+    for line in stderr.splitlines():
+        m = DIAGNOSTIC.match(line.strip())
+        if m:
+            errors.append((m.group("code"), m.group("msg").strip(), m.group("loc") or ""))
+    if not errors:
+        # Not a diagnostic (an option parser's complaint, say): first line.
+        first = next((l.strip() for l in stderr.splitlines() if l.strip()), "")
+        if first:
+            errors.append(("cli", first, ""))
+    return errors
+
+
+def run_one(example, xtap, release, timeout):
+    cmd = example.command(xtap, release)
+    try:
+        p = subprocess.run(cmd, cwd=example.directory, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, errors="replace", timeout=timeout,
+                           env=dict(os.environ, LC_ALL="C"))
+    except subprocess.TimeoutExpired:
+        return Result(example, "hang", [("hang", f"no result after {timeout} s", "")], cmd, "")
+    if p.returncode < 0 or p.returncode >= 128 and p.returncode != 109:
+        # 109 is CLI11's "argument not expected"; anything else past 128 or
+        # a signal is a crash (an abort, a segfault).
+        sig = -p.returncode if p.returncode < 0 else p.returncode - 128
+        tail = next((l.strip() for l in reversed(p.stderr.splitlines()) if l.strip()), "")
+        return Result(example, "crash", [("crash", f"signal {sig}" + (f" ({tail})" if tail else ""), "")],
+                      cmd, p.stderr)
+    if p.returncode == 0:
+        return Result(example, "pass", [], cmd, p.stderr)
+    return Result(example, "fail", parse_errors(p.stderr), cmd, p.stderr)
+
+
+def run_all(examples, xtap, release, jobs, timeout, verbose):
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for r in pool.map(lambda e: run_one(e, xtap, release, timeout), examples):
+            results[r.example.rel] = r
+            if verbose:
+                print(f"{'PASS' if r.passed else 'FAIL'} {r.example.rel}"
+                      + ("" if r.passed else f": {r.first_error()}"))
+    return results
+
+
+# ---------------------------------------------------------------- lists
+
+def read_stap_list(path):
+    """({path: (passed, reason)}, header comment lines)."""
+    entries, header = {}, []
+    if not os.path.exists(path):
+        return entries, header
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                header.append(line[1:].strip())
+                continue
+            if not line.strip():
+                continue
+            rel, status, *reason = line.rstrip("\n").split(" ", 2)
+            entries[rel] = (status == "PASS", reason[0] if reason else "")
+    return entries, header
+
+
+def read_expected(path):
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {l.strip() for l in f if l.strip() and not l.startswith("#")}
+
+
+def write_expected(path, names):
+    header = []
+    if os.path.exists(path):
+        with open(path) as f:
+            header = [l for l in f if l.startswith("#")]
+    with open(path, "w") as f:
+        f.writelines(header)
+        f.writelines(n + "\n" for n in sorted(names))
+
+
+# ---------------------------------------------------------------- causes
+
+def template(message):
+    """The message with its quoted and numeric details blanked: the cause."""
+    t = re.sub(r"'[^']*'", "'…'", message)
+    t = re.sub(r'"[^"]*"', '"…"', t)
+    return re.sub(r"\b\d+\b", "N", t)
+
+
+def probe_family(point):
+    """kernel.function("x").return -> kernel.function("…").return;
+    syscall.open -> syscall.*; timer.ms(100) -> timer.ms(N)."""
+    p = re.sub(r'\("[^"]*"\)', '("…")', point)
+    p = re.sub(r"\(\d+\)", "(N)", p)
+    p = re.sub(r"\(\$\d+\)|\(@\d+\)", "(N)", p)
+    head = p.split(".", 1)[0]
+    if head in ("kernel", "module", "process", "kprobe", "timer", "perf",
+                "procfs", "begin", "end", "error", "never", "netfilter", "java",
+                "python2", "python3", "hrtimer") or "(" in head:
+        return p
+    return head + ".*" if "." in p else p
+
+
+def detail(code, message):
+    """The detail that tells causes of one kind apart (a probe family, a
+    function name), or ''."""
+    quoted = re.findall(r"'([^']*)'", message)
+    if not quoted:
+        return ""
+    if "probe point" in message:
+        return probe_family(quoted[0])
+    return quoted[0]
+
+
+def cause(code, message):
+    return f"{code} {template(message)}"
+
+
+def cause_tables(results, names):
+    """(by first error, by any error): [(cause, count, Counter of details)]."""
+    first = collections.OrderedDict()
+    anywhere = collections.OrderedDict()
+    for name in names:
+        r = results[name]
+        if r.passed:
+            continue
+        code, msg, _ = r.errors[0]
+        c = cause(code, msg)
+        first.setdefault(c, collections.Counter())[detail(code, msg)] += 1
+        seen = {}
+        for code, msg, _ in r.errors:
+            seen.setdefault(cause(code, msg), set()).add(detail(code, msg))
+        for c, details in seen.items():
+            counter = anywhere.setdefault(c, collections.Counter())
+            counter[""] += 0
+            for d in details:
+                counter[d] += 1
+
+    def rows(table, count_scripts):
+        out = []
+        for c, details in table.items():
+            if count_scripts:
+                n = sum(1 for name in names if not results[name].passed and
+                        any(cause(code, msg) == c for code, msg, _ in results[name].errors))
+            else:
+                n = sum(details.values())
+            out.append((c, n, details))
+        return sorted(out, key=lambda row: (-row[1], row[0]))
+    return rows(first, False), rows(anywhere, True)
+
+
+def format_details(details, limit=6):
+    items = [(d, n) for d, n in details.most_common() if d and n]
+    if not items:
+        return ""
+    shown = ", ".join(f"{d} {n}" for d, n in items[:limit])
+    more = len(items) - limit
+    return shown + (f", … {more} more" if more > 0 else "")
+
+
+def print_cause_table(title, rows, limit):
+    print(title)
+    print(f"  {'scripts':>7}  cause")
+    for c, n, details in rows[:limit]:
+        print(f"  {n:>7}  {c}")
+        d = format_details(details)
+        if d:
+            print(f"  {'':>7}    {d}")
+    if len(rows) > limit:
+        print(f"  {'':>7}  … {len(rows) - limit} more causes")
+
+
+# ---------------------------------------------------------------- report
+
+def md_escape(text):
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def write_compat(path, examples, results, stap, stap_header, release, summary, first_rows):
+    """docs/compat.md: how the stap set was found, the headline, the causes,
+    and one row per example."""
+    today = datetime.date.today().isoformat()
+    L = []
+    L.append("# Compatibility with the SystemTap example corpus\n")
+    L.append("Generated by `python3 tests/corpus/run_corpus.py --write-compat docs/compat.md`"
+             f" on {today}; do not edit by hand. The corpus is Debian's `systemtap-doc`"
+             " (the examples under `/usr/share/systemtap/examples/` and"
+             " `/usr/share/doc/systemtap/examples/`); `docs/testing.md` describes the runner.\n")
+    L.append("## Headline\n")
+    L.extend(f"- {s}" for s in summary)
+    L.append("")
+    L.append("## How each example is run\n")
+    L.append("Both tools run `TOOL -p2 -r RELEASE OPTIONS SCRIPT ARGS` in the example's"
+             " directory. OPTIONS and ARGS come from the example's `.meta` (its `test_check`"
+             " stap command, which is the `-p4` check; the rules, including the few"
+             " substitutions for shell pieces like `` `which stap` ``, are at the top of"
+             " `tests/corpus/corpus.py`). An example without a `.meta` runs with no options"
+             " or arguments.\n")
+    L.append("## How stap's set was found\n")
+    L.append("`python3 tests/corpus/stap_baseline.py` (not in CI) ran stap on every example"
+             " and wrote `tests/corpus/stap-p2-6.1.txt`, whose header says:\n")
+    L.extend(f"    {h}" for h in stap_header)
+    L.append("")
+    L.append("## Why xtap rejects what stap accepts (first error of each script)\n")
+    L.append("| scripts | cause | details |")
+    L.append("| ---: | --- | --- |")
+    for c, n, details in first_rows:
+        L.append(f"| {n} | {md_escape(c)} | {md_escape(format_details(details, 10))} |")
+    L.append("")
+    L.append("## Every example\n")
+    L.append("`stap -p2`: PASS, or FAIL with stap's first error. `xtap -p2`: PASS, or FAIL"
+             " with xtap's first error (its diagnostic code and message).\n")
+    L.append("| example | options and arguments | stap -p2 | xtap -p2 |")
+    L.append("| --- | --- | --- | --- |")
+    for e in examples:
+        ok, reason = stap.get(e.rel, (None, "not measured"))
+        stap_cell = "PASS" if ok else ("FAIL: " + reason if ok is False else reason)
+        r = results[e.rel]
+        xtap_cell = "PASS" if r.passed else "FAIL: " + r.first_error()
+        args = shlex.join(e.options + e.args)
+        L.append(f"| `{e.rel}` | {('`' + md_escape(args) + '`') if args else ''} "
+                 f"| {md_escape(stap_cell)} | {md_escape(xtap_cell)} |")
+    L.append("")
+    with open(path, "w") as f:
+        f.write("\n".join(L))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--xtap", default=os.path.join(REPO, "build", "cli", "xtap"))
+    ap.add_argument("-r", "--release", default=DEFAULT_RELEASE)
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=60, help="per script, seconds")
+    ap.add_argument("-v", "--verbose", action="store_true", help="one line per example")
+    ap.add_argument("--causes", type=int, default=15, help="rows of the cause tables")
+    ap.add_argument("--update-expected", action="store_true",
+                    help="add newly passing examples to xtap-p2-expected.txt")
+    ap.add_argument("--write-compat", metavar="FILE", help="write docs/compat.md")
+    ap.add_argument("filters", nargs="*", help="only examples whose path contains one")
+    opts = ap.parse_args()
+
+    examples = corpus.discover()
+    if not examples:
+        print("corpus: systemtap-doc is not installed (no "
+              + " or ".join(corpus.ROOTS) + "): skipped")
+        print("corpus: 0 passed, 0 failed")
+        return 0
+    if not os.access(opts.xtap, os.X_OK):
+        print(f"corpus: no xtap at {opts.xtap} (build first)")
+        print("corpus: 0 passed, 1 failed")
+        return 1
+    if opts.filters:
+        examples = [e for e in examples if any(f in e.rel for f in opts.filters)]
+    release = pick_release(opts.release)
+    stap, stap_header = read_stap_list(STAP_LIST)
+    expected = read_expected(EXPECTED_LIST)
+
+    results = run_all(examples, opts.xtap, release, opts.jobs, opts.timeout, opts.verbose)
+    names = [e.rel for e in examples]
+    stap_ok = [n for n in names if stap.get(n, (False, ""))[0]]
+    xtap_ok = [n for n in names if results[n].passed]
+    both = [n for n in stap_ok if results[n].passed]
+    only_xtap = [n for n in xtap_ok if n not in stap_ok]
+    regressions = [n for n in names if n in expected and not results[n].passed]
+    still = [n for n in names if n in expected and results[n].passed]
+    new = [n for n in xtap_ok if n not in expected]
+    broken = [n for n in names if results[n].status in ("crash", "hang")]
+    unmeasured = [n for n in names if n not in stap]
+
+    pct = 100.0 * len(both) / len(stap_ok) if stap_ok else 0.0
+    summary = [
+        f"corpus: {len(names)} examples (systemtap-doc), xtap -p2 -r {release}",
+        f"stap 4.8 accepts {len(stap_ok)} of {len(names)} at -p2 "
+        f"(tests/corpus/stap-p2-6.1.txt)",
+        f"xtap passes {len(both)} of the {len(stap_ok)} stap accepts ({pct:.1f}%)"
+        + (f"; also {len(only_xtap)} that stap rejects" if only_xtap else ""),
+    ]
+    print()
+    for s in summary:
+        print(s)
+    if unmeasured:
+        print(f"not in the stap list (rerun stap_baseline.py): {', '.join(unmeasured)}")
+
+    first_rows, any_rows = cause_tables(results, stap_ok)
+    print()
+    print_cause_table("top causes, by the first error of each script stap accepts:",
+                      first_rows, opts.causes)
+    print()
+    print_cause_table("causes anywhere in those scripts' errors (fixing one may reveal the next):",
+                      any_rows, opts.causes)
+
+    if broken:
+        print()
+        print(f"xtap crashed or hung on {len(broken)} examples (a bug, whatever the script):")
+        for n in broken:
+            r = results[n]
+            print(f"  {n}: {r.first_error()}")
+            print(f"    cd {r.example.directory} && {shlex.join(r.cmd)}")
+    if new:
+        print()
+        print(f"newly passing — add to tests/corpus/xtap-p2-expected.txt"
+              f"{' (done: --update-expected)' if opts.update_expected else ' (or run with --update-expected)'}:")
+        for n in new:
+            print(f"  {n}")
+        if opts.update_expected:
+            write_expected(EXPECTED_LIST, expected | set(new))
+    if regressions:
+        print()
+        print(f"REGRESSIONS: {len(regressions)} listed examples fail:")
+        for n in regressions:
+            r = results[n]
+            print(f"  {n}: {r.first_error()}")
+            print(f"    cd {r.example.directory} && {shlex.join(r.cmd)}")
+    if opts.write_compat:
+        write_compat(opts.write_compat, examples, results, stap, stap_header, release,
+                     summary, first_rows)
+        print(f"\nwrote {opts.write_compat}")
+    print(f"corpus: {len(still)} passed, {len(regressions)} failed")
+    return 1 if regressions else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
