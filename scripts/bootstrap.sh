@@ -7,6 +7,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config
   libdw-dev libelf-dev libcli11-dev libgtest-dev
   qemu-system-x86 busybox-static cpio kmod gzip
+  systemtap-doc  # the example corpus that tests/corpus runs (examples only, not stap)
   linux-image-cloud-amd64 linux-headers-cloud-amd64
   linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64
 )

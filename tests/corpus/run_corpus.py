@@ -366,7 +366,8 @@ def main():
     for s in summary:
         print(s)
     if unmeasured:
-        print(f"not in the stap list (rerun stap_baseline.py): {', '.join(unmeasured)}")
+        shown = ", ".join(unmeasured[:5]) + (", …" if len(unmeasured) > 5 else "")
+        print(f"{len(unmeasured)} examples are not in the stap list (rerun stap_baseline.py): {shown}")
 
     first_rows, any_rows = cause_tables(results, stap_ok)
     print()
