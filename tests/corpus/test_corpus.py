@@ -125,6 +125,12 @@ class Causes(unittest.TestCase):
         self.assertEqual(run_corpus.detail("XTP2100", "unknown probe point 'syscall.open'"), "syscall.*")
         self.assertEqual(run_corpus.detail("XTP2100", "unknown probe point 'timer.ms(100)'"), "timer.ms(N)")
         self.assertEqual(run_corpus.detail("XTP2200", "unknown function 'foo'"), "foo")
+        msg = "expected 'probe', 'global' or 'function', found '%'"
+        self.assertEqual(run_corpus.cause("XTP1010", msg),
+                         "XTP1010 expected 'probe', 'global' or 'function', found '…'")
+        self.assertEqual(run_corpus.detail("XTP1010", msg), "%")
+        self.assertEqual(run_corpus.cause("XTP1036", "script argument $1 is missing: 0 given"),
+                         "XTP1036 script argument $N is missing: N given")
 
 
 if __name__ == "__main__":
