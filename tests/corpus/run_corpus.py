@@ -43,14 +43,18 @@ STAP_LIST = os.path.join(HERE, "stap-p2-6.1.txt")
 EXPECTED_LIST = os.path.join(HERE, "xtap-p2-expected.txt")
 DEFAULT_RELEASE = "6.1.0-56-cloud-amd64"
 
-DIAGNOSTIC = re.compile(r"^(?:(?P<loc>\S+?):\d+:\d+: )?error\[(?P<code>XTP\d+)\]: (?P<msg>.*)$")
+DIAGNOSTIC = re.compile(r"^(?:(?P<loc>\S+?:\d+):\d+: )?error\[(?P<code>XTP\d+)\]: (?P<msg>.*)$")
+
+# One error: its code (or "cli", "crash", "hang"), message, where
+# ("file:line" or ""), and the source line the diagnostic quotes.
+Error = collections.namedtuple("Error", "code message where source")
 
 
 class Result:
     def __init__(self, example, status, errors, cmd, stderr):
         self.example = example
         self.status = status    # "pass", "fail", "crash", "hang"
-        self.errors = errors    # [(code, message, location file)] in order
+        self.errors = errors    # [Error] in order
         self.cmd = cmd
         self.stderr = stderr
 
@@ -60,14 +64,20 @@ class Result:
 
     def first_error(self):
         """The first error as `CODE message` (or the first stderr line)."""
-        if self.status == "crash":
-            return "crash: " + self.errors[0][1]
-        if self.status == "hang":
-            return "hang: " + self.errors[0][1]
-        if self.errors:
-            code, msg, _ = self.errors[0]
-            return f"{code} {msg}"
-        return "(no message)"
+        if not self.errors:
+            return "(no message)"
+        e = self.errors[0]
+        return f"{e.code}: {e.message}" if e.code in ("crash", "hang") else f"{e.code} {e.message}"
+
+    def first_error_in_context(self):
+        """first_error() and where: `... at f.stp:5: `source line``."""
+        e = self.errors[0] if self.errors else None
+        text = self.first_error()
+        if e and e.where:
+            text += f" at {e.where}"
+            if e.source:
+                text += f": `{e.source}`"
+        return text
 
 
 # ---------------------------------------------------------------- running
@@ -86,15 +96,18 @@ def pick_release(wanted):
 
 def parse_errors(stderr):
     errors = []
-    for line in stderr.splitlines():
+    lines = stderr.splitlines()
+    for i, line in enumerate(lines):
         m = DIAGNOSTIC.match(line.strip())
         if m:
-            errors.append((m.group("code"), m.group("msg").strip(), m.group("loc") or ""))
+            source = lines[i + 1].strip() if i + 1 < len(lines) and m.group("loc") else ""
+            errors.append(Error(m.group("code"), m.group("msg").strip(),
+                                m.group("loc") or "", source))
     if not errors:
         # Not a diagnostic (an option parser's complaint, say): first line.
-        first = next((l.strip() for l in stderr.splitlines() if l.strip()), "")
+        first = next((l.strip() for l in lines if l.strip()), "")
         if first:
-            errors.append(("cli", first, ""))
+            errors.append(Error("cli", first, "", ""))
     return errors
 
 
@@ -106,13 +119,15 @@ def run_one(example, xtap, release, timeout):
                            text=True, errors="replace", timeout=timeout,
                            env=dict(os.environ, LC_ALL="C"))
     except subprocess.TimeoutExpired:
-        return Result(example, "hang", [("hang", f"no result after {timeout} s", "")], cmd, "")
+        return Result(example, "hang", [Error("hang", f"no result after {timeout} s", "", "")],
+                      cmd, "")
     if p.returncode < 0 or p.returncode >= 128 and p.returncode != 109:
         # 109 is CLI11's "argument not expected"; anything else past 128 or
         # a signal is a crash (an abort, a segfault).
         sig = -p.returncode if p.returncode < 0 else p.returncode - 128
         tail = next((l.strip() for l in reversed(p.stderr.splitlines()) if l.strip()), "")
-        return Result(example, "crash", [("crash", f"signal {sig}" + (f" ({tail})" if tail else ""), "")],
+        return Result(example, "crash",
+                      [Error("crash", f"signal {sig}" + (f" ({tail})" if tail else ""), "", "")],
                       cmd, p.stderr)
     if p.returncode == 0:
         return Result(example, "pass", [], cmd, p.stderr)
@@ -226,11 +241,11 @@ def cause_tables(results, names):
         r = results[name]
         if r.passed:
             continue
-        code, msg, _ = r.errors[0]
+        code, msg = r.errors[0].code, r.errors[0].message
         c = cause(code, msg)
         first.setdefault(c, collections.Counter())[detail(code, msg)] += 1
         seen = {}
-        for code, msg, _ in r.errors:
+        for code, msg, _, _ in r.errors:
             seen.setdefault(cause(code, msg), set()).add(detail(code, msg))
         for c, details in seen.items():
             counter = anywhere.setdefault(c, collections.Counter())
@@ -243,7 +258,7 @@ def cause_tables(results, names):
         for c, details in table.items():
             if count_scripts:
                 n = sum(1 for name in names if not results[name].passed and
-                        any(cause(code, msg) == c for code, msg, _ in results[name].errors))
+                        any(cause(e.code, e.message) == c for e in results[name].errors))
             else:
                 n = sum(details.values())
             out.append((c, n, details))
@@ -318,7 +333,7 @@ def write_compat(path, examples, results, stap, stap_header, release, summary, f
         ok, reason = stap.get(e.rel, (None, "not measured"))
         stap_cell = "PASS" if ok else ("FAIL: " + reason if ok is False else reason)
         r = results[e.rel]
-        xtap_cell = "PASS" if r.passed else "FAIL: " + r.first_error()
+        xtap_cell = "PASS" if r.passed else "FAIL: " + r.first_error_in_context()
         args = shlex.join(e.options + e.args)
         L.append(f"| `{e.rel}` | {('`' + md_escape(args) + '`') if args else ''} "
                  f"| {md_escape(stap_cell)} | {md_escape(xtap_cell)} |")

@@ -111,12 +111,13 @@ class Causes(unittest.TestCase):
                   "  hint: known probe points: begin\n"
                   "iotop.stp:9:1: error[XTP2200]: unknown function 'foo'\n")
         self.assertEqual(run_corpus.parse_errors(stderr),
-                         [("XTP2100", "unknown probe point 'vfs.read.return'", "iotop.stp"),
-                          ("XTP2200", "unknown function 'foo'", "iotop.stp")])
+                         [("XTP2100", "unknown probe point 'vfs.read.return'", "iotop.stp:5",
+                           "probe vfs.read.return {"),
+                          ("XTP2200", "unknown function 'foo'", "iotop.stp:9", "")])
 
     def test_other_errors_keep_their_first_line(self):
         self.assertEqual(run_corpus.parse_errors("The following argument was not expected: --ldd\nRun with --help\n"),
-                         [("cli", "The following argument was not expected: --ldd", "")])
+                         [("cli", "The following argument was not expected: --ldd", "", "")])
 
     def test_cause_and_detail(self):
         msg = "unknown probe point 'kernel.function(\"vfs_read\").return'"
