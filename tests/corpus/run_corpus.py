@@ -121,10 +121,9 @@ def run_one(example, xtap, release, timeout):
     except subprocess.TimeoutExpired:
         return Result(example, "hang", [Error("hang", f"no result after {timeout} s", "", "")],
                       cmd, "")
-    if p.returncode < 0 or p.returncode >= 128 and p.returncode != 109:
-        # 109 is CLI11's "argument not expected"; anything else past 128 or
-        # a signal is a crash (an abort, a segfault).
-        sig = -p.returncode if p.returncode < 0 else p.returncode - 128
+    if p.returncode < 0:
+        # Killed by a signal: an abort (assertion), a segfault.
+        sig = -p.returncode
         tail = next((l.strip() for l in reversed(p.stderr.splitlines()) if l.strip()), "")
         return Result(example, "crash",
                       [Error("crash", f"signal {sig}" + (f" ({tail})" if tail else ""), "", "")],
