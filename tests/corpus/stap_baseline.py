@@ -46,27 +46,42 @@ def kernel_tree(release, directory):
     ships only in linux-image-RELEASE-dbg: the real System.map (the one in
     /boot is a stub; without it stap warns "Kernel function symbol table
     missing" and kprobe.function wildcards match nothing), vmlinux, and the
-    modules' debuginfo under kernel/. A build tree is where stap looks for
-    all three; -r RELEASE alone misses System.map."""
+    modules' debuginfo under kernel/; and source/, the common headers where
+    stap finds the tracepoint headers. A build tree is where stap looks for
+    all of them; -r RELEASE alone misses System.map."""
     debug = f"/usr/lib/debug/lib/modules/{release}"
     system_map = f"/usr/lib/debug/boot/System.map-{release}"
     headers = os.path.realpath(f"/lib/modules/{release}/build")
-    for need in (debug + "/vmlinux", system_map, headers + "/Makefile"):
+    source = os.path.realpath(f"/lib/modules/{release}/source")
+    for need in (debug + "/vmlinux", system_map, headers + "/Makefile", source):
         if not os.path.exists(need):
             sys.exit(f"stap_baseline: missing {need} (install linux-headers-{release} "
                      f"and linux-image-{release}-dbg)")
-    if os.path.isdir(directory):
-        return directory
-    tmp = directory + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    for name in os.listdir(headers):
-        os.symlink(os.path.join(headers, name), os.path.join(tmp, name))
-    shutil.copy(system_map, os.path.join(tmp, "System.map"))
-    os.symlink(debug + "/vmlinux", os.path.join(tmp, "vmlinux"))
-    os.symlink(debug + "/kernel", os.path.join(tmp, "kernel"))
-    os.rename(tmp, directory)
+    links = {name: os.path.join(headers, name) for name in os.listdir(headers)}
+    links.update(vmlinux=debug + "/vmlinux", kernel=debug + "/kernel", source=source)
+    os.makedirs(directory, exist_ok=True)
+    for name, target in links.items():
+        path = os.path.join(directory, name)
+        if not os.path.lexists(path):
+            os.symlink(target, path)
+    if not os.path.exists(os.path.join(directory, "System.map")):
+        shutil.copy(system_map, os.path.join(directory, "System.map"))
     return directory
+
+
+def warm_up(stap, tree, env):
+    """Build stap's tracepoint query modules once, without a time limit, before
+    the timed runs: the first kernel.trace probe compiles a module per
+    tracepoint header (10 minutes here under load), and a run killed midway
+    leaves empty, failed entries in stap's cache that make later
+    kernel.trace probes match nothing."""
+    print("stap_baseline: warming stap's tracepoint cache (minutes, the first time)", flush=True)
+    p = subprocess.run([stap, "-p2", "-r", tree, "-e",
+                        'probe kernel.trace("sched_switch") { println(1) }'],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    if p.returncode != 0:
+        sys.exit("stap_baseline: kernel.trace(\"sched_switch\") fails; stap's tracepoint "
+                 f"cache in {env['SYSTEMTAP_DIR']} is unusable (remove it):\n{p.stderr}")
 
 
 def read_list(path):
@@ -81,12 +96,12 @@ def read_list(path):
     return entries
 
 
-def run_one(example, stap, release, timeout):
+def run_one(example, stap, release, timeout, env):
     cmd = example.command(stap, release)
     try:
         p = subprocess.run(cmd, cwd=example.directory, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True, errors="replace",
-                           timeout=timeout, env=dict(os.environ, LC_ALL="C"))
+                           timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return example, False, f"timeout after {timeout} s", cmd
     if p.returncode == 0:
@@ -103,6 +118,8 @@ def main():
     ap.add_argument("--stap", default="stap")
     ap.add_argument("--tree", help="the build tree to make for stap "
                     "(default /tmp/xtap-stap-tree-RELEASE; kept, so stap's caches stay valid)")
+    ap.add_argument("--stap-dir", help="stap's SYSTEMTAP_DIR, its cache "
+                    "(default /tmp/xtap-stap-home-RELEASE, apart from ~/.systemtap)")
     ap.add_argument("-o", "--output", default=os.path.join(here, "stap-p2-6.1.txt"))
     ap.add_argument("filters", nargs="*", help="only examples whose path contains one")
     opts = ap.parse_args()
@@ -115,10 +132,14 @@ def main():
     version = subprocess.run([opts.stap, "-V"], stderr=subprocess.STDOUT,
                              stdout=subprocess.PIPE, text=True).stdout.splitlines()[0]
     tree = kernel_tree(opts.release, opts.tree or f"/tmp/xtap-stap-tree-{opts.release}")
+    env = dict(os.environ, LC_ALL="C",
+               SYSTEMTAP_DIR=opts.stap_dir or f"/tmp/xtap-stap-home-{opts.release}")
+    os.makedirs(env["SYSTEMTAP_DIR"], exist_ok=True)
+    warm_up(opts.stap, tree, env)
 
     results = {}
     with concurrent.futures.ThreadPoolExecutor(opts.jobs) as pool:
-        futures = [pool.submit(run_one, e, opts.stap, tree, opts.timeout)
+        futures = [pool.submit(run_one, e, opts.stap, tree, opts.timeout, env)
                    for e in examples]
         for f in concurrent.futures.as_completed(futures):
             e, ok, reason, cmd = f.result()
@@ -144,7 +165,10 @@ def main():
                   f"# command, in the example's directory: stap -p2 -r TREE "
                   f"OPTIONS SCRIPT ARGS (from its .meta; tests/corpus/corpus.py)\n"
                   f"# TREE: the headers' build tree plus, from the -dbg package, System.map, "
-                  f"vmlinux and kernel/ (module debuginfo): stap_baseline.py kernel_tree()\n"
+                  f"vmlinux and kernel/ (module debuginfo), and source/ (the common "
+                  f"headers): stap_baseline.py kernel_tree()\n"
+                  f"# SYSTEMTAP_DIR: a cache of its own, its tracepoint queries built "
+                  f"before the timed runs: stap_baseline.py warm_up()\n"
                   f"# timeout {opts.timeout} s per script, {opts.jobs} at a time\n"
                   f"# {passed} of {len(results)} pass\n"
                   f"# format: PATH PASS | PATH FAIL first-error-line\n")
