@@ -147,10 +147,19 @@ def main():
             print(f"{'PASS' if ok else 'FAIL'} {e.rel}" + (f": {reason}" if reason else ""),
                   flush=True)
 
+    run_note = f"timeout {opts.timeout} s per script, {opts.jobs} at a time"
+    reruns = []
     if opts.filters and os.path.exists(opts.output):
-        # A partial run updates its examples in the existing list.
+        # A partial run updates its examples in the existing list and notes
+        # the rerun under the full run's header.
         for rel, entry in read_list(opts.output).items():
             results.setdefault(rel, entry)
+        with open(opts.output) as f:
+            header = [l[2:].rstrip("\n") for l in f if l.startswith("# ")]
+        run_note = next((h for h in header if h.startswith("timeout ")), run_note)
+        reruns = [h for h in header if h.startswith("rerun ")]
+        reruns.append(f"rerun {datetime.date.today().isoformat()}: {' '.join(opts.filters)}, "
+                      f"timeout {opts.timeout} s, {opts.jobs} at a time")
     passed = sum(ok for ok, _ in results.values())
     dbg_version = subprocess.run(
         ["dpkg-query", "-W", "-f=${Version}", f"linux-image-{opts.release}-dbg"],
@@ -169,7 +178,8 @@ def main():
                   f"headers): stap_baseline.py kernel_tree()\n"
                   f"# SYSTEMTAP_DIR: a cache of its own, its tracepoint queries built "
                   f"before the timed runs: stap_baseline.py warm_up()\n"
-                  f"# timeout {opts.timeout} s per script, {opts.jobs} at a time\n"
+                  f"# {run_note}\n"
+                  + "".join(f"# {r}\n" for r in reruns) +
                   f"# {passed} of {len(results)} pass\n"
                   f"# format: PATH PASS | PATH FAIL first-error-line\n")
         for rel in sorted(results):
