@@ -134,5 +134,23 @@ class Causes(unittest.TestCase):
                          "XTP1036 script argument $N is missing: N given")
 
 
+class WithoutTheCorpus(unittest.TestCase):
+    def test_skips_cleanly(self):
+        import contextlib
+        import io
+        saved_roots, saved_argv = corpus.ROOTS, sys.argv
+        corpus.ROOTS = ["/nonexistent/systemtap/examples"]
+        sys.argv = ["run_corpus.py"]
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                status = run_corpus.main()
+        finally:
+            corpus.ROOTS, sys.argv = saved_roots, saved_argv
+        self.assertEqual(status, 0)
+        self.assertIn("systemtap-doc is not installed", out.getvalue())
+        self.assertTrue(out.getvalue().endswith("corpus: 0 passed, 0 failed\n"))
+
+
 if __name__ == "__main__":
     unittest.main()
