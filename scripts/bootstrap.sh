@@ -8,6 +8,7 @@ pkgs=(
   libdw-dev libelf-dev libcli11-dev libgtest-dev
   libclang-cpp14-dev libclang-14-dev llvm-14-dev clang-14
   qemu-system-x86 busybox-static cpio kmod gzip
+  systemtap-doc  # the example corpus that tests/corpus runs (examples only, not stap)
   linux-image-cloud-amd64 linux-headers-cloud-amd64
   linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every test: install, build, unit tests (ctest), then the runtime tests in
-# one VM boot. Ends with one "total: N passed, N failed" line.
+# Every test: install, build, unit tests (ctest), the example corpus at -p2,
+# then the runtime tests in one VM boot. Ends with one "total: N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh || exit 1
@@ -10,6 +10,18 @@ unit_log=$(mktemp)
 (cd build && ctest --output-on-failure -j2) 2>&1 | tee "$unit_log" || status=1
 unit_pass=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2 \1/p' "$unit_log" | awk '{print $1-$2}')
 unit_fail=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/p' "$unit_log")
+
+# The SystemTap example corpus through xtap -p2 (seconds; skips itself
+# without systemtap-doc): listed examples that pass count as passed,
+# regressions as failed.
+corpus_log=$(mktemp)
+echo "== corpus: systemtap-doc examples through xtap -p2"
+python3 tests/corpus/run_corpus.py 2>&1 | tee "$corpus_log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+corpus_line=$(grep -E '^corpus: [0-9]+ passed, [0-9]+ failed' "$corpus_log" | tail -1)
+[ -n "$corpus_line" ] || { echo "corpus: no summary line"; status=1; }
+corpus_pass=$(echo "$corpus_line" | sed -nE 's/^corpus: ([0-9]+) passed.*/\1/p')
+corpus_fail=$(echo "$corpus_line" | sed -nE 's/^corpus: [0-9]+ passed, ([0-9]+) failed.*/\1/p')
 
 # The runtime tests, once per installed VM kernel (bootstrap installs the
 # 6.1 and 6.12 cloud kernels): one boot each.
@@ -30,5 +42,6 @@ done
 [ "$kernels" -gt 0 ] || { echo "runtime tests: no VM kernel installed"; status=1; }
 
 echo
-echo "total: $(( ${unit_pass:-0} + ${rt_pass:-0} )) passed, $(( ${unit_fail:-0} + ${rt_fail:-0} + (status && !${unit_fail:-0} && !${rt_fail:-0} ? 1 : 0) )) failed"
+counted_fail=$(( ${unit_fail:-0} + ${corpus_fail:-0} + ${rt_fail:-0} ))
+echo "total: $(( ${unit_pass:-0} + ${corpus_pass:-0} + ${rt_pass:-0} )) passed, $(( counted_fail + (status && !counted_fail ? 1 : 0) )) failed"
 exit $status
