@@ -5,12 +5,14 @@ Not part of CI: needs Debian's `systemtap` (4.8) and the target kernel's
 `linux-image-RELEASE-dbg` (stap reads /usr/lib/debug/lib/modules/RELEASE/
 vmlinux). Writes the list that run_corpus.py compares xtap against:
 
-    python3 tests/corpus/stap_baseline.py [-r RELEASE] [-j 2] [--timeout 120] \
+    python3 tests/corpus/stap_baseline.py [-r RELEASE] [-j 2] [--timeout 300] \
         [-o tests/corpus/stap-p2-6.1.txt] [FILTER...]
 
-Each example runs as `stap -p2 -r RELEASE OPTIONS SCRIPT ARGS` in its own
-directory, with the options and arguments its .meta gives (see corpus.py).
-One line per example: `PATH PASS` or `PATH FAIL first error line`.
+Each example runs as `stap -p2 -r TREE OPTIONS SCRIPT ARGS` in its own
+directory, with the options and arguments its .meta gives (see corpus.py);
+TREE is the kernel's build tree completed from the -dbg package
+(kernel_tree()). One line per example: `PATH PASS` or `PATH FAIL first
+error line`. A full run takes about 30 minutes on 2 loaded cores.
 """
 
 import argparse
@@ -114,7 +116,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-r", "--release", default="6.1.0-56-cloud-amd64")
     ap.add_argument("-j", "--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--stap", default="stap")
     ap.add_argument("--tree", help="the build tree to make for stap "
                     "(default /tmp/xtap-stap-tree-RELEASE; kept, so stap's caches stay valid)")
