@@ -25,8 +25,9 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   app.add_flag("-g", o->guru, "guru mode: allow embedded C (%{ %}) in the script");
   app.add_flag("-u", o->keep_unused, "keep unused code (no elision, no unused warnings)");
   app.add_flag("-w", o->no_warnings, "suppress warnings");
-  app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10");
-  app.add_option("-I", o->include_dirs, "also load tapsets from DIR");
+  // One value per flag, as -D: `-I DIR script.stp` must not take the script.
+  app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10")->allow_extra_args(false);
+  app.add_option("-I", o->include_dirs, "also load tapsets from DIR")->allow_extra_args(false);
   std::string list_l, list_L;
   app.add_option("-l", list_l, "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'");
   app.add_option("-L", list_L, "as -l, with each point's context variables and their types");
