@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/process.h"
+#include "kbuild/cache_lock.h"
 #include "kbuild/kbuild.h"
 
 namespace fs = std::filesystem;
@@ -106,17 +107,7 @@ bool ensure_catalog(const Target &t, const Env &env, std::string *path, std::str
   *path = final_path.string();
   if (fs::exists(final_path)) return true;
 
-  // One build at a time per catalog: a concurrent xtap waits for it rather
-  // than spending the same CPU again (the lock goes with the process).
-  // Readers need no lock: the catalog appears by rename, whole.
-  int lock = open((final_path.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock >= 0) flock(lock, LOCK_EX);
-  struct Unlock {
-    int fd;
-    ~Unlock() {
-      if (fd >= 0) close(fd);
-    }
-  } unlock{lock};
+  CacheLock lock(final_path.string());
   if (fs::exists(final_path)) return true;
 
   std::string pid = std::to_string(getpid());

@@ -1,14 +1,13 @@
 // The runtime object, built once per target kernel and cached: feature
 // tests first (they write xtap_features.h), then every runtime-kmod/ source
 // into one composite xtap_runtime.o.
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 
 #include "common/file_io.h"
+#include "kbuild/cache_lock.h"
 #include "kbuild/kbuild.h"
 #include "kbuild/run_make.h"
 
@@ -91,18 +90,10 @@ bool ensure_runtime(const Target &t, const Env &env, std::string *rt_dir, std::s
   *rt_dir = final_dir.string();
   if (fs::exists(final_dir / "xtap_runtime.o")) return true;
 
-  // Concurrent xtap runs (a test batch builds many modules at once) wait
-  // for the one that builds this runtime instead of all building it.
+  // A test batch builds many modules at once: they wait for one runtime build.
   std::error_code ec;
   fs::create_directories(final_dir.parent_path(), ec);
-  int lock = open((final_dir.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock >= 0) flock(lock, LOCK_EX);
-  struct Unlock {
-    int fd;
-    ~Unlock() {
-      if (fd >= 0) close(fd);
-    }
-  } unlock{lock};
+  CacheLock lock(final_dir.string());
   if (fs::exists(final_dir / "xtap_runtime.o")) return true;
 
   fs::path dir = final_dir.string() + ".tmp" + std::to_string(getpid());
