@@ -127,8 +127,8 @@ void BodyEmitter::try_stmt(const Stmt &s) {
   w_.close();
   w_.line(catch_label + ": __maybe_unused;");
   w_.open("{");
-  if (!s.foreach_vars.empty())
-    w_.line("xtap_str_copy(f->l_" + s.foreach_vars[0]->name + ", c->error ? c->error : \"\");");
+  if (s.catch_local)
+    w_.line("xtap_str_copy(f->l_" + s.catch_local->name + ", c->error ? c->error : \"\");");
   w_.line("c->error = NULL;");
   w_.line("c->error_where = NULL;");
   if (s.body.size() > 1) stmt(*s.body[1]);

@@ -83,6 +83,8 @@ StmtPtr clone(const Stmt &s, const std::shared_ptr<const Expansion> &via) {
   if (s.expr) c->expr = clone(*s.expr, via);
   if (s.init) c->init = clone(*s.init, via);
   if (s.step) c->step = clone(*s.step, via);
+  c->catch_var = s.catch_var;
+  c->catch_var_loc = relocated(s.catch_var_loc, via);
   c->foreach_keys = s.foreach_keys;
   for (const auto &l : s.foreach_key_locs) c->foreach_key_locs.push_back(relocated(l, via));
   c->foreach_array = s.foreach_array;

@@ -90,7 +90,7 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 enum class StmtKind {
   Block, Expr, If, While, For, Foreach, Delete, Next, Break, Continue, Return, Empty,
-  Try,  // body[0] try block, body[1] catch block; foreach_keys[0] the message variable
+  Try,  // body[0] try block, body[1] catch block; catch_var the message variable, if any
 };
 
 struct Stmt {
@@ -114,6 +114,10 @@ struct Stmt {
   bool sort_desc = false;
   std::string sort_stat;            // foreach (k in s @sum -): the aggregate to sort by
   ExprPtr limit;                    // foreach (... limit N)
+  // Try: `catch (msg)`: the variable that receives the error message (empty: none).
+  std::string catch_var;
+  Location catch_var_loc;
+  LocalVar *catch_local = nullptr;
 
   Stmt(StmtKind k, Location l) : kind(k), loc(l) {}
 };

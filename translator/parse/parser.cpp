@@ -369,8 +369,8 @@ class Parser {
       if (!accept_kw("catch")) fail("'catch' after the try block");
       if (accept_op("(")) {
         Token v = expect_identifier("a variable for the error message");
-        s->foreach_keys.push_back(v.text);
-        s->foreach_key_locs.push_back(v.loc);
+        s->catch_var = v.text;
+        s->catch_var_loc = v.loc;
         expect_op(")");
       }
       if (!cur().is_op("{")) fail("'{' to start the catch block");

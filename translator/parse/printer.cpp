@@ -73,7 +73,7 @@ void print_stmt(const Stmt &s, int depth, std::string &out) {
     case StmtKind::Try:
       line(out, depth, "try");
       print_stmt(*s.body[0], depth, out);
-      line(out, depth, s.foreach_keys.empty() ? "catch" : "catch (" + s.foreach_keys[0] + ")");
+      line(out, depth, s.catch_var.empty() ? "catch" : "catch (" + s.catch_var + ")");
       print_stmt(*s.body[1], depth, out);
       return;
   }

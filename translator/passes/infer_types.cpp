@@ -383,7 +383,7 @@ class TypeInferrer {
         expect(*s.expr, Type::Long);
         break;
       case StmtKind::Try:
-        for (auto *v : s.foreach_vars) unify(v->type, Type::String, v->loc, "local '" + v->name + "'");
+        if (LocalVar *v = s.catch_local) unify(v->type, Type::String, v->loc, "local '" + v->name + "'");
         break;
       case StmtKind::Return:
         if (s.expr && function_) {

@@ -369,12 +369,12 @@ class NameResolver {
         return;
       }
       case StmtKind::Try:
-        if (!s.foreach_keys.empty()) {
-          if (script_.find_global(s.foreach_keys[0]))
-            diags_.error("XTP2216", s.foreach_key_locs[0],
-                         "catch variable '" + s.foreach_keys[0] + "' must be a local, not a global");
+        if (!s.catch_var.empty()) {
+          if (script_.find_global(s.catch_var))
+            diags_.error("XTP2216", s.catch_var_loc,
+                         "catch variable '" + s.catch_var + "' must be a local, not a global");
           else
-            s.foreach_vars.push_back(local(s.foreach_keys[0], s.foreach_key_locs[0]));
+            s.catch_local = local(s.catch_var, s.catch_var_loc);
         }
         for (auto &b : s.body) stmt(*b);
         return;
