@@ -279,7 +279,8 @@ class NameResolver {
             body_->calls.push_back(f);
           return;
         }
-        if (!find_builtin(e.text)) {
+        e.builtin = find_builtin(e.text);
+        if (!e.builtin) {
           auto &d = diags_.error("XTP2207", e.loc, "unknown function '" + e.text + "'");
           std::vector<std::string> names = builtin_names();
           for (auto &f : script_.functions) names.push_back(f->name);
@@ -291,8 +292,8 @@ class NameResolver {
       }
       case ExprKind::Assign:
         expr(*e.arg(1));
-        if (e.op == "<<<") return statistic(*e.arg(0), true);
-        target(*e.arg(0), e.op != "=");
+        if (e.op == Op::StatAdd) return statistic(*e.arg(0), true);
+        target(*e.arg(0), e.op != Op::None);
         return;
       case ExprKind::Aggregate:
         statistic(*e.arg(0), false);
