@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* timer.ms(N)/timer.us(N)/... provider: one periodic hrtimer per probe. */
 #include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include "compat/hrtimer.h"
 #include "internal.h"
@@ -10,12 +12,23 @@
 struct xtap_timer {
 	struct hrtimer t;
 	const struct xtap_timer_spec *spec;
-	ktime_t period;
+	u64 period_ns;
+	u64 randomize_ns;	/* each interval moves by up to this much either way */
 	bool armed;
 };
 
 static struct xtap_timer *xtap_timers;
 static u16 xtap_ntimers;
+
+static ktime_t xtap_timer_interval(const struct xtap_timer *xt)
+{
+	u64 ns = xt->period_ns;
+
+	if (xt->randomize_ns)
+		ns = ns - xt->randomize_ns +
+		     get_random_u64() % (2 * xt->randomize_ns + 1);
+	return ns_to_ktime(max(ns, XTAP_TIMER_MIN_NS));
+}
 
 static enum hrtimer_restart xtap_timer_fire(struct hrtimer *t)
 {
@@ -25,7 +38,7 @@ static enum hrtimer_restart xtap_timer_fire(struct hrtimer *t)
 	/* Timers are armed while the session is still STARTING: keep going. */
 	if (xtap_state() > XTAP_ST_RUNNING)
 		return HRTIMER_NORESTART;
-	hrtimer_forward_now(t, xt->period);
+	hrtimer_forward_now(t, xtap_timer_interval(xt));
 	return HRTIMER_RESTART;
 }
 
@@ -44,7 +57,12 @@ static int xtap_timers_alloc(const void *specs, u32 n)
 		struct xtap_timer *xt = &xtap_timers[i];
 
 		xt->spec = &tspecs[i];
-		xt->period = ns_to_ktime(max(xt->spec->period_ns, XTAP_TIMER_MIN_NS));
+		xt->period_ns = xt->spec->period_jiffies ?
+			jiffies_to_nsecs(xt->spec->period_jiffies) : xt->spec->period_ns;
+		xt->randomize_ns = xt->spec->period_jiffies ?
+			jiffies_to_nsecs(xt->spec->randomize_jiffies) : xt->spec->randomize_ns;
+		/* The translator keeps M below N; stay safe for any module. */
+		xt->randomize_ns = min(xt->randomize_ns, xt->period_ns);
 		xtap_hrtimer_setup(&xt->t, xtap_timer_fire, CLOCK_MONOTONIC,
 				   HRTIMER_MODE_REL);
 	}
@@ -66,7 +84,7 @@ static int xtap_timers_arm(void)
 		struct xtap_timer *xt = &xtap_timers[i];
 
 		xt->armed = true;
-		hrtimer_start(&xt->t, xt->period, HRTIMER_MODE_REL);
+		hrtimer_start(&xt->t, xtap_timer_interval(xt), HRTIMER_MODE_REL);
 	}
 	return 0;
 }

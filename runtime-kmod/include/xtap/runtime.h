@@ -177,9 +177,17 @@ struct xtap_kprobe_spec {
 };
 
 /* One entry per timer.ms(N) / timer.s(N) / timer.us(N) / timer.ns(N). */
+/*
+ * timer.UNIT(N)[.randomize(M)]: a period in nanoseconds, or for
+ * timer.jiffies in jiffies (converted at start, with the kernel's own HZ);
+ * each interval is then moved by a random amount in [-M, M] of the same unit.
+ */
 struct xtap_timer_spec {
 	const struct xtap_probe *probe;
 	u64 period_ns;
+	u64 randomize_ns;
+	u32 period_jiffies;
+	u32 randomize_jiffies;
 };
 
 /*
