@@ -248,6 +248,11 @@ def run_vm(outcomes, vmbatch, release, work, workloads, verbose):
             mine = [text for job, text in problems if job == t.job_name]
             reasons.append("kernel problems in the guest's log" +
                            (f" during this test: {mine[0]}" if mine else " (whole batch fails)"))
+        if reasons and status:
+            # How the run ended, to tell a probe that never fired from a lost run.
+            reasons.append("run: " + ", ".join(f"{k}={status[k]}" for k in
+                                                ("exit", "timed_out", "completed", "elapsed_ms")
+                                                if k in status))
         o.finish("FAIL" if reasons else "PASS", reasons, detail=err_text if own_failure else "")
 
 

@@ -13,6 +13,7 @@
 //   0x10000ffc          "end" and its NUL, the last bytes before an unmapped page
 //   0x10002ffc          "abcd" without a NUL, up to the next unmapped page
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,8 +28,11 @@ static void *map_page(unsigned long addr)
 	void *p = mmap((void *)addr, PAGE, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
-	if (p != (void *)addr)
+	if (p != (void *)addr) {
+		/* Say so: a test that sees no probe hit must know the workload died. */
+		fprintf(stderr, "umem: cannot map a page at %#lx\n", addr);
 		exit(2);
+	}
 	return p;
 }
 
