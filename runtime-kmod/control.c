@@ -22,6 +22,8 @@ static DECLARE_WAIT_QUEUE_HEAD(xtap_msgq_wait);
 static struct irq_work xtap_wake_work;
 static struct dentry *xtap_ctl;
 static atomic_t xtap_msgs_lost;
+/* One collector at a time: its close is how the module learns it is gone. */
+static atomic_t xtap_ctl_open;
 static bool xtap_done_read;	/* under xtap_msgq_lock */
 
 static void xtap_wake_reader(struct irq_work *w)
@@ -190,6 +192,30 @@ static ssize_t xtap_ctl_write(struct file *f, const char __user *ubuf,
 	return err ? err : count;
 }
 
+static int xtap_ctl_open_file(struct inode *inode, struct file *f)
+{
+	if (atomic_cmpxchg(&xtap_ctl_open, 0, 1) != 0)
+		return -EBUSY;	/* a collector is attached */
+	return nonseekable_open(inode, f);
+}
+
+/*
+ * The collector closed the control file. After DONE this is the normal end;
+ * before it, the collector died (kill -9) or gave up: nobody reads the
+ * output any more, so stop every probe now, without end probes, and leave
+ * a module that can be removed (xtap-run --cleanup does).
+ */
+static int xtap_ctl_release(struct inode *inode, struct file *f)
+{
+	if (xtap_state() != XTAP_ST_DONE) {
+		pr_warn("xtap: %s: the collector went away; stopping the probes\n",
+			THIS_MODULE->name);
+		xtap_cmd_stop(false);
+	}
+	atomic_set(&xtap_ctl_open, 0);
+	return 0;
+}
+
 static __poll_t xtap_ctl_poll(struct file *f, struct poll_table_struct *pt)
 {
 	poll_wait(f, &xtap_msgq_wait, pt);
@@ -198,6 +224,8 @@ static __poll_t xtap_ctl_poll(struct file *f, struct poll_table_struct *pt)
 
 static const struct file_operations xtap_ctl_fops = {
 	.owner = THIS_MODULE,
+	.open = xtap_ctl_open_file,
+	.release = xtap_ctl_release,
 	.read = xtap_ctl_read,
 	.write = xtap_ctl_write,
 	.poll = xtap_ctl_poll,
@@ -213,6 +241,7 @@ int xtap_control_init(struct dentry *dir)
 		return err;
 	init_irq_work(&xtap_wake_work, xtap_wake_reader);
 	atomic_set(&xtap_msgs_lost, 0);
+	atomic_set(&xtap_ctl_open, 0);
 	xtap_done_read = false;
 	xtap_ctl = debugfs_create_file("ctl", 0600, dir, NULL, &xtap_ctl_fops);
 	if (IS_ERR(xtap_ctl)) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "runner/cleanup.h"
 #include "runner/session.h"
 
 namespace {
@@ -12,11 +13,13 @@ namespace {
 void usage(FILE* f) {
   std::fprintf(f,
                "Usage: xtap-run [-o FILE] [-c CMD] [-x PID] [-T SECONDS] [-v] MODULE.ko\n"
+               "       xtap-run --cleanup [-v]\n"
                "  -o FILE     write script output to FILE instead of stdout\n"
                "  -c CMD      run CMD (words run directly, shell syntax through /bin/sh -c) once probes are armed; stop when it exits\n"
                "  -x PID      set target() to PID\n"
                "  -T SECONDS  stop after SECONDS\n"
-               "  -v          report progress on stderr\n");
+               "  -v          report progress on stderr\n"
+               "  --cleanup   stop and remove xtap modules left behind by a collector that died\n");
 }
 
 }  // namespace
@@ -24,7 +27,11 @@ void usage(FILE* f) {
 int main(int argc, char** argv) {
   xtap::runner::Options opt;
   int c;
-  while ((c = getopt(argc, argv, "+o:c:x:T:vh")) != -1) {
+  bool cleanup = false;
+  static const option long_options[] = {{"cleanup", no_argument, nullptr, 'C'},
+                                        {"help", no_argument, nullptr, 'h'},
+                                        {nullptr, 0, nullptr, 0}};
+  while ((c = getopt_long(argc, argv, "+o:c:x:T:vh", long_options, nullptr)) != -1) {
     char* end = nullptr;
     switch (c) {
       case 'o': opt.output = optarg; break;
@@ -44,9 +51,17 @@ int main(int argc, char** argv) {
         }
         break;
       case 'v': opt.verbose = true; break;
+      case 'C': cleanup = true; break;
       case 'h': usage(stdout); return 0;
       default: usage(stderr); return 1;
     }
+  }
+  if (cleanup) {
+    if (optind != argc) {
+      usage(stderr);
+      return 1;
+    }
+    return xtap::runner::cleanup_orphans(opt.verbose);
   }
   if (optind != argc - 1) {
     usage(stderr);

@@ -96,6 +96,8 @@ std::vector<GuestJob> guest_jobs(const std::vector<Job>& jobs,
     g.name = j.name;
     g.timeout_s = j.timeout_s;
     g.interrupt_after_ms = j.interrupt_after_ms;
+    g.interrupt_signal = j.interrupt_signal;
+    g.after = j.after;
     if (j.module.empty()) {
       g.argv = {"sh", "-c", j.command};
     } else {

@@ -35,9 +35,9 @@ now_cs() {
   echo "${up%.*}${up#*.}"
 }
 
-run_job() { # NAME TIMEOUT_S INTERRUPT_MS MODULE ARGV...
-  name=$1 limit=$2 intr=$3 mod=$4
-  shift 4
+run_job() { # NAME TIMEOUT_S INTERRUPT_MS SIGNAL AFTER MODULE ARGV...
+  name=$1 limit=$2 intr=$3 sig=$4 after=$5 mod=$6
+  shift 6
   d=/run/xtap-vm/$name
   mkdir -p $d
   echo "xtap-vm: job $name begins" > /dev/kmsg
@@ -54,11 +54,12 @@ run_job() { # NAME TIMEOUT_S INTERRUPT_MS MODULE ARGV...
   if [ "$intr" -ge 0 ]; then
     ( usleep $((intr * 1000))
       while [ ! -s $d/pid ]; do usleep 10000; done
-      kill -INT "$(cat $d/pid)" 2>/dev/null ) &
+      kill -$sig "$(cat $d/pid)" 2>/dev/null ) &
     interrupter=$!
   fi
   sh -c 'echo $$ > "$0"; exec "$@"' $d/pid "$@" < /dev/null > $d/out 2> $d/err
   st=$?
+  [ -n "$after" ] && sh -c "$after" < /dev/null >> $d/out 2>> $d/err
   t1=$(now_cs)
   # Whatever the job left running (its workload, the watchdog) must not
   # disturb the next job: PID 1 kills every other process.
@@ -107,7 +108,8 @@ std::string guest_init_script(const std::vector<GuestJob>& jobs) {
   s += "\n# The batch\n";
   for (const auto& j : jobs) {
     s += "run_job " + shell_quote(j.name) + " " + std::to_string(j.timeout_s) + " " +
-         std::to_string(j.interrupt_after_ms) + " " + shell_quote(j.module_name);
+         std::to_string(j.interrupt_after_ms) + " " + shell_quote(j.interrupt_signal) + " " +
+         shell_quote(j.after) + " " + shell_quote(j.module_name);
     for (const auto& a : j.argv) s += " " + shell_quote(a);
     s += "\n";
   }

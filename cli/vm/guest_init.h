@@ -32,6 +32,8 @@ struct GuestJob {
   std::vector<std::string> argv; // what to run, argv[0] a guest path or PATH name
   int timeout_s = 60;
   int interrupt_after_ms = -1;
+  std::string interrupt_signal = "INT";
+  std::string after;  // sh command after the job's process ends; its output joins the job's
 };
 
 std::string guest_init_script(const std::vector<GuestJob>& jobs);

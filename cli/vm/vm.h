@@ -42,6 +42,8 @@ struct Job {
   std::string command;                  // -c CMD for xtap-run (the whole job when module is empty)
   int timeout_s = 60;                   // guest-side limit: SIGKILL after it
   int interrupt_after_ms = -1;          // >= 0: SIGINT to xtap-run after this delay
+  std::string interrupt_signal = "INT"; // the signal interrupt-after-ms sends (KILL: a dying collector)
+  std::string after;                    // sh command run once xtap-run has ended, before clean-up
 };
 
 struct JobResult {

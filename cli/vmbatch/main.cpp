@@ -25,6 +25,9 @@
 //   command CMD             xtap-run -c CMD (or the whole job without a module)
 //   timeout N               guest-side limit in seconds (60), SIGKILL after it
 //   interrupt-after-ms N    send SIGINT to xtap-run after N ms
+//   interrupt-signal SIG    send SIG (INT, TERM or KILL) instead
+//   after CMD               sh -c CMD once xtap-run has ended (its output
+//                           is appended to the job's), before the clean-up
 //
 // Results in OUTDIR: per job NAME.out, NAME.err and NAME.status (one
 // "key=value" a line: exit, timed_out, completed, module_left_loaded,
@@ -118,6 +121,12 @@ bool parse_manifest(const std::string& path, std::vector<Job>* jobs, BatchOption
     } else if (key == "interrupt-after-ms" && job) {
       if (!parse_int(value, &n)) return fail("bad number '" + value + "'");
       job->interrupt_after_ms = n;
+    } else if (key == "interrupt-signal" && job) {
+      if (value != "INT" && value != "TERM" && value != "KILL")
+        return fail("interrupt-signal takes INT, TERM or KILL, not '" + value + "'");
+      job->interrupt_signal = value;
+    } else if (key == "after" && job) {
+      job->after = value;
     } else {
       return fail("unknown directive '" + key + "'" + (job ? " in a job" : " before the first job"));
     }

@@ -178,6 +178,9 @@ def write_manifest(path, outcomes, workloads):
         lines.append(f"timeout {t.timeout_s}")
         if t.interrupt_after_ms >= 0:
             lines.append(f"interrupt-after-ms {t.interrupt_after_ms}")
+            lines.append(f"interrupt-signal {t.interrupt_signal}")
+        if t.after:
+            lines.append(f"after {t.after}")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -14,7 +14,7 @@ import textwrap
 REPEATABLE = {"EXPECT", "EXPECT_REGEX", "EXPECT_NOT_REGEX", "EXPECT_STDERR_REGEX", "REQUIRES"}
 SINGLE = {
     "NAME", "PROG", "SCRIPT", "ARGS", "RUN", "RUNNER_ARGS", "EXPECT_FILE", "EXPECT_SEQ",
-    "EXIT_STATUS", "TIMEOUT", "INTERRUPT_AFTER_MS", "BUILD_FAIL_REGEX",
+    "EXIT_STATUS", "TIMEOUT", "INTERRUPT_AFTER_MS", "INTERRUPT_SIGNAL", "AFTER", "BUILD_FAIL_REGEX",
 }
 CONTINUABLE = {"PROG"}
 
@@ -46,6 +46,8 @@ class Test:
         self.exit_status = 0
         self.timeout_s = DEFAULT_TIMEOUT_S
         self.interrupt_after_ms = -1
+        self.interrupt_signal = "INT"  # INT, TERM or KILL
+        self.after = ""                # guest sh command once xtap-run has ended
         self.requires = []
         self.build_fail_regex = None
 
@@ -142,6 +144,12 @@ def parse_test_file(path, root):
             test.timeout_s = _int(test, key, value)
         elif key == "INTERRUPT_AFTER_MS":
             test.interrupt_after_ms = _int(test, key, value)
+        elif key == "INTERRUPT_SIGNAL":
+            if value not in ("INT", "TERM", "KILL"):
+                raise TestFileError(f"{test.path}: INTERRUPT_SIGNAL takes INT, TERM or KILL, not '{value}'")
+            test.interrupt_signal = value
+        elif key == "AFTER":
+            test.after = value
         elif key == "REQUIRES":
             test.requires.append(value)
         elif key == "BUILD_FAIL_REGEX":
