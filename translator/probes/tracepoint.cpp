@@ -7,8 +7,9 @@
 //
 // kernel.trace("syscalls:sys_enter_NAME") and ("syscalls:sys_exit_NAME"):
 // the per-syscall events users know from ftrace and bpftrace. The kernel
-// builds them on the raw_syscalls tracepoints; so does xtap, filtering by
-// syscall number, with the arguments of the syscall's prototype.
+// builds them on the raw_syscalls tracepoints; so does xtap: the runtime
+// registers one dispatcher per raw tracepoint that runs the probes of the
+// syscall at hand, with the arguments of the syscall's prototype.
 #include <fnmatch.h>
 
 #include "probes/provider.h"
@@ -103,13 +104,21 @@ class TracepointProvider : public ProbeProvider {
   void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_tracepoint_probes", mine);
-    for (size_t i = 0; i < mine.size(); ++i) emit_callback(w, i, *static_cast<const TracepointProbe *>(mine[i]));
+    // The syscall events have no callback of their own: the runtime's
+    // dispatcher on the raw tracepoint runs them by syscall number.
+    for (size_t i = 0; i < mine.size(); ++i) {
+      auto *tp = static_cast<const TracepointProbe *>(mine[i]);
+      if (tp->syscall == SyscallEvent::None) emit_callback(w, i, *tp);
+    }
     w.open("static const struct xtap_tracepoint_spec xtap_tracepoints[] = {");
     for (size_t i = 0; i < mine.size(); ++i) {
       auto *tp = static_cast<const TracepointProbe *>(mine[i]);
       std::string n = std::to_string(i);
+      bool sc = tp->syscall != SyscallEvent::None;
       w.line("{ .probe = &xtap_tracepoint_probes[" + n + "], .name = " + c_string_literal(tp->kernel_name) +
-             ", .callback = (void *)xtap_tp_callback_" + n + ", .optional = " + (tp->optional ? "1" : "0") + " },");
+             ", .callback = " + (sc ? "NULL" : "(void *)xtap_tp_callback_" + n) +
+             ", .syscall_nr = " + std::to_string(sc ? tp->syscall_nr : -1) +
+             ", .optional = " + (tp->optional ? "1" : "0") + " },");
     }
     w.close("};");
     out.groups.push_back(probe_group("xtap_tracepoint_ops", "xtap_tracepoints", mine.size()));
@@ -190,11 +199,6 @@ class TracepointProvider : public ProbeProvider {
     w.open("{");
     w.line("const u64 args[] = { " + (args.empty() ? std::string("0") : args) + " };");
     w.line();
-    if (tp.syscall == SyscallEvent::Enter)
-      w.line("if (a1 != " + std::to_string(tp.syscall_nr) + " || xtap_syscall_compat())");
-    else if (tp.syscall == SyscallEvent::Exit)
-      w.line("if (xtap_syscall_nr(a0) != " + std::to_string(tp.syscall_nr) + ")");
-    if (tp.syscall != SyscallEvent::None) w.line("\treturn;");
     w.line("xtap_tracepoint_run(data, args);");
     w.close();
   }

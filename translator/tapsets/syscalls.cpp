@@ -1,0 +1,205 @@
+#include "tapsets/syscalls.h"
+
+#include <set>
+#include <sstream>
+
+#include "symbols/catalog.h"
+
+namespace xtap {
+namespace {
+
+// Arguments stap decodes into words (flags, modes, fds, signals): the
+// argument's PARAM_str variable is this expression, in which the generated
+// variables of the same call may be named. The functions are hand-written
+// in tapsets/syscall_decode.stp. `calls` lists the system calls it applies
+// to, space separated, or is empty for every call with such a parameter.
+// An `optional` one is left out of argstr with its comma when it is ""
+// (open's mode without O_CREAT, as strace prints it); it must come last.
+struct ArgDecoder {
+  const char *calls;
+  const char *param;
+  const char *expr;
+  bool optional = false;
+};
+
+const ArgDecoder kDecoders[] = {
+    {"", "dfd", "_dfd_str(dfd)"},
+    {"", "olddfd", "_dfd_str(olddfd)"},
+    {"", "newdfd", "_dfd_str(newdfd)"},
+    {"open openat creat", "flags", "_sys_open_flag_str(flags)"},
+    {"open openat", "mode", "_open_mode_str(flags, mode)", true},
+    {"creat mkdir mkdirat chmod fchmod fchmodat mknod mknodat", "mode", "sprintf(\"%#o\", mode)"},
+    {"access faccessat faccessat2", "mode", "_access_mode_str(mode)"},
+    {"mprotect pkey_mprotect", "prot", "_mprotect_prot_str(prot)"},
+    {"lseek", "whence", "_seek_whence_str(whence)"},
+    {"kill tkill tgkill rt_sigqueueinfo rt_tgsigqueueinfo pidfd_send_signal", "sig", "_signal_name(sig)"},
+    {"futex", "op", "_futex_op_str(op)"},
+    {"socket socketpair", "family", "_sock_family_str(family)"},
+    {"socket socketpair", "type", "_sock_type_str(type)"},
+    {"write pwrite64", "buf", "user_string_n_quoted(buf_uaddr, count)"},
+    {"sendto", "buff", "user_string_n_quoted(buff_uaddr, len)"},
+};
+
+// How stap formats the return value: 2 (hex) for calls that return an
+// address, 1 (decimal) for the rest.
+const std::set<std::string> kAddressReturns = {"brk", "mmap", "mremap", "shmat"};
+
+// Integer arguments that hold user addresses: printed in hex.
+const std::set<std::string> kAddressInts = {"addr", "start", "brk", "new_addr", "old_addr", "uaddr"};
+
+// Names the aliases set themselves, and the language's keywords: a
+// parameter of such a name gets a "_str" (or "_") suffix.
+const std::set<std::string> kReserved = {"name", "argstr", "retval", "retstr", "syscall_nr"};
+const std::set<std::string> kKeywords = {"probe", "global",  "function", "if",     "else", "for",
+                                         "foreach", "in",    "limit",    "return", "delete", "while",
+                                         "break", "continue", "next",    "string", "long", "try",
+                                         "catch", "private"};
+
+bool listed(const char *calls, const std::string &name) {
+  if (!*calls) return true;
+  std::istringstream ss(calls);
+  std::string w;
+  while (ss >> w)
+    if (w == name) return true;
+  return false;
+}
+
+const ArgDecoder *decoder_for(const std::string &call, const std::string &param) {
+  for (const auto &d : kDecoders)
+    if (param == d.param && listed(d.calls, call)) return &d;
+  return nullptr;
+}
+
+enum class ArgKind { Signed, Unsigned, Address, String, Pointer };
+
+ArgKind classify(const TypeTable &types, const KParam &p) {
+  const KType &t = types.at(types.strip_typedefs(p.type));
+  if (t.kind == KTypeKind::Pointer || t.kind == KTypeKind::Array) {
+    const KType &elem = types.at(types.strip_typedefs(t.target));
+    bool text = elem.kind == KTypeKind::Int && elem.size == 1 && t.is_const;
+    // write(2)'s buf is const char * too, but it holds bytes, not a string.
+    return text && p.name != "buf" && p.name != "buff" ? ArgKind::String : ArgKind::Pointer;
+  }
+  if (kAddressInts.count(p.name) && !t.is_signed) return ArgKind::Address;
+  return t.is_signed ? ArgKind::Signed : ArgKind::Unsigned;
+}
+
+// The script variable of a parameter.
+std::string var_name(const KParam &p, size_t i) {
+  if (p.name.empty()) return "arg" + std::to_string(i + 1);
+  if (kReserved.count(p.name)) return p.name + "_str";
+  if (kKeywords.count(p.name)) return p.name + "_";
+  return p.name;
+}
+
+void entry_alias(std::ostream &os, const KernelCatalog &cat, const KSyscall &sc) {
+  os << "probe syscall." << sc.name << " = kernel.trace(\"syscalls:sys_enter_" << sc.name << "\") {\n"
+     << "\tname = \"" << sc.name << "\"\n";
+  std::string fmt, args, optional;
+  std::ostringstream decoded;  // after every argument: decoders may read the later ones
+  auto add = [&](const std::string &conv, const std::string &value) {
+    fmt += (fmt.empty() ? "" : ", ") + conv;
+    args += ", " + value;
+  };
+  for (size_t i = 0; i < sc.args.size() && i < 6; ++i) {
+    const KParam &p = sc.args[i];
+    std::string v = var_name(p, i);
+    if (p.name.empty()) {  // no $name to read it by
+      add("%s", "\"?\"");
+      continue;
+    }
+    std::string target = "$" + p.name;
+    switch (classify(cat.types(), p)) {
+      case ArgKind::String:
+        os << "\t" << v << " = user_string_quoted(" << target << ")\n"
+           << "\t" << v << "_unquoted = user_string_nofault(" << target << ")\n";
+        add("%s", v);
+        continue;
+      case ArgKind::Pointer:
+        v += "_uaddr";
+        os << "\t" << v << " = " << target << "\n";
+        if (!decoder_for(sc.name, p.name)) add("%p", v);
+        break;
+      case ArgKind::Address:
+        os << "\t" << v << " = " << target << "\n";
+        add("%p", v);
+        continue;
+      case ArgKind::Signed:
+      case ArgKind::Unsigned:
+        os << "\t" << v << " = " << target << "\n";
+        if (!decoder_for(sc.name, p.name))
+          add(classify(cat.types(), p) == ArgKind::Signed ? "%d" : "%u", v);
+        break;
+    }
+    if (const ArgDecoder *d = decoder_for(sc.name, p.name)) {
+      std::string str = std::string(p.name) + "_str";
+      decoded << "\t" << str << " = " << d->expr << "\n";
+      if (d->optional) optional += " . (" + str + " == \"\" ? \"\" : \", \" . " + str + ")";
+      else add("%s", str);
+    }
+  }
+  os << decoded.str();
+  if (fmt.empty()) os << "\targstr = \"\"" << optional << "\n";
+  else os << "\targstr = sprintf(\"" << fmt << "\"" << args << ")" << optional << "\n";
+  os << "}\n";
+}
+
+void return_alias(std::ostream &os, const KSyscall &sc) {
+  os << "probe syscall." << sc.name << ".return = kernel.trace(\"syscalls:sys_exit_" << sc.name << "\") {\n"
+     << "\tname = \"" << sc.name << "\"\n"
+     << "\tretval = $ret\n"
+     << "\tretstr = return_str(" << (kAddressReturns.count(sc.name) ? 2 : 1) << ", $ret)\n"
+     << "}\n";
+}
+
+// syscall_name(nr): a table of the target's names, in C.
+void name_function(std::ostream &os, const KernelCatalog &cat) {
+  int max = -1;
+  for (const auto &sc : cat.syscalls()) max = std::max(max, sc.nr);
+  os << "// The name of native system call nr of this kernel, or \"sys_NR\".\n"
+     << "function syscall_name:string(nr:long) %{\n"
+     << "\tstatic const char *const names[" << max + 1 << "] = {\n";
+  for (const auto &sc : cat.syscalls())
+    if (sc.nr >= 0) os << "\t\t[" << sc.nr << "] = \"" << sc.name << "\",\n";
+  os << "\t};\n"
+     << "\ts64 nr = STAP_ARG_nr;\n\n"
+     << "\tif (nr >= 0 && nr < ARRAY_SIZE(names) && names[nr])\n"
+     << "\t\tstrscpy(STAP_RETVALUE, names[nr], MAXSTRINGLEN);\n"
+     << "\telse\n"
+     << "\t\tsnprintf(STAP_RETVALUE, MAXSTRINGLEN, \"sys_%lld\", (long long)nr);\n"
+     << "%}\n\n";
+}
+
+}  // namespace
+
+bool names_syscall_tapset(const std::string &first) {
+  return first == "syscall" || first == "nd_syscall" || first == "syscall_any" || first == "nd_syscall_any";
+}
+
+std::string generate_syscall_tapset(const KernelCatalog &cat) {
+  std::ostringstream os;
+  os << "// Generated by xtap from the catalog of " << cat.release() << " (translator/tapsets/syscalls.cpp).\n\n";
+  name_function(os, cat);
+  os << "probe syscall_any = kernel.trace(\"raw_syscalls:sys_enter\") {\n"
+     << "\tsyscall_nr = $id\n"
+     << "\tname = syscall_name($id)\n"
+     << "}\n"
+     << "probe syscall_any.return = kernel.trace(\"raw_syscalls:sys_exit\") {\n"
+     << "\tsyscall_nr = _syscall_nr_at_exit($regs)\n"
+     << "\tname = syscall_name(syscall_nr)\n"
+     << "\tretval = $ret\n"
+     << "\tretstr = return_str(1, $ret)\n"
+     << "}\n"
+     << "probe nd_syscall_any = syscall_any { }\n"
+     << "probe nd_syscall_any.return = syscall_any.return { }\n\n";
+  for (const auto &sc : cat.syscalls()) {
+    if (sc.nr < 0) continue;
+    entry_alias(os, cat, sc);
+    return_alias(os, sc);
+    os << "probe nd_syscall." << sc.name << " = syscall." << sc.name << " { }\n"
+       << "probe nd_syscall." << sc.name << ".return = syscall." << sc.name << ".return { }\n\n";
+  }
+  return os.str();
+}
+
+}  // namespace xtap
