@@ -2,7 +2,7 @@
 /* Words for syscall arguments and results: the syscall tapset's decoders. */
 #include <linux/errno.h>
 #include <linux/fcntl.h>
-#include <linux/futex.h>
+#include <uapi/linux/futex.h>
 #include <linux/kernel.h>
 #include <linux/mman.h>
 #include <linux/net.h>

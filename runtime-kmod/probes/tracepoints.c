@@ -31,19 +31,41 @@ static struct tracepoint *xtap_sc_tp[2];
 static bool xtap_sc_armed[2];
 static const char *const xtap_sc_tp_names[2] = { "sys_enter", "sys_exit" };
 
-void xtap_tracepoint_run(void *data, const u64 *args)
+static void xtap_tracepoint_run_regs(const struct xtap_tracepoint_spec *spec, const u64 *args,
+				     struct pt_regs *syscall_regs)
 {
-	const struct xtap_tracepoint_spec *spec = data;
 	struct xtap_context *c = xtap_enter(spec->probe, NULL);
 
 	if (!c)
 		return;
 	c->args = args;
+	c->syscall_regs = syscall_regs;
 	spec->probe->handler(c);
 	c->args = NULL;
+	c->syscall_regs = NULL;
 	xtap_leave(c);
 }
+NOKPROBE_SYMBOL(xtap_tracepoint_run_regs);
+
+void xtap_tracepoint_run(void *data, const u64 *args)
+{
+	xtap_tracepoint_run_regs(data, args, NULL);
+}
 NOKPROBE_SYMBOL(xtap_tracepoint_run);
+
+u64 xtap_probe_arg(struct xtap_context *c, int n)
+{
+	unsigned long argv[6];
+
+	if (n < 1 || n > 6)
+		return 0;
+	if (c->regs)
+		return regs_get_kernel_argument(c->regs, n - 1);
+	if (!c->syscall_regs)
+		return 0;
+	syscall_get_arguments(current, c->syscall_regs, argv);
+	return argv[n - 1];
+}
 
 static void xtap_syscall_dispatch(int dir, struct pt_regs *regs, long nr, long arg)
 {
@@ -53,7 +75,7 @@ static void xtap_syscall_dispatch(int dir, struct pt_regs *regs, long nr, long a
 	if (nr < 0 || nr >= XTAP_SYSCALL_SLOTS)
 		return;
 	for (i = xtap_sc_first[dir][nr]; i; i = xtap_tps[i - 1].next_same_nr)
-		xtap_tracepoint_run((void *)xtap_tps[i - 1].spec, args);
+		xtap_tracepoint_run_regs(xtap_tps[i - 1].spec, args, regs);
 }
 NOKPROBE_SYMBOL(xtap_syscall_dispatch);
 

@@ -57,6 +57,16 @@ std::string c_param_type(const TypeTable &types, int type) {
   }
 }
 
+// Argument i of a syscall from the task's registers, converted to its C
+// type as the kernel's SYSCALL_DEFINE wrappers do: an int's upper 32 bits
+// are not part of it (openat's dfd AT_FDCWD is -100, not 4294967196).
+std::string syscall_arg_value(const TypeTable &types, int type, size_t i) {
+  std::string reg = "xtap_syscall_arg(c, " + std::to_string(i) + ")";
+  std::string t = c_param_type(types, type);
+  if (t.empty() || t == "const void *" || t == "u64" || t == "s64") return reg;
+  return "(u64)(" + std::string(t[0] == 's' ? "s64" : "u64") + ")(" + t + ")" + reg;
+}
+
 class TracepointProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
@@ -167,7 +177,7 @@ class TracepointProvider : public ProbeProvider {
     dp->vars.push_back({"__syscall_nr", raw->args[1].type, "((u64)" + std::to_string(sc.nr) + ")", true});
     if (ev == SyscallEvent::Enter) {
       for (size_t i = 0; i < sc.args.size() && i < 6; ++i)
-        dp->vars.push_back({sc.args[i].name, sc.args[i].type, "xtap_syscall_arg(c, " + std::to_string(i) + ")", true});
+        dp->vars.push_back({sc.args[i].name, sc.args[i].type, syscall_arg_value(cat.types(), sc.args[i].type, i), true});
     } else {
       dp->vars.push_back({"ret", raw->args[1].type, "c->args[1]", true});
     }

@@ -53,6 +53,7 @@ struct xtap_context {
 	const struct xtap_probe *probe;
 	struct pt_regs *regs;       /* NULL for begin/end/timer probes */
 	const u64 *args;            /* tracepoints: the arguments, widened to u64 */
+	struct pt_regs *syscall_regs; /* syscall events: the task's user registers */
 	const char *error;          /* first run-time error of this run, or NULL */
 	const char *error_where;    /* "near operator '/' at t.stp:3:14", or NULL: shown
 				     * when the error ends the run, not in catch (msg) */
@@ -205,6 +206,11 @@ struct xtap_tracepoint_spec {
 void xtap_tracepoint_run(void *spec, const u64 *args);
 /* Syscall events on the raw_syscalls tracepoints (x86-64 native ABI). */
 u64 xtap_syscall_arg(struct xtap_context *c, int i);  /* c->args[0] holds the regs */
+/*
+ * stap's int_arg(n) and kin: argument n (from 1) of the probed kernel
+ * function (kprobes) or of the system call (syscall events); 0 elsewhere.
+ */
+u64 xtap_probe_arg(struct xtap_context *c, int n);
 long xtap_syscall_nr(const void *regs);               /* -1 for compat syscalls */
 
 struct xtap_script {
