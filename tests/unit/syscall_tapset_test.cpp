@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "helpers.h"
+#include "symbols/syscall_params.h"
 #include "tapsets/syscalls.h"
 
 namespace xtap {
@@ -34,6 +35,15 @@ TEST(SyscallTapset, GeneratesAliasesFromTheCatalog) {
   EXPECT_NE(text.find("[257] = \"openat\""), std::string::npos);
   // A call without arguments has an empty argstr.
   EXPECT_NE(text.find("name = \"getppid\"\n\targstr = \"\""), std::string::npos);
+}
+
+TEST(SyscallTapset, UnnamedParametersGetTheKernelsNames) {
+  KSyscall socket{"socket", 41, {{"", 1}, {"", 1}, {"", 1}}};
+  EXPECT_EQ(syscall_param_name(socket, 0), "family");
+  EXPECT_EQ(syscall_param_name(socket, 2), "protocol");
+  KSyscall odd{"nosuchcall", 999, {{"", 1}, {"named", 1}}};
+  EXPECT_EQ(syscall_param_name(odd, 0), "arg1");
+  EXPECT_EQ(syscall_param_name(odd, 1), "named");
 }
 
 TEST(SyscallTapset, OnlyScriptsThatUseItLoadTheCatalog) {

@@ -14,6 +14,7 @@
 
 #include "probes/provider.h"
 #include "symbols/catalog.h"
+#include "symbols/syscall_params.h"
 
 namespace xtap {
 namespace {
@@ -177,7 +178,8 @@ class TracepointProvider : public ProbeProvider {
     dp->vars.push_back({"__syscall_nr", raw->args[1].type, "((u64)" + std::to_string(sc.nr) + ")", true});
     if (ev == SyscallEvent::Enter) {
       for (size_t i = 0; i < sc.args.size() && i < 6; ++i)
-        dp->vars.push_back({sc.args[i].name, sc.args[i].type, syscall_arg_value(cat.types(), sc.args[i].type, i), true});
+        dp->vars.push_back({syscall_param_name(sc, i), sc.args[i].type, syscall_arg_value(cat.types(), sc.args[i].type, i),
+                            true});
     } else {
       dp->vars.push_back({"ret", raw->args[1].type, "c->args[1]", true});
     }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "symbols/catalog.h"
+#include "symbols/syscall_params.h"
 
 namespace xtap {
 namespace {
@@ -38,6 +39,50 @@ const ArgDecoder kDecoders[] = {
     {"socket socketpair", "type", "_sock_type_str(type)"},
     {"write pwrite64", "buf", "user_string_n_quoted(buf_uaddr, count)"},
     {"sendto", "buff", "user_string_n_quoted(buff_uaddr, len)"},
+};
+
+// Where stap's tapset names a variable otherwise than the kernel's
+// prototype does (futex_uaddr for uaddr_uaddr, s for a socket's fd), its
+// name is set too, from ours.
+struct StapName {
+  const char *calls;
+  const char *ours;
+  const char *stap;
+};
+
+const StapName kStapNames[] = {
+    {"futex", "uaddr_uaddr", "futex_uaddr"},
+    {"ioctl", "cmd", "request"},
+    {"ioctl", "arg", "argp"},
+    {"exit exit_group", "error_code", "status"},
+    {"sendto sendmsg recvfrom recvmsg shutdown", "fd", "s"},
+    {"connect accept accept4 bind listen getsockname getpeername", "fd", "sockfd"},
+    {"sendto", "buff_uaddr", "buf_uaddr"},
+    {"recvfrom", "ubuf_uaddr", "buf_uaddr"},
+    {"recvfrom", "size", "len"},
+    {"sendto recvfrom", "addr_uaddr", "to_uaddr"},
+    {"sendto", "addr_len", "tolen"},
+    {"accept accept4", "upeer_sockaddr_uaddr", "addr_uaddr"},
+    {"accept accept4", "upeer_addrlen_uaddr", "addrlen_uaddr"},
+    {"connect", "uservaddr_uaddr", "serv_addr_uaddr"},
+    {"bind", "umyaddr_uaddr", "my_addr_uaddr"},
+    {"nanosleep clock_nanosleep", "rqtp_uaddr", "req_uaddr"},
+    {"nanosleep clock_nanosleep", "rmtp_uaddr", "rem_uaddr"},
+    {"clock_nanosleep", "which_clock", "clk_id"},
+    {"wait4", "upid", "pid"},
+    {"wait4", "stat_addr_uaddr", "status_uaddr"},
+    {"wait4", "ru_uaddr", "rusage_uaddr"},
+    {"readv writev", "vec_uaddr", "vector_uaddr"},
+    {"readv writev", "vlen", "count"},
+    {"lseek", "fd", "fildes"},
+    {"fstat newfstat", "fd", "filedes"},
+    {"rename renameat renameat2", "oldname", "oldpath"},
+    {"rename renameat renameat2", "oldname_unquoted", "oldpath_unquoted"},
+    {"rename renameat renameat2", "newname", "newpath"},
+    {"rename renameat renameat2", "newname_unquoted", "newpath_unquoted"},
+    {"munmap", "addr", "start"},
+    {"munmap", "len", "length"},
+    {"kill tkill tgkill", "sig_str", "sig_name"},
 };
 
 // How stap formats the return value: 2 (hex) for calls that return an
@@ -85,8 +130,7 @@ ArgKind classify(const TypeTable &types, const KParam &p) {
 }
 
 // The script variable of a parameter.
-std::string var_name(const KParam &p, size_t i) {
-  if (p.name.empty()) return "arg" + std::to_string(i + 1);
+std::string var_name(const KParam &p) {
   if (kReserved.count(p.name)) return p.name + "_str";
   if (kKeywords.count(p.name)) return p.name + "_";
   return p.name;
@@ -102,17 +146,14 @@ void entry_alias(std::ostream &os, const KernelCatalog &cat, const KSyscall &sc)
     args += ", " + value;
   };
   for (size_t i = 0; i < sc.args.size() && i < 6; ++i) {
-    const KParam &p = sc.args[i];
-    std::string v = var_name(p, i);
-    if (p.name.empty()) {  // no $name to read it by
-      add("%s", "\"?\"");
-      continue;
-    }
+    const KParam p{syscall_param_name(sc, i), sc.args[i].type};
+    std::string v = var_name(p);
     std::string target = "$" + p.name;
     switch (classify(cat.types(), p)) {
       case ArgKind::String:
         os << "\t" << v << " = user_string_quoted(" << target << ")\n"
-           << "\t" << v << "_unquoted = user_string_nofault(" << target << ")\n";
+           << "\t" << v << "_unquoted = user_string_nofault(" << target << ")\n"
+           << "\t" << v << "_uaddr = " << target << "\n";
         add("%s", v);
         continue;
       case ArgKind::Pointer:
@@ -139,6 +180,8 @@ void entry_alias(std::ostream &os, const KernelCatalog &cat, const KSyscall &sc)
     }
   }
   os << decoded.str();
+  for (const auto &r : kStapNames)
+    if (listed(r.calls, sc.name)) os << "\t" << r.stap << " = " << r.ours << "\n";
   if (fmt.empty()) os << "\targstr = \"\"" << optional << "\n";
   else os << "\targstr = sprintf(\"" << fmt << "\"" << args << ")" << optional << "\n";
   os << "}\n";
