@@ -88,6 +88,10 @@ TEST(AliasWildcards, SyscallStarCoversEveryCall) {
   auto r = test::run("global n probe syscall.* { n++ } probe syscall.*.return { n-- }");
   ASSERT_TRUE(r->ok) << r->printed();
   EXPECT_EQ(locations(*r).size(), 4u);  // openat and getppid, entry and return
+  // A glob in the first component loads the tapset too.
+  auto f = test::run("probe *.getppid { }");
+  ASSERT_TRUE(f->ok) << f->printed();
+  EXPECT_EQ(locations(*f).size(), 2u);  // syscall.getppid and nd_syscall.getppid
 }
 
 TEST(AliasWildcards, SuffixGoesOnTheAliasPoints) {

@@ -1,5 +1,7 @@
 #include "tapsets/syscalls.h"
 
+#include <fnmatch.h>
+
 #include <set>
 #include <sstream>
 
@@ -216,7 +218,9 @@ void name_function(std::ostream &os, const KernelCatalog &cat) {
 }  // namespace
 
 bool names_syscall_tapset(const std::string &first) {
-  return first == "syscall" || first == "nd_syscall" || first == "syscall_any" || first == "nd_syscall_any";
+  for (const char *name : {"syscall", "nd_syscall", "syscall_any", "nd_syscall_any"})
+    if (fnmatch(first.c_str(), name, 0) == 0) return true;
+  return false;
 }
 
 std::string generate_syscall_tapset(const KernelCatalog &cat) {

@@ -17,8 +17,8 @@ class KernelCatalog;
 // The tapset's script text for `cat`.
 std::string generate_syscall_tapset(const KernelCatalog &cat);
 
-// True if a probe point whose first component is `first` needs the
-// generated tapset (syscall, syscall_any, nd_syscall, nd_syscall_any).
+// True if a probe point whose first component is `first` (a glob) needs
+// the generated tapset (syscall, syscall_any, nd_syscall, nd_syscall_any).
 bool names_syscall_tapset(const std::string &first);
 
 }  // namespace xtap
