@@ -2,9 +2,11 @@
 // syscall tapset's argstr and retstr: creates /tmp/xtap_sysc (fd 3, as
 // xtap-run leaves 0-2 open), writes "hello\n", seeks back, reads it, closes
 // it, fails to open /nonexistent (ENOENT), checks access, sends itself
-// signal 0, and removes the file.
+// signal 0, removes the file, and opens an AF_INET socket (fd 3) and one
+// of an unknown family (EAFNOSUPPORT).
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,5 +28,7 @@ int main(void)
 	syscall(SYS_access, "/tmp/xtap_sysc", R_OK | W_OK);
 	syscall(SYS_kill, getpid(), 0);
 	syscall(SYS_unlink, "/tmp/xtap_sysc");
+	syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	syscall(SYS_socket, 12345, SOCK_DGRAM, 0);
 	return 0;
 }
