@@ -4,6 +4,8 @@
 
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "symbols/catalog.h"
 #include "symbols/syscall_params.h"
@@ -85,6 +87,8 @@ const StapName kStapNames[] = {
     {"munmap", "addr", "start"},
     {"munmap", "len", "length"},
     {"kill tkill tgkill", "sig_str", "sig_name"},
+    {"", "dfd", "dirfd"},
+    {"", "dfd_str", "dirfd_str"},
 };
 
 // How stap formats the return value: 2 (hex) for calls that return an
@@ -138,55 +142,93 @@ std::string var_name(const KParam &p) {
   return p.name;
 }
 
+// The words of an integer argument that no decoder knows: stap's PARAM_str
+// of flag-like arguments, here the number in hex (octal for modes).
+std::string generic_words(const std::string &param) {
+  if (param == "mode") return "sprintf(\"%#o\", mode)";
+  bool flag_like = param == "flags" || param.ends_with("_flags") || param == "prot" || param == "options" ||
+                   param == "how" || param == "which" || param == "cmd" || param == "op" || param == "whence";
+  return flag_like ? "sprintf(\"%#x\", " + param + ")" : "";
+}
+
+// One entry alias as it is written: the variables it sets, in order, and
+// argstr's format and values.
+class EntryAlias {
+ public:
+  void set(const std::string &var, const std::string &expr) {
+    if (!defined_.insert(var).second) return;
+    body_ += "\t" + var + " = " + expr + "\n";
+  }
+  bool has(const std::string &var) const { return defined_.count(var) != 0; }
+  void show(const std::string &conv, const std::string &value) {
+    fmt_ += (fmt_.empty() ? "" : ", ") + conv;
+    args_ += ", " + value;
+  }
+  // Shown with its comma only when not "" (open's mode without O_CREAT).
+  void show_optional(const std::string &var) { optional_ += " . (" + var + " == \"\" ? \"\" : \", \" . " + var + ")"; }
+  std::string argstr() const {
+    return (fmt_.empty() ? std::string("\"\"") : "sprintf(\"" + fmt_ + "\"" + args_ + ")") + optional_;
+  }
+  const std::string &body() const { return body_; }
+
+ private:
+  std::set<std::string> defined_;
+  std::string body_, fmt_, args_, optional_;
+};
+
 void entry_alias(std::ostream &os, const KernelCatalog &cat, const KSyscall &sc) {
-  os << "probe syscall." << sc.name << " = kernel.trace(\"syscalls:sys_enter_" << sc.name << "\") {\n"
-     << "\tname = \"" << sc.name << "\"\n";
-  std::string fmt, args, optional;
-  std::ostringstream decoded;  // after every argument: decoders may read the later ones
-  auto add = [&](const std::string &conv, const std::string &value) {
-    fmt += (fmt.empty() ? "" : ", ") + conv;
-    args += ", " + value;
-  };
+  EntryAlias a;
+  a.set("name", "\"" + sc.name + "\"");
+  std::vector<std::pair<std::string, std::string>> words;  // after every argument: decoders may read later ones
   for (size_t i = 0; i < sc.args.size() && i < 6; ++i) {
     const KParam p{syscall_param_name(sc, i), sc.args[i].type};
     std::string v = var_name(p);
     std::string target = "$" + p.name;
-    switch (classify(cat.types(), p)) {
+    const ArgDecoder *d = decoder_for(sc.name, p.name);
+    ArgKind kind = classify(cat.types(), p);
+    switch (kind) {
       case ArgKind::String:
-        os << "\t" << v << " = user_string_quoted(" << target << ")\n"
-           << "\t" << v << "_unquoted = user_string_nofault(" << target << ")\n"
-           << "\t" << v << "_uaddr = " << target << "\n";
-        add("%s", v);
+        a.set(v, "user_string_quoted(" + target + ")");
+        a.set(v + "_unquoted", "user_string_nofault(" + target + ")");
+        a.set(v + "_uaddr", target);
+        a.show("%s", v);
         continue;
       case ArgKind::Pointer:
-        v += "_uaddr";
-        os << "\t" << v << " = " << target << "\n";
-        if (!decoder_for(sc.name, p.name)) add("%p", v);
+        a.set(v + "_uaddr", target);
+        if (!d) a.show("%p", v + "_uaddr");
         break;
       case ArgKind::Address:
-        os << "\t" << v << " = " << target << "\n";
-        add("%p", v);
+        a.set(v, target);
+        a.show("%p", v);
         continue;
       case ArgKind::Signed:
       case ArgKind::Unsigned:
-        os << "\t" << v << " = " << target << "\n";
-        if (!decoder_for(sc.name, p.name))
-          add(classify(cat.types(), p) == ArgKind::Signed ? "%d" : "%u", v);
+        a.set(v, target);
+        if (!d) a.show(kind == ArgKind::Signed ? "%d" : "%u", v);
         break;
     }
-    if (const ArgDecoder *d = decoder_for(sc.name, p.name)) {
-      std::string str = std::string(p.name) + "_str";
-      decoded << "\t" << str << " = " << d->expr << "\n";
-      if (d->optional) optional += " . (" + str + " == \"\" ? \"\" : \", \" . " + str + ")";
-      else add("%s", str);
+    std::string str = p.name + "_str";
+    if (d) {
+      words.emplace_back(str, d->expr);
+      if (d->optional) a.show_optional(str);
+      else a.show("%s", str);
+    } else if (kind != ArgKind::Pointer && !generic_words(p.name).empty()) {
+      words.emplace_back(str, generic_words(p.name));
     }
   }
-  os << decoded.str();
+  for (const auto &[var, expr] : words) a.set(var, expr);
+  // stap names the one path argument pathname, path or filename, by call.
+  for (const char *path : {"filename", "pathname", "path"})
+    if (a.has(path))
+      for (const char *other : {"filename", "pathname", "path"})
+        if (!a.has(other)) {
+          a.set(other, path);
+          a.set(std::string(other) + "_unquoted", std::string(path) + "_unquoted");
+        }
   for (const auto &r : kStapNames)
-    if (listed(r.calls, sc.name)) os << "\t" << r.stap << " = " << r.ours << "\n";
-  if (fmt.empty()) os << "\targstr = \"\"" << optional << "\n";
-  else os << "\targstr = sprintf(\"" << fmt << "\"" << args << ")" << optional << "\n";
-  os << "}\n";
+    if (listed(r.calls, sc.name) && a.has(r.ours)) a.set(r.stap, r.ours);
+  os << "probe syscall." << sc.name << " = kernel.trace(\"syscalls:sys_enter_" << sc.name << "\") {\n"
+     << a.body() << "\targstr = " << a.argstr() << "\n}\n";
 }
 
 void return_alias(std::ostream &os, const KSyscall &sc) {
