@@ -119,6 +119,24 @@ TEST(ElideUnreadAssignments, DropsWhatTheProbeDoesNotRead) {
   EXPECT_NE(s->script->find_function("_sys_open_flag_str"), nullptr);
 }
 
+TEST(ElideUnreadAssignments, KeepUnusedKeepsThemAndProbesKnowTheirAlias) {
+  auto r = std::make_unique<test::Run>();
+  r->file.name = "t.stp";
+  r->file.text = "probe syscall.open* { }";
+  r->script = parse_script(r->file, r->diags);
+  std::string err;
+  load_tapsets(*r->script, {std::string(XTAP_SOURCE_DIR) + "/tapsets"}, r->diags, nullptr, &err);
+  ElaborateOptions opts;
+  opts.keep_unused = true;  // xtap -u and -L
+  ASSERT_TRUE(elaborate(*r->script, r->env, r->elab, r->diags, opts)) << r->printed();
+  EXPECT_NE(r->script->find_function("user_string_quoted"), nullptr);
+  ASSERT_EQ(r->elab.probes.size(), 1u);
+  EXPECT_EQ(r->elab.probes[0]->decl->alias, "syscall.openat");
+  bool has_argstr = false;
+  for (const auto &l : r->elab.probes[0]->decl->locals) has_argstr |= l->name == "argstr" && l->type == Type::String;
+  EXPECT_TRUE(has_argstr);
+}
+
 TEST(ElideUnreadAssignments, KeepsSideEffectsAndTheScriptsOwnCode) {
   auto r = test::run(
       "global g probe my.a = begin { keep = g++; gone = strlen(\"x\") } probe my.a { mine = 1 }");

@@ -51,6 +51,12 @@ std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasUse &u, const P
   auto via = std::make_shared<Expansion>(Expansion{"probe alias '" + a.name.str() + "'", use.loc});
   auto n = std::make_unique<ProbeDecl>();
   n->loc = p.loc;
+  n->alias = p.alias;
+  if (n->alias.empty()) {
+    ProbePoint named = a.name;
+    named.components.insert(named.components.end(), use.components.begin() + u.matched, use.components.end());
+    n->alias = named.str();
+  }
   for (const auto &pp : a.points) {
     n->points.push_back(pp);
     auto &added = n->points.back();

@@ -41,7 +41,12 @@ void infer_types(Script &s, Diagnostics &diags);
 // body reads no context variables).
 const DerivedProbe *single_location(const Elaborated &e, const ProbeDecl &decl);
 
+struct ElaborateOptions {
+  bool keep_unused = false;  // -u, -L: keep what aliases compute for nobody
+};
+
 // Runs every pass 2 step; stops after the first step that reported errors.
-bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags);
+bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags,
+               const ElaborateOptions &opts = {});
 
 }  // namespace xtap

@@ -28,6 +28,7 @@ std::unique_ptr<ProbeDecl> copy_probe(const ProbeDecl &p) {
   c->body = clone(*p.body);
   c->loc = p.loc;
   c->points = p.points;
+  c->alias = p.alias;
   if (p.condition) c->condition = clone(*p.condition);
   return c;
 }
