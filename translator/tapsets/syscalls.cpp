@@ -42,6 +42,8 @@ const ArgDecoder kDecoders[] = {
     {"socket socketpair", "family", "_sock_family_str(family)"},
     {"socket socketpair", "type", "_sock_type_str(type)"},
     {"write pwrite64", "buf", "user_string_n_quoted(buf_uaddr, count)"},
+    {"execve execveat", "argv", "_argv_str(argv_uaddr)"},
+    {"execve execveat", "envp", "_envp_str(envp_uaddr)"},
     {"sendto", "buff", "user_string_n_quoted(buff_uaddr, len)"},
 };
 
@@ -87,6 +89,8 @@ const StapName kStapNames[] = {
     {"munmap", "addr", "start"},
     {"munmap", "len", "length"},
     {"kill tkill tgkill", "sig_str", "sig_name"},
+    {"execve execveat", "argv_str", "args"},
+    {"execve execveat", "envp_str", "env_str"},
     {"", "dfd", "dirfd"},
     {"", "dfd_str", "dirfd_str"},
 };
