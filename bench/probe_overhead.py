@@ -63,6 +63,16 @@ def build_stap(rel, system_map, work):
     for name in os.listdir(real):
         os.symlink(os.path.join(real, name), os.path.join(build, name))
     shutil.copy(system_map, os.path.join(build, "System.map"))
+    # ... the common headers (Debian splits them off), where stap looks for
+    # the trace event headers ...
+    source = f"/lib/modules/{rel}/source"
+    if os.path.exists(source) and not os.path.exists(os.path.join(build, "source")):
+        os.symlink(os.path.realpath(source), os.path.join(build, "source"))
+    # ... and its DWARF (the -dbg package's vmlinux), which stap's
+    # kernel.trace and @cast need.
+    vmlinux = f"/usr/lib/debug/boot/vmlinux-{rel}"
+    if os.path.exists(vmlinux) and not os.path.exists(os.path.join(build, "vmlinux")):
+        os.symlink(vmlinux, os.path.join(build, "vmlinux"))
     sh(["stap", "-p4", "-r", build, "-R", runtime, "-m", "stap_overhead",
         os.path.join(HERE, "probe_overhead.stp")], cwd=work)
     return os.path.join(work, "stap_overhead.ko")

@@ -366,6 +366,10 @@ int main(int argc, char **argv) {
   ModuleOptions mo;
   mo.script_name = fs::path(file.name).filename().string();
   mo.version = XTAP_VERSION;
+  if (o.suppress_time_limits) {
+    // Before -D, so that an explicit -DMAXACTION=N still wins.
+    mo.limits.lift_time_limits();
+  }
   for (const auto &d : o.defines) {
     auto eq = d.find('=');
     std::string err = eq == std::string::npos ? "-D" + d + " needs a value, as in -D" + d + "=100"

@@ -12,7 +12,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   app.add_option("-e", o->script_text, "script given on the command line");
   app.add_option("-p", o->last_pass,
                  "stop after pass N: 1 parse, 2 elaborate, 3 translate (print C), 4 build, 5 run")
-      ->check(CLI::Range(1, 5));
+      ->check(CLI::Range(1, 5))
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // stap: the last -p wins
   app.add_option("-m", o->module_name, "module name (a C identifier)");
   app.add_option("-r", o->kernel, "target kernel release or build directory (default: running kernel)");
   app.add_flag("-k", o->keep, "keep the module build directory");
@@ -31,6 +32,15 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   std::string list_l, list_L;
   app.add_option("-l", list_l, "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'");
   app.add_option("-L", list_L, "as -l, with each point's context variables and their types");
+  app.add_flag("--suppress-time-limits", o->suppress_time_limits,
+               "lift MAXACTION and MAXTRYLOCK to their maxima (needs -g, as in stap)");
+  // stap's symbol-table options. xtap symbolises kernel addresses from
+  // /proc/kallsyms at run time, which covers every loaded module, so these
+  // are accepted for stap's command lines and change nothing.
+  app.add_option("-d", o->symbol_modules, "symbol data for MODULE (kallsyms covers every module)")
+      ->allow_extra_args(false);
+  app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (kallsyms covers them)");
+  app.add_flag("--ldd", o->ldd, "symbol data for a process's shared libraries (accepted; no user-space probes yet)");
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel");
   app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest")->check(CLI::Range(1, 16));
   app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB")->check(CLI::Range(256, 16384));
@@ -53,6 +63,11 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     o->script_text = "probe " + o->list_pattern + " {}";
     o->last_pass = 2;
     return true;
+  }
+  if (o->suppress_time_limits && !o->guru) {
+    std::cerr << "xtap: --suppress-time-limits lets a probe run without bound, so it needs -g (guru mode), as in stap\n";
+    *exit_code = 1;
+    return false;
   }
   if (o->script_file.empty() == o->script_text.empty()) {
     std::cerr << "xtap: give exactly one of a script file or -e SCRIPT (see --help)\n";

@@ -27,6 +27,9 @@ struct Options {
   std::vector<std::string> include_dirs;// -I DIR: more tapsets
   std::string list_pattern;             // -l / -L PROBE: list matching probe points
   bool list_vars = false;               // -L: with their context variables
+  bool suppress_time_limits = false;    // --suppress-time-limits: no MAXACTION/MAXTRYLOCK (guru)
+  std::vector<std::string> symbol_modules;  // -d MODULE, --all-modules, --ldd: accepted, see README
+  bool all_modules = false, ldd = false;
   bool vm = false;                      // --vm
   int vm_cpus = 2;
   int vm_memory_mb = 1024;

@@ -4,7 +4,9 @@ and compares what they print: the check behind "prints what stap prints".
 
 Not part of CI: stap needs Debian's systemtap package and the kernel's real
 System.map from the -dbg package (see bench/probe_overhead.py, whose stap
-set-up this reuses). Tests with a workload (RUN), extra options (ARGS) or
+set-up this reuses). Tests with a workload (RUN) run it under both (xtap-run
+-c and staprun -c, the runtime suite's static workloads in /usr/bin); tests
+with extra options (ARGS, RUNNER_ARGS), an interrupt, an external SCRIPT or
 an expected build failure are left out.
 
 Usage: tests/stapcompare/compare.py BUILD_DIR [FILTER...] --system-map PATH
@@ -15,6 +17,7 @@ import difflib
 import glob
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -22,23 +25,22 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import probe_overhead as bench  # noqa: E402  (stap set-up and guest files)
+sys.path.insert(0, os.path.join(ROOT, "tests", "runtime"))
+import engine  # noqa: E402  (the runtime suite's static workloads)
+import testfile  # noqa: E402
 
 
-def script_of(test):
-    """The PROG of a runtime test, or None if it needs more than a script."""
-    lines = open(test).read().split("\n")
-    prog, inprog = [], False
-    for l in lines:
-        if re.match(r"(RUN|ARGS|BUILD_FAIL_REGEX|RUNNER_ARGS|INTERRUPT_AFTER_MS|SCRIPT)\b", l):
-            return None
-        if l.startswith("PROG "):
-            prog.append(l[5:])
-            inprog = True
-        elif inprog and l.startswith("  "):
-            prog.append(l[2:])
-        else:
-            inprog = False
-    return "\n".join(prog) + "\n" if prog else None
+def normalised(text):
+    """Output with what must differ between the tools made equal: the
+    collector's name (stapio, xtap-run) and kernel addresses."""
+    text = re.sub(r"\bstapio\b", "xtap-run", text)
+    return re.sub(r"0xffff[0-9a-f]{12}", "0xffff<addr>", text)
+
+
+def comparable(t):
+    """Whether both tools can run test t as it stands: a script, maybe a workload."""
+    return (t.prog and not (t.args or t.runner_args or t.script or t.build_fail_regex)
+            and t.interrupt_after_ms < 0)
 
 
 def main():
@@ -56,13 +58,17 @@ def main():
     stap_build, stap_runtime = os.path.join(work, "kbuild"), os.path.join(work, "stap-runtime")
 
     names = []
-    for test in sorted(glob.glob(os.path.join(ROOT, "tests/runtime/*/*.test"))):
-        tid = os.path.relpath(test, os.path.join(ROOT, "tests/runtime"))[:-5]
+    runs = {}
+    root = os.path.join(ROOT, "tests/runtime")
+    for test in sorted(glob.glob(os.path.join(root, "*/*.test"))):
+        t = testfile.parse_test_file(test, root)
+        tid = t.id
         if args.filters and not any(f in tid for f in args.filters):
             continue
-        prog = script_of(test)
-        if not prog:
+        if not comparable(t):
             continue
+        prog = t.prog
+        runs[tid] = t.run
         name = re.sub(r"[^a-z0-9_]", "_", tid)
         path = os.path.join(work, name + ".stp")
         open(path, "w").write(prog)
@@ -78,11 +84,16 @@ def main():
 
     lines = ["memory-mb 1024", "cpus 2"]
     lines += bench.stap_guest_files()
+    if any(runs[tid] for tid, _ in names):
+        lines += [f"file {guest} {host}" for guest, host in engine.build_workloads(work, 2)]
     for _, name in names:
         lines.append(f"file /cmp/s_{name}.ko {os.path.join(work, 's_' + name + '.ko')}")
-    for _, name in names:
-        lines += [f"job x_{name}", f"module {os.path.join(work, 'x_' + name + '.ko')}", "timeout 60",
-                  f"job s_{name}", f"command staprun /cmp/s_{name}.ko", "timeout 60"]
+    for tid, name in names:
+        run = runs[tid]
+        lines += [f"job x_{name}", f"module {os.path.join(work, 'x_' + name + '.ko')}"]
+        lines += [f"command {run}"] if run else []
+        stap_c = f"-c {shlex.quote(run)} " if run else ""
+        lines += ["timeout 60", f"job s_{name}", f"command staprun {stap_c}/cmp/s_{name}.ko", "timeout 60"]
     manifest = os.path.join(work, "manifest")
     open(manifest, "w").write("\n".join(lines) + "\n")
     out = os.path.join(work, "out")
@@ -90,8 +101,8 @@ def main():
 
     same = 0
     for tid, name in names:
-        xo = open(os.path.join(out, f"x_{name}.out"), errors="replace").read()
-        so = open(os.path.join(out, f"s_{name}.out"), errors="replace").read()
+        xo = normalised(open(os.path.join(out, f"x_{name}.out"), errors="replace").read())
+        so = normalised(open(os.path.join(out, f"s_{name}.out"), errors="replace").read())
         if xo == so:
             same += 1
             print(f"SAME  {tid}")

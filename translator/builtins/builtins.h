@@ -27,6 +27,8 @@ struct Builtin {
   std::vector<Type> params;  // for Plain/Exit/Error
   const char *c_template = "";
   const char *summary = "";
+  bool newline = false;  // println, sprintln, printdln: a newline after the values
+  bool side_effects = false;  // a Plain builtin that does more than compute its value (warn)
 };
 
 const Builtin *find_builtin(const std::string &name);

@@ -55,6 +55,7 @@ class BodyEmitter {
   std::string where(const Location &loc, const std::string &what);
   std::string binary(const Expr &e);
   std::string binary_of(const Expr &e, const std::string &a, const std::string &b);
+  std::string long_op(const Expr &e, Op op, const std::string &a, const std::string &b);
   std::string assign(const Expr &e);
   std::string index_assign(const Expr &e, const std::string &m, const std::string &k,
                            const std::string &r);

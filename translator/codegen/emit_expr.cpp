@@ -17,9 +17,9 @@ bool has_side_effects(const Expr &e) {
   if (e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec) return true;
   if (e.kind == ExprKind::Call) {
     if (e.function) return true;
-    const Builtin *b = find_builtin(e.text);
+    const Builtin *b = e.builtin;
     if (b && b->result != Type::String && b->kind != BuiltinKind::Plain) return true;  // output, exit, error
-    if (b && std::string(b->name) == "warn") return true;
+    if (b && b->side_effects) return true;
   }
   for (const auto &a : e.args)
     if (has_side_effects(*a)) return true;
@@ -115,11 +115,14 @@ std::string BodyEmitter::expr(const Expr &e) {
     }
     case ExprKind::Call: return call(e);
     case ExprKind::Unary:
-      if (e.op == "+") return "(" + expr(*e.arg(0)) + ")";
-      if (e.op == "!") return "((s64)!(" + expr(*e.arg(0)) + "))";
-      return "(" + e.op + "(" + expr(*e.arg(0)) + "))";
+      switch (e.op) {
+        case Op::Plus: return "(" + expr(*e.arg(0)) + ")";
+        case Op::Not: return "((s64)!(" + expr(*e.arg(0)) + "))";
+        case Op::Neg: return "((s64)(0ULL - (u64)(" + expr(*e.arg(0)) + ")))";  // wraps, as stap's
+        default: return "(~(" + expr(*e.arg(0)) + "))";
+      }
     case ExprKind::Logical:
-      return "((s64)((" + expr(*e.arg(0)) + ") " + e.op + " (" + expr(*e.arg(1)) + ")))";
+      return "((s64)((" + expr(*e.arg(0)) + ") " + op_token(e.op) + " (" + expr(*e.arg(1)) + ")))";
     case ExprKind::Ternary:
       return "((" + expr(*e.arg(0)) + ") ? (" + expr(*e.arg(1)) + ") : (" + expr(*e.arg(2)) + "))";
     case ExprKind::Binary: return binary(e);
@@ -139,31 +142,41 @@ std::string BodyEmitter::binary(const Expr &e) {
 }
 
 std::string BodyEmitter::binary_of(const Expr &e, const std::string &a, const std::string &b) {
-  const std::string &op = e.op;
-  if (op == ".") return "((const char *)xtap_str_concat(" + string_temp() + ", " + a + ", " + b + "))";
-  if (op == "=~" || op == "!~")
-    return "((s64)(xtap_regex_match(c, " + std::to_string(e.number) + ", " + a + ") " +
-           (op == "=~" ? "== 1" : "!= 1") + "))";
+  switch (e.op) {
+    case Op::Concat: return "((const char *)xtap_str_concat(" + string_temp() + ", " + a + ", " + b + "))";
+    case Op::Match:
+    case Op::NoMatch:
+      return "((s64)(xtap_regex_match(c, " + std::to_string(e.number) + ", " + a + ") " +
+             (e.op == Op::Match ? "== 1" : "!= 1") + "))";
+    default: break;
+  }
   if (e.arg(0)->type == Type::String)  // string comparison
-    return "((s64)(strcmp(" + a + ", " + b + ") " + op + " 0))";
-  if (op == "/" || op == "%") {
-    std::string v = unique("_r");
-    return "({ s64 " + v + " = " + (op == "/" ? "xtap_div" : "xtap_mod") + "(c, " + a + ", " + b +
-           ", " + where(e.loc, "operator '" + op + "'") + "); if (unlikely(c->error)) " + on_error() + " " + v +
-           "; })";
+    return "((s64)(strcmp(" + a + ", " + b + ") " + op_token(e.op) + " 0))";
+  return long_op(e, e.op, a, b);
+}
+
+// `a op b` on two longs, with stap's semantics: arithmetic wraps (no signed
+// overflow in C), shift counts are taken modulo 64, and division by zero is
+// a script error. `e` gives the location and spelling for that error.
+std::string BodyEmitter::long_op(const Expr &e, Op op, const std::string &a, const std::string &b) {
+  const std::string tok = op_token(op);
+  switch (op) {
+    case Op::Div:
+    case Op::Mod: {
+      std::string v = unique("_r");
+      return "({ s64 " + v + " = " + (op == Op::Div ? "xtap_div" : "xtap_mod") + "(c, " + a + ", " + b + ", " +
+             where(e.loc, "operator '" + e.op_spelling() + "'") + "); if (unlikely(c->error)) " + on_error() +
+             " " + v + "; })";
+    }
+    case Op::Shl: return "((s64)((u64)(" + a + ") << ((" + b + ") & 63)))";
+    case Op::Shr: return "((s64)((" + a + ") >> ((" + b + ") & 63)))";
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul: return "((s64)((u64)(" + a + ") " + tok + " (u64)(" + b + ")))";
+    default:  // comparisons and bitwise operators
+      if (is_comparison(op)) return "((s64)((" + a + ") " + tok + " (" + b + ")))";
+      return "((" + a + ") " + tok + " (" + b + "))";
   }
-  if (op == "<<" || op == ">>") {
-    // Shift counts outside 0..63 are undefined in C, so mask them.
-    return "((s64)(" + (op == "<<" ? "(u64)(" + a + ")" : "(" + a + ")") + " " + op + " ((" + b +
-           ") & 63)))";
-  }
-  if (op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=")
-    return "((s64)((" + a + ") " + op + " (" + b + ")))";
-  if (op == "+" || op == "-" || op == "*") {
-    // Wrap like two's complement rather than invoke signed overflow.
-    return "((s64)((u64)(" + a + ") " + op + " (u64)(" + b + ")))";
-  }
-  return "((" + a + ") " + op + " (" + b + "))";
 }
 
 std::string stat_op_constant(const std::string &op) {
@@ -202,9 +215,8 @@ std::string BodyEmitter::histogram(const Expr &e) {
 std::string BodyEmitter::assign(const Expr &e) {
   const Expr &lhs = *e.arg(0);
   const Expr &rhs = *e.arg(1);
-  std::string op = e.op;
   std::string r = expr(rhs);
-  if (op == "<<<") {
+  if (e.op == Op::StatAdd) {
     std::string g = global_c_name(*lhs.global);
     if (lhs.kind != ExprKind::Index) return "({ s64 _s = " + r + "; xtap_stat_add(" + g + ", _s); _s; })";
     std::string rv = unique("_rv");
@@ -228,11 +240,10 @@ std::string BodyEmitter::assign(const Expr &e) {
 std::string BodyEmitter::index_assign(const Expr &e, const std::string &m, const std::string &k,
                                       const std::string &r) {
   const Expr &lhs = *e.arg(0);
-  const std::string &op = e.op;
   {
     std::string v = unique("_v");
     if (lhs.type == Type::String) {
-      if (op != ".=")
+      if (e.op != Op::Concat)
         return "({ const char *" + v + " = " + r + "; if (xtap_map_set_str(c, " + m + ", " + k +
                ", " + v + ")) " + on_error() + " " + v + "; })";
       std::string kv = unique("_k");
@@ -242,58 +253,40 @@ std::string BodyEmitter::index_assign(const Expr &e, const std::string &m, const
              string_temp() + ", " + old + ", " + r + "); if (xtap_map_set_str(c, " + m + ", " + kv +
              ", " + v + ")) " + on_error() + " " + v + "; })";
     }
-    if (op == "=")
+    if (e.op == Op::None)
       return "({ s64 " + v + " = " + r + "; if (xtap_map_set_long(c, " + m + ", " + k + ", " + v +
              ")) " + on_error() + " " + v + "; })";
-    if (op == "+=" || op == "-=")
+    if (e.op == Op::Add || e.op == Op::Sub)
       return "({ s64 " + v + "; if (xtap_map_add_long(c, " + m + ", " + k + ", " +
-             (op == "-=" ? "-(" + r + ")" : r) + ", &" + v + ")) " + on_error() + " " + v + "; })";
+             (e.op == Op::Sub ? "(s64)(0ULL - (u64)(" + r + "))" : r) + ", &" + v + ")) " + on_error() + " " +
+             v + "; })";
     // Other compound operators: read, combine, store (one key evaluation).
     std::string kv = unique("_k");
     std::string old = unique("_o");
-    std::string bin = op.substr(0, op.size() - 1);
-    std::string combined =
-        (bin == "/" || bin == "%")
-            ? std::string(bin == "/" ? "xtap_div" : "xtap_mod") + "(c, " + old + ", " + r + ", " +
-                  where(e.loc, "operator '" + op + "'") + ")"
-            : "(" + old + " " + bin + " (" + r + "))";
     return "({ const struct xtap_key *" + kv + " = " + k + "; s64 " + old + ", " + v + "; xtap_map_get_long(" +
-           m + ", " + kv + ", &" + old + "); " + v + " = " + combined +
-           "; if (unlikely(c->error)) " + on_error() + " if (xtap_map_set_long(c, " + m + ", " + kv + ", " + v +
-           ")) " + on_error() + " " + v + "; })";
+           m + ", " + kv + ", &" + old + "); " + v + " = " + long_op(e, e.op, old, r) +
+           "; if (xtap_map_set_long(c, " + m + ", " + kv + ", " + v + ")) " + on_error() + " " + v + "; })";
   }
 }
 
 std::string BodyEmitter::scalar_assign(const Expr &e, const std::string &r) {
   const Expr &lhs = *e.arg(0);
   const Expr &rhs = *e.arg(1);
-  const std::string &op = e.op;
   std::string lv = var_ref(lhs);
   if (lhs.type == Type::String) {
-    if (op == ".=") return "((const char *)xtap_str_append(" + lv + ", " + r + "))";
+    if (e.op == Op::Concat) return "((const char *)xtap_str_append(" + lv + ", " + r + "))";
     if (rhs.kind == ExprKind::Var && rhs.global == lhs.global && rhs.local == lhs.local)
       return "((const char *)" + lv + ")";  // x = x
     return "((const char *)xtap_str_copy(" + lv + ", " + r + "))";
   }
-  if (op == "=") return "(" + lv + " = " + r + ")";
-  if (op == "/=" || op == "%=") {
-    std::string v = unique("_r");
-    return "({ s64 " + v + " = " + (op == "/=" ? "xtap_div" : "xtap_mod") + "(c, " + lv + ", " + r +
-           ", " + where(e.loc, "operator '" + op + "'") + "); if (unlikely(c->error)) " + on_error() + " " + lv +
-           " = " + v + "; })";
-  }
-  if (op == "<<=" || op == ">>=") {
-    std::string sh = op.substr(0, 2);
-    return "(" + lv + " = (s64)(" + (sh == "<<" ? "(u64)" + lv : lv) + " " + sh + " ((" + r + ") & 63)))";
-  }
-  if (op == "+=" || op == "-=" || op == "*=")
-    return "(" + lv + " = (s64)((u64)" + lv + " " + op.substr(0, 1) + " (u64)(" + r + ")))";
-  return "(" + lv + " " + op + " " + r + ")";
+  if (e.op == Op::None) return "(" + lv + " = " + r + ")";
+  // The new value is computed in full (a division by zero jumps away first).
+  return "(" + lv + " = " + long_op(e, e.op, lv, r) + ")";
 }
 
 std::string BodyEmitter::incdec(const Expr &e) {
   const Expr &t = *e.arg(0);
-  int delta = e.op == "++" ? 1 : -1;
+  int delta = e.op == Op::Add ? 1 : -1;
   if (t.kind == ExprKind::Index) {
     std::string v = unique("_v");
     std::string res = e.postfix ? "(" + v + " - (" + std::to_string(delta) + "))" : v;
@@ -324,15 +317,15 @@ std::string BodyEmitter::function_call(const Expr &e) {
 
 std::string BodyEmitter::call(const Expr &e) {
   if (e.function) return function_call(e);
-  const Builtin *b = find_builtin(e.text);
+  const Builtin *b = e.builtin;
   switch (b->kind) {
     case BuiltinKind::Printf: return "(" + format_call(e, false) + ", 0LL)";
     case BuiltinKind::Sprintf: return format_call(e, true);
-    case BuiltinKind::Print: return "(" + print_call(e, e.text == "println") + ", 0LL)";
-    case BuiltinKind::Sprint: return values_call(e, 0, e.text == "sprintln", true);
+    case BuiltinKind::Print: return "(" + print_call(e, b->newline) + ", 0LL)";
+    case BuiltinKind::Sprint: return values_call(e, 0, b->newline, true);
     case BuiltinKind::PrintDelimited:
       if (b->result == Type::String) return values_call(e, 1, false, true);
-      return "(" + values_call(e, 1, e.text == "printdln", false) + ", 0LL)";
+      return "(" + values_call(e, 1, b->newline, false) + ", 0LL)";
     case BuiltinKind::Exit: return "(xtap_request_exit(c), 0LL)";
     case BuiltinKind::Error:
       return "({ xtap_error(c, \"%s\", " + expr(*e.arg(0)) + "); " + on_error() + " 0LL; })";

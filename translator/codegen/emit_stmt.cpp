@@ -7,14 +7,14 @@
 namespace xtap {
 
 void BodyEmitter::expr_stmt(const Expr &e) {
-  const Builtin *b = e.kind == ExprKind::Call && !e.function ? find_builtin(e.text) : nullptr;
+  const Builtin *b = e.kind == ExprKind::Call ? e.builtin : nullptr;
   if (b) {
     switch (b->kind) {
       case BuiltinKind::Printf: w_.line(format_call(e, false) + ";"); return;
-      case BuiltinKind::Print: w_.line(print_call(e, e.text == "println") + ";"); return;
+      case BuiltinKind::Print: w_.line(print_call(e, b->newline) + ";"); return;
       case BuiltinKind::PrintDelimited:
         if (b->result == Type::String) break;
-        w_.line(values_call(e, 1, e.text == "printdln", false) + ";");
+        w_.line(values_call(e, 1, b->newline, false) + ";");
         return;
       case BuiltinKind::Exit: w_.line("xtap_request_exit(c);"); return;
       case BuiltinKind::Error:
@@ -127,8 +127,8 @@ void BodyEmitter::try_stmt(const Stmt &s) {
   w_.close();
   w_.line(catch_label + ": __maybe_unused;");
   w_.open("{");
-  if (!s.foreach_vars.empty())
-    w_.line("xtap_str_copy(f->l_" + s.foreach_vars[0]->name + ", c->error ? c->error : \"\");");
+  if (s.catch_local)
+    w_.line("xtap_str_copy(f->l_" + s.catch_local->name + ", c->error ? c->error : \"\");");
   w_.line("c->error = NULL;");
   w_.line("c->error_where = NULL;");
   if (s.body.size() > 1) stmt(*s.body[1]);

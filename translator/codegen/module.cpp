@@ -9,6 +9,16 @@
 
 namespace xtap {
 
+namespace {
+constexpr unsigned long long kMaxActionLimit = 1ull << 31;
+constexpr unsigned long long kMaxTrylockLimit = 1ull << 31;
+}  // namespace
+
+void Limits::lift_time_limits() {
+  maxaction = kMaxActionLimit;
+  maxtrylock = kMaxTrylockLimit;
+}
+
 std::string Limits::set(const std::string &name, const std::string &value) {
   struct Field {
     const char *name;
@@ -17,12 +27,12 @@ std::string Limits::set(const std::string &name, const std::string &value) {
   };
   static const Field fields[] = {
       {"MAXSTRINGLEN", &Limits::maxstringlen, 16, 65536},
-      {"MAXACTION", &Limits::maxaction, 1, 1ull << 31},
+      {"MAXACTION", &Limits::maxaction, 1, kMaxActionLimit},
       {"MAXNESTING", &Limits::maxnesting, 1, 1024},
       {"MAXMAPENTRIES", &Limits::maxmapentries, 1, 1ull << 24},
       {"MAXSKIPPED", &Limits::maxskipped, 0, 1ull << 31},
       {"MAXERRORS", &Limits::maxerrors, 0, 1ull << 31},
-      {"MAXTRYLOCK", &Limits::maxtrylock, 1, 1ull << 31},
+      {"MAXTRYLOCK", &Limits::maxtrylock, 1, kMaxTrylockLimit},
       {"STP_BUFFER_SUBBUF_SIZE", &Limits::subbuf_size, XTAP_RELAY_MIN_SUBBUF_SIZE, XTAP_RELAY_MAX_SUBBUF_SIZE},
       {"STP_BUFFER_SUBBUFS", &Limits::n_subbufs, XTAP_RELAY_MIN_SUBBUFS, XTAP_RELAY_MAX_SUBBUFS},
   };

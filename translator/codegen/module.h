@@ -25,6 +25,8 @@ struct Limits {
 
   // Applies NAME=VALUE (-D); returns an error text or "".
   std::string set(const std::string &name, const std::string &value);
+  // --suppress-time-limits: MAXACTION and MAXTRYLOCK at the largest values set() takes.
+  void lift_time_limits();
 };
 
 struct ModuleOptions {

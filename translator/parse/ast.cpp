@@ -12,6 +12,65 @@ const char *type_name(Type t) {
   return "unknown";
 }
 
+const char *op_token(Op op) {
+  switch (op) {
+    case Op::None: return "";
+    case Op::Add: return "+";
+    case Op::Sub: return "-";
+    case Op::Mul: return "*";
+    case Op::Div: return "/";
+    case Op::Mod: return "%";
+    case Op::Shl: return "<<";
+    case Op::Shr: return ">>";
+    case Op::BitAnd: return "&";
+    case Op::BitOr: return "|";
+    case Op::BitXor: return "^";
+    case Op::Concat: return ".";
+    case Op::Eq: return "==";
+    case Op::Ne: return "!=";
+    case Op::Lt: return "<";
+    case Op::Le: return "<=";
+    case Op::Gt: return ">";
+    case Op::Ge: return ">=";
+    case Op::Match: return "=~";
+    case Op::NoMatch: return "!~";
+    case Op::And: return "&&";
+    case Op::Or: return "||";
+    case Op::Neg: return "-";
+    case Op::Plus: return "+";
+    case Op::Not: return "!";
+    case Op::BitNot: return "~";
+    case Op::StatAdd: return "<<<";
+  }
+  return "";
+}
+
+bool is_comparison(Op op) {
+  switch (op) {
+    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: return true;
+    default: return false;
+  }
+}
+
+Op binary_op_of(const std::string &token) {
+  for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Mod, Op::Shl, Op::Shr, Op::BitAnd, Op::BitOr,
+                Op::BitXor, Op::Concat, Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge, Op::Match,
+                Op::NoMatch, Op::And, Op::Or})
+    if (token == op_token(op)) return op;
+  return Op::None;
+}
+
+std::string Expr::op_spelling() const {
+  switch (kind) {
+    case ExprKind::Assign:
+      if (op == Op::None) return "=";
+      if (op == Op::StatAdd) return "<<<";
+      return std::string(op_token(op)) + "=";
+    case ExprKind::IncDec: return op == Op::Add ? "++" : "--";
+    default: return op_token(op);
+  }
+}
+
 std::string ProbePoint::str() const {
   std::string s;
   for (const auto &c : components) {
@@ -60,6 +119,7 @@ ExprPtr clone(const Expr &e, const std::shared_ptr<const Expansion> &via) {
   c->number = e.number;
   c->text = e.text;
   c->op = e.op;
+  c->builtin = e.builtin;
   c->postfix = e.postfix;
   for (const auto &a : e.args) c->args.push_back(clone(*a, via));
   if (e.target) {
@@ -83,6 +143,8 @@ StmtPtr clone(const Stmt &s, const std::shared_ptr<const Expansion> &via) {
   if (s.expr) c->expr = clone(*s.expr, via);
   if (s.init) c->init = clone(*s.init, via);
   if (s.step) c->step = clone(*s.step, via);
+  c->catch_var = s.catch_var;
+  c->catch_var_loc = relocated(s.catch_var_loc, via);
   c->foreach_keys = s.foreach_keys;
   for (const auto &l : s.foreach_key_locs) c->foreach_key_locs.push_back(relocated(l, via));
   c->foreach_array = s.foreach_array;

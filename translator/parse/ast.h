@@ -15,6 +15,7 @@ namespace xtap {
 enum class Type { Unknown, Long, String, Stat };
 const char *type_name(Type t);
 
+struct Builtin;
 struct GlobalDecl;
 struct LocalVar;
 struct FunctionDecl;
@@ -40,6 +41,27 @@ enum class ExprKind {
              // operand (first) and the [index] expressions of its components
   Defined,   // @defined(target): args[0] the Target; pass 2 replaces it by 0 or 1
 };
+
+// What an operator does. Binary, Logical and Unary expressions carry their
+// own; an Assign carries the operation it combines the old value with (None
+// for `=`, Add for `+=`, Concat for `.=`, StatAdd for `<<<`); an IncDec
+// carries Add (`++`) or Sub (`--`).
+enum class Op {
+  None,
+  Add, Sub, Mul, Div, Mod, Shl, Shr, BitAnd, BitOr, BitXor,  // on longs
+  Concat,                                                     // .
+  Eq, Ne, Lt, Le, Gt, Ge,                                     // on longs or strings
+  Match, NoMatch,                                             // =~ !~
+  And, Or,                                                    // && ||
+  Neg, Plus, Not, BitNot,                                     // unary - + ! ~
+  StatAdd,                                                    // <<<
+};
+
+// The operator's own token: "+" for Add, "=~" for Match, "-" for Neg, "" for None.
+const char *op_token(Op op);
+bool is_comparison(Op op);
+// The binary (or logical) operator a token spells, or Op::None.
+Op binary_op_of(const std::string &token);
 
 struct TargetAccess;  // symbols/target_access.h: how pass 3 reads a target expression
 
@@ -70,7 +92,7 @@ struct Expr {
 
   long long number = 0;
   std::string text;  // string literal, variable/function/array name
-  std::string op;    // operator spelling
+  Op op = Op::None;  // Unary, Binary, Logical, Assign, IncDec: see Op
   bool postfix = false;
 
   std::vector<std::unique_ptr<Expr>> args;  // operands, keys, call args
@@ -78,10 +100,13 @@ struct Expr {
   GlobalDecl *global = nullptr;
   LocalVar *local = nullptr;
   FunctionDecl *function = nullptr;  // Call of a script function
+  const Builtin *builtin = nullptr;  // Call of a builtin (builtins/builtins.h)
   std::unique_ptr<TargetRef> target; // Target
 
   Expr(ExprKind k, Location l) : kind(k), loc(l) {}
   Expr *arg(size_t i) const { return args[i].get(); }
+  std::string op_spelling() const;  // as written: "+=", "++", "<<<", "-"
+
 };
 
 using ExprPtr = std::unique_ptr<Expr>;
@@ -90,7 +115,7 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 enum class StmtKind {
   Block, Expr, If, While, For, Foreach, Delete, Next, Break, Continue, Return, Empty,
-  Try,  // body[0] try block, body[1] catch block; foreach_keys[0] the message variable
+  Try,  // body[0] try block, body[1] catch block; catch_var the message variable, if any
 };
 
 struct Stmt {
@@ -114,6 +139,10 @@ struct Stmt {
   bool sort_desc = false;
   std::string sort_stat;            // foreach (k in s @sum -): the aggregate to sort by
   ExprPtr limit;                    // foreach (... limit N)
+  // Try: `catch (msg)`: the variable that receives the error message (empty: none).
+  std::string catch_var;
+  Location catch_var_loc;
+  LocalVar *catch_local = nullptr;
 
   Stmt(StmtKind k, Location l) : kind(k), loc(l) {}
 };

@@ -379,8 +379,8 @@ class Parser {
       if (!accept_kw("catch")) fail("'catch' after the try block");
       if (accept_op("(")) {
         Token v = expect_identifier("a variable for the error message");
-        s->foreach_keys.push_back(v.text);
-        s->foreach_key_locs.push_back(v.loc);
+        s->catch_var = v.text;
+        s->catch_var_loc = v.loc;
         expect_op(")");
       }
       if (!cur().is_op("{")) fail("'{' to start the catch block");
@@ -463,9 +463,9 @@ class Parser {
 
   // ------------------------------------------------------------ expressions
   ExprPtr make(ExprKind k, Location l) { return std::make_unique<Expr>(k, l); }
-  ExprPtr binary(ExprKind k, const Token &op, ExprPtr l, ExprPtr r) {
-    auto e = make(k, op.loc);
-    e->op = op.text;
+  ExprPtr binary(ExprKind k, Op op, const Token &tok, ExprPtr l, ExprPtr r) {
+    auto e = make(k, tok.loc);
+    e->op = op;
     e->args.push_back(std::move(l));
     e->args.push_back(std::move(r));
     return e;
@@ -481,13 +481,15 @@ class Parser {
   ExprPtr assignment() {
     ExprPtr lhs = ternary();
     if (at_any_op({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", ".="})) {
-      Token op = take();
+      Token tok = take();
+      // `+=` combines with `+`; plain `=` with nothing.
+      Op op = binary_op_of(tok.text.substr(0, tok.text.size() - 1));
       ExprPtr rhs = assignment();
-      return binary(ExprKind::Assign, op, std::move(lhs), std::move(rhs));
+      return binary(ExprKind::Assign, op, tok, std::move(lhs), std::move(rhs));
     }
     if (cur().is_op("<<<")) {
-      Token op = take();
-      return binary(ExprKind::Assign, op, std::move(lhs), assignment());
+      Token tok = take();
+      return binary(ExprKind::Assign, Op::StatAdd, tok, std::move(lhs), assignment());
     }
     return lhs;
   }
@@ -507,8 +509,8 @@ class Parser {
   ExprPtr left_assoc(ExprKind kind, std::initializer_list<const char *> ops, Next next) {
     ExprPtr lhs = (this->*next)();
     while (at_any_op(ops)) {
-      Token op = take();
-      lhs = binary(kind, op, std::move(lhs), (this->*next)());
+      Token tok = take();
+      lhs = binary(kind, binary_op_of(tok.text), tok, std::move(lhs), (this->*next)());
     }
     return lhs;
   }
@@ -560,24 +562,24 @@ class Parser {
       return target(take(), true);
     }
     if (at_any_op({"-", "+", "!", "~"})) {
-      Token op = take();
-      auto e = make(ExprKind::Unary, op.loc);
-      e->op = op.text;
+      Token tok = take();
+      auto e = make(ExprKind::Unary, tok.loc);
+      e->op = tok.is_op("-") ? Op::Neg : tok.is_op("+") ? Op::Plus : tok.is_op("!") ? Op::Not : Op::BitNot;
       e->args.push_back(unary());
       return e;
     }
     if (at_any_op({"++", "--"})) {
-      Token op = take();
-      auto e = make(ExprKind::IncDec, op.loc);
-      e->op = op.text;
+      Token tok = take();
+      auto e = make(ExprKind::IncDec, tok.loc);
+      e->op = tok.is_op("++") ? Op::Add : Op::Sub;
       e->args.push_back(value());
       return e;
     }
     ExprPtr v = value();
     if (at_any_op({"++", "--"})) {
-      Token op = take();
-      auto e = make(ExprKind::IncDec, op.loc);
-      e->op = op.text;
+      Token tok = take();
+      auto e = make(ExprKind::IncDec, tok.loc);
+      e->op = tok.is_op("++") ? Op::Add : Op::Sub;
       e->postfix = true;
       e->args.push_back(std::move(v));
       return e;

@@ -73,7 +73,7 @@ void print_stmt(const Stmt &s, int depth, std::string &out) {
     case StmtKind::Try:
       line(out, depth, "try");
       print_stmt(*s.body[0], depth, out);
-      line(out, depth, s.foreach_keys.empty() ? "catch" : "catch (" + s.foreach_keys[0] + ")");
+      line(out, depth, s.catch_var.empty() ? "catch" : "catch (" + s.catch_var + ")");
       print_stmt(*s.body[1], depth, out);
       return;
   }
@@ -106,17 +106,17 @@ std::string print_expr(const Expr &e) {
         s += c.kind == TargetComponent::Kind::Member ? "->" + c.member : "[" + print_expr(*e.arg(c.arg)) + "]";
       return s + std::string(static_cast<size_t>(t.pretty), '$');
     }
-    case ExprKind::Unary: return e.op + print_expr(*e.arg(0));
+    case ExprKind::Unary: return e.op_spelling() + print_expr(*e.arg(0));
     case ExprKind::IncDec:
-      return e.postfix ? print_expr(*e.arg(0)) + e.op : e.op + print_expr(*e.arg(0));
+      return e.postfix ? print_expr(*e.arg(0)) + e.op_spelling() : e.op_spelling() + print_expr(*e.arg(0));
     case ExprKind::Ternary:
       return "(" + print_expr(*e.arg(0)) + " ? " + print_expr(*e.arg(1)) + " : " +
              print_expr(*e.arg(2)) + ")";
     case ExprKind::Assign:
-      return print_expr(*e.arg(0)) + " " + e.op + " " + print_expr(*e.arg(1));
+      return print_expr(*e.arg(0)) + " " + e.op_spelling() + " " + print_expr(*e.arg(1));
     case ExprKind::Binary:
     case ExprKind::Logical:
-      return "(" + print_expr(*e.arg(0)) + " " + e.op + " " + print_expr(*e.arg(1)) + ")";
+      return "(" + print_expr(*e.arg(0)) + " " + e.op_spelling() + " " + print_expr(*e.arg(1)) + ")";
   }
   return "?";
 }

@@ -201,13 +201,12 @@ class TypeInferrer {
   }
 
   Type binary(Expr &e) {
-    const std::string &op = e.op;
-    if (op == ".") {
+    if (e.op == Op::Concat) {
       expect(*e.arg(0), Type::String);
       expect(*e.arg(1), Type::String);
       return set(e, Type::String);
     }
-    if (op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=") {
+    if (is_comparison(e.op)) {
       Type a = expr(*e.arg(0), Type::Unknown);
       Type b = expr(*e.arg(1), a);
       if (a == Type::Unknown && b != Type::Unknown) a = expr(*e.arg(0), b);
@@ -216,12 +215,12 @@ class TypeInferrer {
                      std::string("cannot compare ") + type_name(a) + " with " + type_name(b));
       return set(e, Type::Long);
     }
-    if (op == "=~" || op == "!~") {
+    if (e.op == Op::Match || e.op == Op::NoMatch) {
       expect(*e.arg(0), Type::String);
       Expr &re = *e.arg(1);
       if (re.kind != ExprKind::String) {
         if (report_)
-          diags_.error("XTP2307", re.loc, "the right side of " + op + " must be a literal regular expression");
+          diags_.error("XTP2307", re.loc, "the right side of " + e.op_spelling() + " must be a literal regular expression");
         return set(e, Type::Long);
       }
       re.type = Type::String;
@@ -253,19 +252,19 @@ class TypeInferrer {
   Type assign(Expr &e) {
     Expr &lhs = *e.arg(0);
     Expr &rhs = *e.arg(1);
-    if (e.op == "<<<") {
+    if (e.op == Op::StatAdd) {
       if (lhs.kind == ExprKind::Index) keys(lhs);
       if (lhs.global) unify(lhs.global->type, Type::Stat, lhs.loc, "'" + lhs.text + "'");
       lhs.type = Type::Stat;
       expect(rhs, Type::Long);
       return set(e, Type::Long);
     }
-    if (e.op == ".=") {
+    if (e.op == Op::Concat) {
       expect(lhs, Type::String);
       expect(rhs, Type::String);
       return set(e, Type::String);
     }
-    if (e.op != "=") {
+    if (e.op != Op::None) {
       expect(lhs, Type::Long);
       expect(rhs, Type::Long);
       return set(e, Type::Long);
@@ -287,7 +286,7 @@ class TypeInferrer {
       }
       return set(e, f->return_type);
     }
-    const Builtin *b = find_builtin(e.text);
+    const Builtin *b = e.builtin;
     if (!b) return Type::Unknown;
     switch (b->kind) {
       case BuiltinKind::Printf:
@@ -383,7 +382,7 @@ class TypeInferrer {
         expect(*s.expr, Type::Long);
         break;
       case StmtKind::Try:
-        for (auto *v : s.foreach_vars) unify(v->type, Type::String, v->loc, "local '" + v->name + "'");
+        if (LocalVar *v = s.catch_local) unify(v->type, Type::String, v->loc, "local '" + v->name + "'");
         break;
       case StmtKind::Return:
         if (s.expr && function_) {

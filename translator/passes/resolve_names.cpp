@@ -279,7 +279,8 @@ class NameResolver {
             body_->calls.push_back(f);
           return;
         }
-        if (!find_builtin(e.text)) {
+        e.builtin = find_builtin(e.text);
+        if (!e.builtin) {
           auto &d = diags_.error("XTP2207", e.loc, "unknown function '" + e.text + "'");
           std::vector<std::string> names = builtin_names();
           for (auto &f : script_.functions) names.push_back(f->name);
@@ -291,8 +292,8 @@ class NameResolver {
       }
       case ExprKind::Assign:
         expr(*e.arg(1));
-        if (e.op == "<<<") return statistic(*e.arg(0), true);
-        target(*e.arg(0), e.op != "=");
+        if (e.op == Op::StatAdd) return statistic(*e.arg(0), true);
+        target(*e.arg(0), e.op != Op::None);
         return;
       case ExprKind::Aggregate:
         statistic(*e.arg(0), false);
@@ -369,12 +370,12 @@ class NameResolver {
         return;
       }
       case StmtKind::Try:
-        if (!s.foreach_keys.empty()) {
-          if (script_.find_global(s.foreach_keys[0]))
-            diags_.error("XTP2216", s.foreach_key_locs[0],
-                         "catch variable '" + s.foreach_keys[0] + "' must be a local, not a global");
+        if (!s.catch_var.empty()) {
+          if (script_.find_global(s.catch_var))
+            diags_.error("XTP2216", s.catch_var_loc,
+                         "catch variable '" + s.catch_var + "' must be a local, not a global");
           else
-            s.foreach_vars.push_back(local(s.foreach_keys[0], s.foreach_key_locs[0]));
+            s.catch_local = local(s.catch_var, s.catch_var_loc);
         }
         for (auto &b : s.body) stmt(*b);
         return;

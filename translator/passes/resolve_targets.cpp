@@ -58,7 +58,7 @@ class TargetResolver {
     }
     if (e->kind == ExprKind::Logical) {
       expr(e->args[0]);
-      bool is_and = e->op == "&&";
+      bool is_and = e->op == Op::And;
       if (constant(*e->arg(0)) && (e->arg(0)->number != 0) != is_and) {
         auto n = std::make_unique<Expr>(ExprKind::Number, e->loc);
         n->number = is_and ? 0 : 1;
