@@ -28,7 +28,7 @@ class Elider {
   std::set<std::string> read_;
 
   static bool plain_store(const Expr &e) {
-    return e.kind == ExprKind::Assign && e.op == "=" && e.args[0]->kind == ExprKind::Var;
+    return e.kind == ExprKind::Assign && e.op == Op::None && e.args[0]->kind == ExprKind::Var;
   }
 
   void collect(const Expr &e) {
