@@ -9,6 +9,16 @@ namespace xtap::cli {
 void print_probe_list(std::ostream &os, const Elaborated &elab, bool vars) {
   std::set<std::string> lines;
   for (const auto &dp : elab.probes) {
+    // A probe alias is listed by its name with the variables it sets, as
+    // stap lists syscall.openat; a probe point of a family by its location
+    // with its target variables.
+    if (!dp->decl->alias.empty()) {
+      std::string line = dp->decl->alias;
+      if (vars)
+        for (const auto &l : dp->decl->locals) line += " " + l->name + ":" + type_name(l->type);
+      lines.insert(line);
+      continue;
+    }
     std::string line = dp->name();
     if (vars)
       for (const auto &v : dp->context_vars())

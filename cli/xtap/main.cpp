@@ -337,7 +337,9 @@ int main(int argc, char **argv) {
     if (!catalog) *error = catalog_err;
     return catalog.get();
   };
-  bool ok = elaborate(*script, probe_env, elab, diags);
+  ElaborateOptions eopts;
+  eopts.keep_unused = o.keep_unused || o.list_vars;
+  bool ok = elaborate(*script, probe_env, elab, diags, eopts);
   // -w drops every warning; -u keeps unused code, so there is no elision
   // to warn about (XTP2301, XTP2320).
   for (const auto &d : diags.all()) {

@@ -215,6 +215,7 @@ struct Body {
 
 struct ProbeDecl : Body {
   std::vector<ProbePoint> points;
+  std::string alias;  // the probe alias the script's point named, as matched (syscall.openat), for -l/-L
   ExprPtr condition;  // probe ... if (cond): the body runs only while cond holds
 };
 

@@ -255,9 +255,19 @@ class Parser {
   ProbePointComponent probe_component() {
     ProbePointComponent c;
     c.loc = cur().loc;
-    if (cur().kind != Tok::Identifier && cur().kind != Tok::Keyword)
-      fail("a probe point name (such as begin, kprobe.function(\"name\"))");
+    // A name may hold wildcards, as in syscall.* and syscall.open*: its
+    // pieces are the adjacent words, numbers and '*' tokens.
+    auto piece = [&] { return cur().kind == Tok::Identifier || cur().kind == Tok::Keyword || cur().is_op("*"); };
+    if (!piece()) fail("a probe point name (such as begin, kprobe.function(\"name\"))");
+    Location last = cur().loc;
     c.name = take().text;
+    while ((piece() || cur().kind == Tok::Number) && cur().loc.line == last.line &&
+           cur().loc.column == last.column + last.length) {
+      last = cur().loc;
+      c.name += cur().kind == Tok::Number ? std::to_string(cur().number) : cur().text;
+      take();
+    }
+    c.loc.length = last.column + last.length - c.loc.column;
     if (accept_op("(")) {
       c.has_arg = true;
       if (cur().kind == Tok::String) {

@@ -2,7 +2,9 @@
 
 namespace xtap {
 
-bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags) {
+bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags, const ElaborateOptions &opts) {
+  generate_tapsets(s, env, diags);
+  if (diags.has_errors()) return false;
   expand_aliases(s, diags);
   if (diags.has_errors()) return false;
   resolve_probes(s, env, out, diags);
@@ -10,6 +12,7 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   resolve_targets(s, out, env, diags);
   if (diags.has_errors()) return false;
   elide_dead_code(s);
+  if (!opts.keep_unused) elide_unread_assignments(s);
   prune_tapsets(s);
   resolve_names(s, diags);
   if (diags.has_errors()) return false;

@@ -2,6 +2,14 @@
 // own points, pasting the alias body before (=) or after (+=) the probe's
 // body. A probe whose points use different aliases is split, since each
 // alias brings its own prologue or epilogue. Aliases may use aliases.
+//
+// As in stap, a point matches alias names component by component, each
+// component a glob (`syscall.*`, `syscall.open*`, `syscall.*.return`), and
+// a point longer than an alias's name that matches none in full may use
+// the alias with a suffix (`my.alias.return`): the remaining components are
+// appended to each of the alias's own points.
+#include <fnmatch.h>
+
 #include <algorithm>
 
 #include "passes/passes.h"
@@ -11,24 +19,49 @@ namespace {
 
 constexpr int kMaxAliasDepth = 16;
 
-std::vector<const AliasDecl *> aliases_named(const Script &s, const ProbePoint &pp) {
-  std::vector<const AliasDecl *> out;
-  for (const auto &c : pp.components)
-    if (c.has_arg) return out;
-  std::string name = pp.str();
-  for (const auto &a : s.aliases)
-    if (a->name.str() == name) out.push_back(a.get());
+struct AliasUse {
+  const AliasDecl *alias;
+  size_t matched;  // components of the point matched by the alias name; the rest is a suffix
+};
+
+// True if the first `n` components of `pp` match the alias's name, which
+// has exactly `n` components.
+bool name_matches(const AliasDecl &a, const ProbePoint &pp, size_t n) {
+  const auto &name = a.name.components;
+  if (name.size() != n || n > pp.components.size()) return false;
+  for (size_t i = 0; i < n; ++i) {
+    const auto &c = pp.components[i];
+    if (c.has_arg || name[i].has_arg) return false;
+    if (fnmatch(c.name.c_str(), name[i].name.c_str(), 0) != 0) return false;
+  }
+  return true;
+}
+
+std::vector<AliasUse> aliases_named(const Script &s, const ProbePoint &pp) {
+  std::vector<AliasUse> out;
+  for (size_t n = pp.components.size(); n > 0 && out.empty(); --n)
+    for (const auto &a : s.aliases)
+      if (name_matches(*a, pp, n)) out.push_back({a.get(), n});
   return out;
 }
 
-std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasDecl &a, const ProbePoint &use,
+std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasUse &u, const ProbePoint &use,
                                   bool optional) {
+  const AliasDecl &a = *u.alias;
   auto via = std::make_shared<Expansion>(Expansion{"probe alias '" + a.name.str() + "'", use.loc});
   auto n = std::make_unique<ProbeDecl>();
   n->loc = p.loc;
+  n->alias = p.alias;
+  if (n->alias.empty()) {
+    ProbePoint named = a.name;
+    named.components.insert(named.components.end(), use.components.begin() + u.matched, use.components.end());
+    n->alias = named.str();
+  }
   for (const auto &pp : a.points) {
     n->points.push_back(pp);
-    if (optional) n->points.back().optional = true;
+    auto &added = n->points.back();
+    added.components.insert(added.components.end(), use.components.begin() + u.matched, use.components.end());
+    if (optional) added.optional = true;
   }
   auto body = std::make_unique<Stmt>(StmtKind::Block, p.body->loc);
   if (a.epilogue) body->body.push_back(clone(*p.body));
@@ -61,7 +94,7 @@ void expand_aliases(Script &s, Diagnostics &diags) {
         diags.error("XTP2120", pp.loc, "probe alias '" + pp.str() + "' expands too deeply (recursive alias?)");
         continue;
       }
-      for (const auto *a : as) split.push_back(expand(*p, *a, pp, pp.optional));
+      for (const auto &u : as) split.push_back(expand(*p, u, pp, pp.optional));
     }
     for (auto &n : split) work.emplace_back(std::move(n), depth + 1);
     if (!plain.empty()) {

@@ -1,10 +1,12 @@
 // Pass 2 (elaborate): the checks and resolutions between parsing and code
 // generation, run in this order by elaborate():
+//   generate_tapsets tapsets made from the kernel catalog (syscall.*), if used
 //   expand_aliases  probe alias uses -> the alias's points and bodies
 //   resolve_probes  probe points -> derived probes of their providers (probes/);
 //                   probes reading context variables split per location
 //   resolve_targets $vars, @cast, @defined -> typed reads (symbols/target_access)
 //   elide_dead_code drop if-branches with constant conditions (@defined)
+//   elide_unread_assignments drop what aliases compute and probes never read
 //   prune_tapsets   drop tapset functions and globals nothing uses
 //   resolve_names   variables -> globals or probe locals, calls -> builtins
 //   infer_types     types of every variable, array and expression
@@ -25,10 +27,12 @@ struct Elaborated {
   std::vector<std::unique_ptr<ProbeDecl>> split_originals;
 };
 
+void generate_tapsets(Script &s, const ProbeEnv &env, Diagnostics &diags);
 void expand_aliases(Script &s, Diagnostics &diags);
 void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags);
 void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags);
 void elide_dead_code(Script &s);
+void elide_unread_assignments(Script &s);
 void prune_tapsets(Script &s);
 void resolve_names(Script &s, Diagnostics &diags);
 void infer_types(Script &s, Diagnostics &diags);
@@ -37,7 +41,12 @@ void infer_types(Script &s, Diagnostics &diags);
 // body reads no context variables).
 const DerivedProbe *single_location(const Elaborated &e, const ProbeDecl &decl);
 
+struct ElaborateOptions {
+  bool keep_unused = false;  // -u, -L: keep what aliases compute for nobody
+};
+
 // Runs every pass 2 step; stops after the first step that reported errors.
-bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags);
+bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags,
+               const ElaborateOptions &opts = {});
 
 }  // namespace xtap

@@ -28,14 +28,17 @@ std::unique_ptr<ProbeDecl> copy_probe(const ProbeDecl &p) {
   c->body = clone(*p.body);
   c->loc = p.loc;
   c->points = p.points;
+  c->alias = p.alias;
   if (p.condition) c->condition = clone(*p.condition);
   return c;
 }
 
-void report_unknown(const ProbePoint &pp, Diagnostics &diags) {
+void report_unknown(const Script &s, const ProbePoint &pp, Diagnostics &diags) {
   std::vector<std::string> known;
   for (const auto *p : probe_providers())
     for (auto &sp : p->spellings()) known.push_back(sp);
+  // Probe aliases too (syscall.openat for syscall.opnat).
+  for (const auto &a : s.aliases) known.push_back(a->name.str());
   auto &d = diags.error("XTP2100", pp.loc, "unknown probe point '" + pp.str() + "'");
   std::string guess = closest_match(pp.str(), known);
   if (guess.empty()) guess = closest_match(component_names(pp), known);
@@ -56,7 +59,7 @@ void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics
       for (const auto *p : probe_providers())
         if (p->matches(pp)) provider = p;
       if (!provider) {
-        if (!pp.optional) report_unknown(pp, diags);
+        if (!pp.optional) report_unknown(s, pp, diags);
         continue;
       }
       size_t first = derived.size();

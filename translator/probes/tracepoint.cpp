@@ -7,12 +7,14 @@
 //
 // kernel.trace("syscalls:sys_enter_NAME") and ("syscalls:sys_exit_NAME"):
 // the per-syscall events users know from ftrace and bpftrace. The kernel
-// builds them on the raw_syscalls tracepoints; so does xtap, filtering by
-// syscall number, with the arguments of the syscall's prototype.
+// builds them on the raw_syscalls tracepoints; so does xtap: the runtime
+// registers one dispatcher per raw tracepoint that runs the probes of the
+// syscall at hand, with the arguments of the syscall's prototype.
 #include <fnmatch.h>
 
 #include "probes/provider.h"
 #include "symbols/catalog.h"
+#include "symbols/syscall_params.h"
 
 namespace xtap {
 namespace {
@@ -54,6 +56,16 @@ std::string c_param_type(const TypeTable &types, int type) {
     default:
       return "";
   }
+}
+
+// Argument i of a syscall from the task's registers, converted to its C
+// type as the kernel's SYSCALL_DEFINE wrappers do: an int's upper 32 bits
+// are not part of it (openat's dfd AT_FDCWD is -100, not 4294967196).
+std::string syscall_arg_value(const TypeTable &types, int type, size_t i) {
+  std::string reg = "xtap_syscall_arg(c, " + std::to_string(i) + ")";
+  std::string t = c_param_type(types, type);
+  if (t.empty() || t == "const void *" || t == "u64" || t == "s64") return reg;
+  return "(u64)(" + std::string(t[0] == 's' ? "s64" : "u64") + ")(" + t + ")" + reg;
 }
 
 class TracepointProvider : public ProbeProvider {
@@ -103,13 +115,21 @@ class TracepointProvider : public ProbeProvider {
   void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_tracepoint_probes", mine);
-    for (size_t i = 0; i < mine.size(); ++i) emit_callback(w, i, *static_cast<const TracepointProbe *>(mine[i]));
+    // The syscall events have no callback of their own: the runtime's
+    // dispatcher on the raw tracepoint runs them by syscall number.
+    for (size_t i = 0; i < mine.size(); ++i) {
+      auto *tp = static_cast<const TracepointProbe *>(mine[i]);
+      if (tp->syscall == SyscallEvent::None) emit_callback(w, i, *tp);
+    }
     w.open("static const struct xtap_tracepoint_spec xtap_tracepoints[] = {");
     for (size_t i = 0; i < mine.size(); ++i) {
       auto *tp = static_cast<const TracepointProbe *>(mine[i]);
       std::string n = std::to_string(i);
+      bool sc = tp->syscall != SyscallEvent::None;
       w.line("{ .probe = &xtap_tracepoint_probes[" + n + "], .name = " + c_string_literal(tp->kernel_name) +
-             ", .callback = (void *)xtap_tp_callback_" + n + ", .optional = " + (tp->optional ? "1" : "0") + " },");
+             ", .callback = " + (sc ? "NULL" : "(void *)xtap_tp_callback_" + n) +
+             ", .syscall_nr = " + std::to_string(sc ? tp->syscall_nr : -1) +
+             ", .optional = " + (tp->optional ? "1" : "0") + " },");
     }
     w.close("};");
     out.groups.push_back(probe_group("xtap_tracepoint_ops", "xtap_tracepoints", mine.size()));
@@ -158,7 +178,8 @@ class TracepointProvider : public ProbeProvider {
     dp->vars.push_back({"__syscall_nr", raw->args[1].type, "((u64)" + std::to_string(sc.nr) + ")", true});
     if (ev == SyscallEvent::Enter) {
       for (size_t i = 0; i < sc.args.size() && i < 6; ++i)
-        dp->vars.push_back({sc.args[i].name, sc.args[i].type, "xtap_syscall_arg(c, " + std::to_string(i) + ")", true});
+        dp->vars.push_back({syscall_param_name(sc, i), sc.args[i].type, syscall_arg_value(cat.types(), sc.args[i].type, i),
+                            true});
     } else {
       dp->vars.push_back({"ret", raw->args[1].type, "c->args[1]", true});
     }
@@ -190,11 +211,6 @@ class TracepointProvider : public ProbeProvider {
     w.open("{");
     w.line("const u64 args[] = { " + (args.empty() ? std::string("0") : args) + " };");
     w.line();
-    if (tp.syscall == SyscallEvent::Enter)
-      w.line("if (a1 != " + std::to_string(tp.syscall_nr) + " || xtap_syscall_compat())");
-    else if (tp.syscall == SyscallEvent::Exit)
-      w.line("if (xtap_syscall_nr(a0) != " + std::to_string(tp.syscall_nr) + ")");
-    if (tp.syscall != SyscallEvent::None) w.line("\treturn;");
     w.line("xtap_tracepoint_run(data, args);");
     w.close();
   }

@@ -23,6 +23,7 @@
 #include <linux/string.h>
 #include <xtap/abi.h>
 #include <xtap/memory.h>
+#include <xtap/syscall_decode.h>
 
 #define XTAP_MAXKEYS 9
 
@@ -52,6 +53,7 @@ struct xtap_context {
 	const struct xtap_probe *probe;
 	struct pt_regs *regs;       /* NULL for begin/end/timer probes */
 	const u64 *args;            /* tracepoints: the arguments, widened to u64 */
+	struct pt_regs *syscall_regs; /* syscall events: the task's user registers */
 	const char *error;          /* first run-time error of this run, or NULL */
 	const char *error_where;    /* "near operator '/' at t.stp:3:14", or NULL: shown
 				     * when the error ends the run, not in catch (msg) */
@@ -198,15 +200,26 @@ struct xtap_timer_spec {
 struct xtap_tracepoint_spec {
 	const struct xtap_probe *probe;
 	const char *name;       /* the kernel's tracepoint */
-	void *callback;
+	void *callback;         /* NULL for a syscall event */
+	/*
+	 * syscalls:sys_enter_NAME and sys_exit_NAME (name is "sys_enter" or
+	 * "sys_exit"): the native syscall number. The runtime registers one
+	 * dispatcher per raw tracepoint for all of them, which runs the
+	 * probes of the syscall at hand only. -1 for other tracepoints.
+	 */
+	s32 syscall_nr;
 	u8 optional;
 };
 
 void xtap_tracepoint_run(void *spec, const u64 *args);
 /* Syscall events on the raw_syscalls tracepoints (x86-64 native ABI). */
 u64 xtap_syscall_arg(struct xtap_context *c, int i);  /* c->args[0] holds the regs */
+/*
+ * stap's int_arg(n) and kin: argument n (from 1) of the probed kernel
+ * function (kprobes) or of the system call (syscall events); 0 elsewhere.
+ */
+u64 xtap_probe_arg(struct xtap_context *c, int n);
 long xtap_syscall_nr(const void *regs);               /* -1 for compat syscalls */
-bool xtap_syscall_compat(void);
 
 struct xtap_script {
 	u32 abi;                          /* XTAP_ABI_VERSION */
