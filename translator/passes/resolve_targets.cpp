@@ -100,14 +100,21 @@ class TargetResolver {
     std::string base_c;
     bool address = false;
     if (t.name == "@cast") {
-      std::string error;
-      const KernelCatalog *cat = env_.catalog ? env_.catalog(&error) : nullptr;
-      if (!cat) {
-        diags_.error("XTP2228", e.loc, "@cast needs the kernel's type catalog: " + error);
-        return false;
+      // A location typed from the kernel's BTF casts to BTF's types: the
+      // layouts of the kernel as built, with no header catalog to build.
+      const TypeTable *own = where_ ? where_->types() : nullptr;
+      if (own && (base = cast_type(*own, t.cast_type)) >= 0) {
+        types = own;
+      } else {
+        std::string error;
+        const KernelCatalog *cat = env_.catalog ? env_.catalog(&error) : nullptr;
+        if (!cat) {
+          diags_.error("XTP2228", e.loc, "@cast needs the kernel's type catalog: " + error);
+          return false;
+        }
+        types = &cat->types();
+        base = cast_type(*types, t.cast_type);
       }
-      types = &cat->types();
-      base = cast_type(*types, t.cast_type);
       if (base < 0) {
         diags_.error("XTP2229", e.loc, "type '" + t.cast_type + "' is not a struct or union the kernel headers define")
             .hint = "name a struct or union as in @cast(p, \"task_struct\") or @cast(p, \"struct file\")";
@@ -118,6 +125,11 @@ class TargetResolver {
       const ContextVar *cv = where_ ? where_->context_var(t.name.substr(1)) : nullptr;
       if (!cv) {
         unknown_variable(e);
+        return false;
+      }
+      if (!cv->unavailable.empty()) {
+        diags_.error("XTP2154", e.loc, "target variable '" + t.name + "' cannot be read at " + where_->name() + ": " +
+                                           cv->unavailable);
         return false;
       }
       types = where_->types();
@@ -258,6 +270,10 @@ class TargetResolver {
         if (!want) continue;
         if (!fmt.empty()) fmt += " ";
         fmt += v.name + "=";
+        if (!v.unavailable.empty()) {
+          fmt += "?";
+          continue;
+        }
         auto var = std::make_unique<Expr>(ExprKind::Target, e.loc);
         var->target = std::make_unique<TargetRef>();
         var->target->name = "$" + v.name;
