@@ -78,6 +78,14 @@ class TargetResolver {
     }
     for (size_t i = 0; i < e->args.size(); ++i)
       if (!(i == 0 && (e->kind == ExprKind::Ternary || e->kind == ExprKind::Logical))) expr(e->args[i]);
+    // @defined($a) && @defined($b): both sides decided, so is the whole.
+    if (e->kind == ExprKind::Logical && constant(*e->arg(0)) && constant(*e->arg(1))) {
+      bool a = e->arg(0)->number != 0, b = e->arg(1)->number != 0;
+      auto n = std::make_unique<Expr>(ExprKind::Number, e->loc);
+      n->number = (e->op == "&&" ? a && b : a || b) ? 1 : 0;
+      e = std::move(n);
+      return;
+    }
     if (e->kind != ExprKind::Target) return;
     if (e->target->pretty || e->target->name.starts_with("$$")) {
       if (ExprPtr p = pretty(*e)) e = std::move(p);
