@@ -7,6 +7,7 @@
 #include <set>
 
 #include "passes/passes.h"
+#include "symbols/btf.h"
 #include "symbols/catalog.h"
 #include "symbols/target_access.h"
 
@@ -114,17 +115,23 @@ class TargetResolver {
       if (own && (base = cast_type(*own, t.cast_type)) >= 0) {
         types = own;
       } else {
-        std::string error;
+        // The header catalog first; then BTF, which also has the records the
+        // headers keep private to the kernel's sources (tty_struct, rq).
+        std::string error, btf_error;
         const KernelCatalog *cat = env_.catalog ? env_.catalog(&error) : nullptr;
-        if (!cat) {
+        if (cat) {
+          types = &cat->types();
+          base = cast_type(*types, t.cast_type);
+        }
+        const KernelBtf *btf = base < 0 && env_.btf ? env_.btf(&btf_error) : nullptr;
+        if (btf && (base = cast_type(btf->types(), t.cast_type)) >= 0) types = &btf->types();
+        if (!cat && base < 0) {
           diags_.error("XTP2228", e.loc, "@cast needs the kernel's type catalog: " + error);
           return false;
         }
-        types = &cat->types();
-        base = cast_type(*types, t.cast_type);
       }
       if (base < 0) {
-        diags_.error("XTP2229", e.loc, "type '" + t.cast_type + "' is not a struct or union the kernel headers define")
+        diags_.error("XTP2229", e.loc, "type '" + t.cast_type + "' is not a struct or union the kernel headers or BTF define")
             .hint = "name a struct or union as in @cast(p, \"task_struct\") or @cast(p, \"struct file\")";
         return false;
       }

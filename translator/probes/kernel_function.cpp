@@ -126,7 +126,9 @@ class KernelFunctionProvider : public ProbeProvider {
   void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &env, DerivedProbes &out,
               Diagnostics &diags) const override {
     const auto &cs = pp.components;
+    // An optional point (pp?) that cannot be resolved is dropped silently.
     if (std::string what = needs_dwarf(pp); !what.empty()) {
+      if (pp.optional) return;
       auto &d = diags.error("XTP2150", pp.loc, what + " needs the kernel's DWARF debuginfo, which xtap does not read yet");
       d.hint = "without debuginfo, kernel.function(\"name\"), .call and .return work from the kernel's BTF; "
                "the debuginfo is in Debian's package linux-image-KVER-dbg";
@@ -146,6 +148,7 @@ class KernelFunctionProvider : public ProbeProvider {
     std::string error;
     const KernelBtf *btf = env.btf ? env.btf(&error) : nullptr;
     if (!btf) {
+      if (pp.optional) return;
       auto &d = diags.error("XTP2152", pp.loc, "cannot list the kernel's functions: " + error);
       d.hint = "kernel.function needs the kernel's BTF (CONFIG_DEBUG_INFO_BTF) or its debuginfo";
       return;
