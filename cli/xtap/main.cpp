@@ -347,8 +347,12 @@ int main(int argc, char **argv) {
     if (!btf_tried) {
       btf_tried = true;
       std::string path, origin;
-      if (!have_target) btf_err = target_err;
-      else if (kbuild::ensure_btf(target, env, &path, &origin, &btf_err))
+      // Without a build directory (no headers installed) the release is
+      // enough: -L and -p2 still work from the running kernel's BTF.
+      kbuild::Target btf_target = target;
+      if (!have_target && !o.vm) btf_target.release = pctx.kernel_release;
+      if (btf_target.release.empty()) btf_err = target_err;
+      else if (kbuild::ensure_btf(btf_target, env, &path, &origin, &btf_err))
         btf = KernelBtf::load(path, &btf_err);
       if (btf && o.verbose) std::cerr << "xtap: kernel types and functions from the BTF of " << origin << "\n";
     }
