@@ -187,6 +187,15 @@ TEST(KernelFunctionProbes, GlobsMatchByName) {
   EXPECT_EQ(names, (std::vector<std::string>{"kernel.function(\"vfs_read\")", "kernel.function(\"vfs_write\")"}));
 }
 
+TEST(KernelFunctionProbes, CallKeepsItsNameAsInStap) {
+  if (!fixture()) GTEST_SKIP() << "no BTF fixture in this build";
+  auto r = test::run("probe kernel.function(\"vfs_read\").call { println($count) }");
+  ASSERT_TRUE(r->ok) << r->printed();
+  ASSERT_EQ(r->elab.probes.size(), 1u);
+  EXPECT_EQ(r->elab.probes[0]->name(), "kernel.function(\"vfs_read\").call");
+  EXPECT_EQ(r->elab.probes[0]->context_var("count")->c_value, "xtap_kfunc_arg(c, 2)");
+}
+
 TEST(KernelFunctionProbes, WhatNeedsDwarfNamesThePackage) {
   for (const char *pp : {"kernel.function(\"vfs_read@fs/read_write.c\")", "kernel.statement(\"vfs_read\")",
                          "module(\"ext4\").function(\"ext4_file_open\")", "kernel.function(\"vfs_read\").inline"}) {

@@ -28,13 +28,14 @@ class KernelFunctionProbe : public DerivedProbe {
  public:
   std::string function;
   bool is_return = false;
+  bool is_call = false;       // written .call: pp() keeps it, as in stap
   bool from_pattern = false;  // one of several functions a glob matched
   std::string pattern;
   std::vector<ContextVar> vars;
   const TypeTable *table = nullptr;
 
   std::string name() const override {
-    return "kernel.function(\"" + function + "\")" + (is_return ? ".return" : "");
+    return "kernel.function(\"" + function + "\")" + (is_return ? ".return" : is_call ? ".call" : "");
   }
   const std::vector<ContextVar> &context_vars() const override { return vars; }
   const TypeTable *types() const override { return table; }
@@ -155,6 +156,7 @@ class KernelFunctionProvider : public ProbeProvider {
     }
     const std::string &pattern = cs[1].str_arg;
     bool is_return = cs.size() == 3 && cs[2].name == "return";
+    bool is_call = cs.size() == 3 && cs[2].name == "call";
     size_t before = out.size();
     if (!is_glob(pattern)) {
       if (const KFunction *f = btf->find_function(pattern)) add(*btf, *f, is_return, false, pattern, out);
@@ -162,6 +164,7 @@ class KernelFunctionProvider : public ProbeProvider {
       for (const auto &f : btf->functions())
         if (fnmatch(pattern.c_str(), f.name.c_str(), 0) == 0) add(*btf, f, is_return, true, pattern, out);
     }
+    for (size_t i = before; i < out.size(); ++i) static_cast<KernelFunctionProbe &>(*out[i]).is_call = is_call;
     if (out.size() == before && !pp.optional) no_match(*btf, cs[1], diags);
   }
 
@@ -182,7 +185,8 @@ class KernelFunctionProvider : public ProbeProvider {
                          (kf->optional ? "1" : "0");
       if (pattern)
         spec += ", .pattern = " + std::to_string(pattern) + ", .pattern_text = " +
-                c_string_literal("kernel.function(\"" + kf->pattern + "\")" + (kf->is_return ? ".return" : ""));
+                c_string_literal("kernel.function(\"" + kf->pattern + "\")" +
+                                 (kf->is_return ? ".return" : kf->is_call ? ".call" : ""));
       w.line(spec + " },");
     }
     w.close("};");
