@@ -119,13 +119,18 @@ bool extract_from_bzimage(const std::string &image, const fs::path &work, const 
       std::ifstream head(elf, std::ios::binary);
       char magic[4] = {};
       head.read(magic, 4);
-      if (std::memcmp(magic, "\x7f" "ELF", 4) != 0) continue;
+      if (std::memcmp(magic,
+                      "\x7f"
+                      "ELF",
+                      4) != 0)
+        continue;
       std::string elf_error;
       if (extract_from_elf(elf.string(), out, &elf_error)) return true;
       tried += std::string(tried.empty() ? "" : "; ") + elf_error;
     }
   }
-  *error = "found no compressed vmlinux with BTF in " + image + (tried.empty() ? "" : " (" + tried + ")");
+  *error = "found no compressed vmlinux with BTF in " + image +
+           (tried.empty() ? "" : " (" + tried + ")");
   return false;
 }
 
@@ -144,7 +149,8 @@ bool extract_btf_from_image(const std::string &image, const std::string &out, st
   return ok;
 }
 
-bool ensure_btf(const Target &t, const Env &env, std::string *path, std::string *origin, std::string *error) {
+bool ensure_btf(const Target &t, const Env &env, std::string *path, std::string *origin,
+                std::string *error) {
   const std::string sysfs = "/sys/kernel/btf/vmlinux";
   if (is_running_kernel(t.release) && access(sysfs.c_str(), R_OK) == 0) {
     *path = *origin = sysfs;
@@ -155,7 +161,8 @@ bool ensure_btf(const Target &t, const Env &env, std::string *path, std::string 
   bool from_debug = fs::exists(debug_vmlinux);
   std::string source = from_debug ? debug_vmlinux : image;
   if (!from_debug && !fs::exists(image)) {
-    *error = "no BTF for kernel " + t.release + ": neither " + debug_vmlinux + " nor " + image + " exists";
+    *error = "no BTF for kernel " + t.release + ": neither " + debug_vmlinux + " nor " + image +
+             " exists";
     return false;
   }
   *origin = source;
@@ -167,14 +174,16 @@ bool ensure_btf(const Target &t, const Env &env, std::string *path, std::string 
     return false;
   }
   fs::path final_path =
-      cache / (t.release + "-" + hash_hex(env.version + "\n" + identity(source)).substr(0, 16) + ".btf");
+      cache /
+      (t.release + "-" + hash_hex(env.version + "\n" + identity(source)).substr(0, 16) + ".btf");
   *path = final_path.string();
   if (fs::exists(final_path)) return true;
 
   CacheLock lock(final_path.string());
   if (fs::exists(final_path)) return true;
   std::string tmp = final_path.string() + ".tmp" + std::to_string(getpid());
-  bool ok = from_debug ? extract_from_elf(source, tmp, error) : extract_btf_from_image(source, tmp, error);
+  bool ok = from_debug ? extract_from_elf(source, tmp, error)
+                       : extract_btf_from_image(source, tmp, error);
   if (ok) {
     fs::rename(tmp, final_path, ec);
     if (ec) {

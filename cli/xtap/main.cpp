@@ -354,7 +354,8 @@ int main(int argc, char **argv) {
       if (btf_target.release.empty()) btf_err = target_err;
       else if (kbuild::ensure_btf(btf_target, env, &path, &origin, &btf_err))
         btf = KernelBtf::load(path, &btf_err);
-      if (btf && o.verbose) std::cerr << "xtap: kernel types and functions from the BTF of " << origin << "\n";
+      if (btf && o.verbose)
+        std::cerr << "xtap: kernel types and functions from the BTF of " << origin << "\n";
     }
     if (!btf) *error = btf_err;
     return btf.get();

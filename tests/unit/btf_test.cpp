@@ -63,7 +63,8 @@ TEST(BtfFixture, FunctionsWithParameterNamesAndTypes) {
 TEST(BtfFixture, FunctionsSortedWithStaticOnes) {
   REQUIRE_FIXTURE();
   const auto &fs = btf->functions();
-  EXPECT_TRUE(std::is_sorted(fs.begin(), fs.end(), [](auto &a, auto &b) { return a.name < b.name; }));
+  EXPECT_TRUE(
+      std::is_sorted(fs.begin(), fs.end(), [](auto &a, auto &b) { return a.name < b.name; }));
   ASSERT_NE(btf->find_function("fx_static"), nullptr);
   (void)types;
 }
@@ -184,7 +185,8 @@ TEST(KernelFunctionProbes, GlobsMatchByName) {
   std::vector<std::string> names;
   for (const auto &dp : r->elab.probes) names.push_back(dp->name());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"kernel.function(\"vfs_read\")", "kernel.function(\"vfs_write\")"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"kernel.function(\"vfs_read\")",
+                                             "kernel.function(\"vfs_write\")"}));
 }
 
 TEST(KernelFunctionProbes, CallKeepsItsNameAsInStap) {
@@ -197,8 +199,9 @@ TEST(KernelFunctionProbes, CallKeepsItsNameAsInStap) {
 }
 
 TEST(KernelFunctionProbes, WhatNeedsDwarfNamesThePackage) {
-  for (const char *pp : {"kernel.function(\"vfs_read@fs/read_write.c\")", "kernel.statement(\"vfs_read\")",
-                         "module(\"ext4\").function(\"ext4_file_open\")", "kernel.function(\"vfs_read\").inline"}) {
+  for (const char *pp :
+       {"kernel.function(\"vfs_read@fs/read_write.c\")", "kernel.statement(\"vfs_read\")",
+        "module(\"ext4\").function(\"ext4_file_open\")", "kernel.function(\"vfs_read\").inline"}) {
     auto r = test::run(std::string("probe ") + pp + " { }");
     EXPECT_EQ(r->first_error(), "XTP2150") << pp;
     EXPECT_NE(r->printed().find("linux-image-KVER-dbg"), std::string::npos) << pp;
@@ -269,7 +272,8 @@ TEST(BtfInstalledKernels, ExtractedFromTheImageAndCached) {
     EXPECT_EQ(again, path);
     // The image itself, whether or not the debug vmlinux was preferred.
     std::string raw = cache.str(release + ".from-image.btf");
-    ASSERT_TRUE(kbuild::extract_btf_from_image("/boot/vmlinuz-" + release, raw, &error)) << release << ": " << error;
+    ASSERT_TRUE(kbuild::extract_btf_from_image("/boot/vmlinuz-" + release, raw, &error))
+        << release << ": " << error;
     auto from_image = KernelBtf::load(raw, &error);
     ASSERT_TRUE(from_image) << error;
     EXPECT_EQ(from_image->functions().size(), btf->functions().size()) << release;

@@ -131,8 +131,12 @@ class TargetResolver {
         }
       }
       if (base < 0) {
-        diags_.error("XTP2229", e.loc, "type '" + t.cast_type + "' is not a struct or union the kernel headers or BTF define")
-            .hint = "name a struct or union as in @cast(p, \"task_struct\") or @cast(p, \"struct file\")";
+        diags_
+            .error("XTP2229", e.loc,
+                   "type '" + t.cast_type +
+                       "' is not a struct or union the kernel headers or BTF define")
+            .hint =
+            "name a struct or union as in @cast(p, \"task_struct\") or @cast(p, \"struct file\")";
         return false;
       }
       address = true;
@@ -143,8 +147,9 @@ class TargetResolver {
         return false;
       }
       if (!cv->unavailable.empty()) {
-        diags_.error("XTP2154", e.loc, "target variable '" + t.name + "' cannot be read at " + where_->name() + ": " +
-                                           cv->unavailable);
+        diags_.error("XTP2154", e.loc,
+                     "target variable '" + t.name + "' cannot be read at " + where_->name() + ": " +
+                         cv->unavailable);
         return false;
       }
       types = where_->types();

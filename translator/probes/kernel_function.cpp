@@ -35,7 +35,10 @@ class KernelFunctionProbe : public DerivedProbe {
   const TypeTable *table = nullptr;
 
   std::string name() const override {
-    return "kernel.function(\"" + function + "\")" + (is_return ? ".return" : is_call ? ".call" : "");
+    return "kernel.function(\"" + function + "\")" +
+           (is_return ? ".return"
+            : is_call ? ".call"
+                      : "");
   }
   const std::vector<ContextVar> &context_vars() const override { return vars; }
   const TypeTable *types() const override { return table; }
@@ -50,16 +53,14 @@ bool is_glob(const std::string &s) { return s.find_first_of("*?[") != std::strin
 std::string register_value(const TypeTable &types, int type, const std::string &value) {
   const KType &t = types.at(types.strip_typedefs(type));
   switch (t.kind) {
-    case KTypeKind::Pointer:
-      return value;
+    case KTypeKind::Pointer: return value;
     case KTypeKind::Int:
     case KTypeKind::Enum:
       if (t.size == 8) return value;
       if (t.size != 1 && t.size != 2 && t.size != 4) return "";
       return t.is_signed ? "(u64)(s64)(s" + std::to_string(t.size * 8) + ")" + value
                          : "(u64)(u" + std::to_string(t.size * 8) + ")" + value;
-    default:
-      return "";
+    default: return "";
   }
 }
 
@@ -80,9 +81,12 @@ std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &
       v.unavailable = "it is a floating-point parameter, passed in a vector register";
     } else if (lost.empty()) {
       if (slot >= kRegisterArgs) {
-        lost = "it is passed on the stack (after the sixth argument register), which xtap does not read";
+        lost =
+            "it is passed on the stack (after the sixth argument register), which xtap does not "
+            "read";
       } else {
-        v.c_value = register_value(types, p.type, "xtap_kfunc_arg(c, " + std::to_string(slot) + ")");
+        v.c_value =
+            register_value(types, p.type, "xtap_kfunc_arg(c, " + std::to_string(slot) + ")");
         if (v.c_value.empty()) {
           v.unavailable = "it is a " + types.spelling(p.type) +
                           " passed by value, which xtap cannot read from the argument registers";
@@ -104,7 +108,8 @@ std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &
       r.parameter = false;
       r.c_value = register_value(types, f.return_type, "xtap_kfunc_return(c)");
       if (r.c_value.empty())
-        r.unavailable = "the function returns a " + types.spelling(f.return_type) + ", which xtap cannot read";
+        r.unavailable =
+            "the function returns a " + types.spelling(f.return_type) + ", which xtap cannot read";
       vars.push_back(std::move(r));
     }
   }
@@ -114,7 +119,8 @@ std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &
 class KernelFunctionProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
-    return {"kernel.function(\"name\")", "kernel.function(\"name\").call", "kernel.function(\"name\").return"};
+    return {"kernel.function(\"name\")", "kernel.function(\"name\").call",
+            "kernel.function(\"name\").return"};
   }
 
   bool matches(const ProbePoint &pp) const override {
@@ -130,15 +136,22 @@ class KernelFunctionProvider : public ProbeProvider {
     // An optional point (pp?) that cannot be resolved is dropped silently.
     if (std::string what = needs_dwarf(pp); !what.empty()) {
       if (pp.optional) return;
-      auto &d = diags.error("XTP2150", pp.loc, what + " needs the kernel's DWARF debuginfo, which xtap does not read yet");
-      d.hint = "without debuginfo, kernel.function(\"name\"), .call and .return work from the kernel's BTF; "
-               "the debuginfo is in Debian's package linux-image-KVER-dbg";
+      auto &d =
+          diags.error("XTP2150", pp.loc,
+                      what + " needs the kernel's DWARF debuginfo, which xtap does not read yet");
+      d.hint =
+          "without debuginfo, kernel.function(\"name\"), .call and .return work from the kernel's "
+          "BTF; "
+          "the debuginfo is in Debian's package linux-image-KVER-dbg";
       return;
     }
-    bool shape = cs.size() == 2 || (cs.size() == 3 && !cs[2].has_arg && (cs[2].name == "call" || cs[2].name == "return"));
+    bool shape = cs.size() == 2 || (cs.size() == 3 && !cs[2].has_arg &&
+                                    (cs[2].name == "call" || cs[2].name == "return"));
     if (!shape) {
-      diags.error("XTP2151", pp.loc, "unknown kernel.function probe point '" + pp.str() + "'").hint =
-          "use kernel.function(\"name\"), kernel.function(\"name\").call or kernel.function(\"name\").return";
+      diags.error("XTP2151", pp.loc, "unknown kernel.function probe point '" + pp.str() + "'")
+          .hint =
+          "use kernel.function(\"name\"), kernel.function(\"name\").call or "
+          "kernel.function(\"name\").return";
       return;
     }
     if (!cs[1].has_arg || !cs[1].arg_is_string || cs[1].str_arg.empty()) {
@@ -159,16 +172,20 @@ class KernelFunctionProvider : public ProbeProvider {
     bool is_call = cs.size() == 3 && cs[2].name == "call";
     size_t before = out.size();
     if (!is_glob(pattern)) {
-      if (const KFunction *f = btf->find_function(pattern)) add(*btf, *f, is_return, false, pattern, out);
+      if (const KFunction *f = btf->find_function(pattern))
+        add(*btf, *f, is_return, false, pattern, out);
     } else {
       for (const auto &f : btf->functions())
-        if (fnmatch(pattern.c_str(), f.name.c_str(), 0) == 0) add(*btf, f, is_return, true, pattern, out);
+        if (fnmatch(pattern.c_str(), f.name.c_str(), 0) == 0)
+          add(*btf, f, is_return, true, pattern, out);
     }
-    for (size_t i = before; i < out.size(); ++i) static_cast<KernelFunctionProbe &>(*out[i]).is_call = is_call;
+    for (size_t i = before; i < out.size(); ++i)
+      static_cast<KernelFunctionProbe &>(*out[i]).is_call = is_call;
     if (out.size() == before && !pp.optional) no_match(*btf, cs[1], diags);
   }
 
-  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_kfunc_probes", mine);
     // One id per pattern point: its functions are registered where the
@@ -178,15 +195,20 @@ class KernelFunctionProvider : public ProbeProvider {
     for (size_t i = 0; i < mine.size(); ++i) {
       auto *kf = static_cast<const KernelFunctionProbe *>(mine[i]);
       int pattern = 0;
-      if (kf->from_pattern) pattern = pattern_ids.emplace(kf->point, static_cast<int>(pattern_ids.size()) + 1).first->second;
-      std::string spec = "{ .probe = &xtap_kfunc_probes[" + std::to_string(i) + "], .symbol = " +
-                         c_string_literal(kf->function) + ", .is_return = " + (kf->is_return ? "1" : "0") +
-                         ", .save_args = " + (kf->is_return ? "1" : "0") + ", .optional = " +
-                         (kf->optional ? "1" : "0");
+      if (kf->from_pattern)
+        pattern =
+            pattern_ids.emplace(kf->point, static_cast<int>(pattern_ids.size()) + 1).first->second;
+      std::string spec = "{ .probe = &xtap_kfunc_probes[" + std::to_string(i) +
+                         "], .symbol = " + c_string_literal(kf->function) +
+                         ", .is_return = " + (kf->is_return ? "1" : "0") +
+                         ", .save_args = " + (kf->is_return ? "1" : "0") +
+                         ", .optional = " + (kf->optional ? "1" : "0");
       if (pattern)
         spec += ", .pattern = " + std::to_string(pattern) + ", .pattern_text = " +
                 c_string_literal("kernel.function(\"" + kf->pattern + "\")" +
-                                 (kf->is_return ? ".return" : kf->is_call ? ".call" : ""));
+                                 (kf->is_return ? ".return"
+                                  : kf->is_call ? ".call"
+                                                : ""));
       w.line(spec + " },");
     }
     w.close("};");
@@ -201,8 +223,8 @@ class KernelFunctionProvider : public ProbeProvider {
     if (cs[1].name == "statement") return "kernel.statement";
     if (cs[1].arg_is_string && cs[1].str_arg.find('@') != std::string::npos)
       return "a source location (" + cs[1].str_arg.substr(cs[1].str_arg.find('@')) + ")";
-    if (cs.size() == 3 && (cs[2].name == "inline" || cs[2].name == "label" || cs[2].name == "callee" ||
-                           cs[2].name == "callees"))
+    if (cs.size() == 3 && (cs[2].name == "inline" || cs[2].name == "label" ||
+                           cs[2].name == "callee" || cs[2].name == "callees"))
       return "kernel.function(...)." + cs[2].name;
     return "";
   }
@@ -220,7 +242,8 @@ class KernelFunctionProvider : public ProbeProvider {
   }
 
   static void no_match(const KernelBtf &btf, const ProbePointComponent &arg, Diagnostics &diags) {
-    auto &d = diags.error("XTP2153", arg.loc, "no function of this kernel matches '" + arg.str_arg + "'");
+    auto &d =
+        diags.error("XTP2153", arg.loc, "no function of this kernel matches '" + arg.str_arg + "'");
     std::vector<std::string> names;
     names.reserve(btf.functions().size());
     for (const auto &f : btf.functions()) names.push_back(f.name);

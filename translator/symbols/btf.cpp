@@ -16,7 +16,8 @@ namespace xtap {
 
 class BtfConverter {
  public:
-  BtfConverter(const struct btf *btf, KernelBtf &out, const std::string &origin) : btf_(btf), out_(out) {
+  BtfConverter(const struct btf *btf, KernelBtf &out, const std::string &origin)
+      : btf_(btf), out_(out) {
     out_.origin_ = origin;
   }
 
@@ -36,10 +37,12 @@ class BtfConverter {
     }
     std::stable_sort(out_.functions_.begin(), out_.functions_.end(),
                      [](const KFunction &a, const KFunction &b) { return a.name < b.name; });
-    auto last = std::unique(out_.functions_.begin(), out_.functions_.end(),
-                            [](const KFunction &a, const KFunction &b) { return a.name == b.name; });
+    auto last =
+        std::unique(out_.functions_.begin(), out_.functions_.end(),
+                    [](const KFunction &a, const KFunction &b) { return a.name == b.name; });
     out_.functions_.erase(last, out_.functions_.end());
-    for (size_t i = 0; i < out_.functions_.size(); ++i) out_.by_name_.emplace(out_.functions_[i].name, i);
+    for (size_t i = 0; i < out_.functions_.size(); ++i)
+      out_.by_name_.emplace(out_.functions_[i].name, i);
   }
 
  private:
@@ -49,8 +52,9 @@ class BtfConverter {
 
   // Kinds that become a type of their own in the table.
   static bool is_type(const btf_type *t) {
-    return btf_is_int(t) || btf_is_ptr(t) || btf_is_array(t) || btf_is_composite(t) || btf_is_fwd(t) ||
-           btf_is_any_enum(t) || btf_is_typedef(t) || btf_is_func_proto(t) || btf_is_float(t);
+    return btf_is_int(t) || btf_is_ptr(t) || btf_is_array(t) || btf_is_composite(t) ||
+           btf_is_fwd(t) || btf_is_any_enum(t) || btf_is_typedef(t) || btf_is_func_proto(t) ||
+           btf_is_float(t);
   }
 
   // The table id of BTF type `id`, looking through qualifiers; *is_const
@@ -101,8 +105,8 @@ class BtfConverter {
       k.size = t->size;
       const btf_member *m = btf_members(t);
       for (uint16_t i = 0; i < btf_vlen(t); ++i, ++m)
-        k.members.push_back(
-            {name(m->name_off), map(m->type), btf_member_bit_offset(t, i), btf_member_bitfield_size(t, i)});
+        k.members.push_back({name(m->name_off), map(m->type), btf_member_bit_offset(t, i),
+                             btf_member_bitfield_size(t, i)});
     } else if (btf_is_fwd(t)) {
       k.kind = btf_kflag(t) ? KTypeKind::Union : KTypeKind::Struct;
       k.complete = false;
@@ -166,8 +170,8 @@ std::unique_ptr<KernelBtf> KernelBtf::load(const std::string &path, std::string 
   return convert(btf__parse(path.c_str(), nullptr), path, error);
 }
 
-std::unique_ptr<KernelBtf> KernelBtf::from_raw(const void *data, size_t size, const std::string &origin,
-                                               std::string *error) {
+std::unique_ptr<KernelBtf> KernelBtf::from_raw(const void *data, size_t size,
+                                               const std::string &origin, std::string *error) {
   return convert(btf__new(data, static_cast<uint32_t>(size)), origin, error);
 }
 

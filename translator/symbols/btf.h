@@ -30,8 +30,8 @@ class KernelBtf {
   // On failure returns null with *error set.
   static std::unique_ptr<KernelBtf> load(const std::string &path, std::string *error);
   // From raw BTF bytes (tests, small fixtures).
-  static std::unique_ptr<KernelBtf> from_raw(const void *data, size_t size, const std::string &origin,
-                                             std::string *error);
+  static std::unique_ptr<KernelBtf> from_raw(const void *data, size_t size,
+                                             const std::string &origin, std::string *error);
 
   const std::string &origin() const { return origin_; }
   const TypeTable &types() const { return types_; }
