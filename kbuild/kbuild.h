@@ -45,6 +45,16 @@ bool ensure_runtime(const Target &t, const Env &env, std::string *rt_dir, std::s
 // of the tool; concurrent runs never see a partial file.
 bool ensure_catalog(const Target &t, const Env &env, std::string *path, std::string *error);
 
+// The BTF of `t` (docs/probes.md): /sys/kernel/btf/vmlinux when `t` is the
+// running kernel, else raw BTF extracted from /usr/lib/debug/boot/vmlinux-KVER
+// or /boot/vmlinuz-KVER and cached under <cache>/btf/. *path receives a file
+// KernelBtf::load() reads, *origin the file the BTF came from.
+bool ensure_btf(const Target &t, const Env &env, std::string *path, std::string *origin,
+                std::string *error);
+// The step of ensure_btf for a kernel image: the compressed vmlinux inside
+// the bzImage `image` decompressed and its .BTF written to `out` as raw BTF.
+bool extract_btf_from_image(const std::string &image, const std::string &out, std::string *error);
+
 struct ModuleBuild {
   std::string name;        // module name, a C identifier
   std::string c_source;    // generated C

@@ -22,6 +22,7 @@
 #include "parse/printer.h"
 #include "parse/tapsets.h"
 #include "passes/passes.h"
+#include "symbols/btf.h"
 #include "symbols/catalog.h"
 #include "vm/vm.h"
 #include "xtap/listing.h"
@@ -336,6 +337,28 @@ int main(int argc, char **argv) {
     }
     if (!catalog) *error = catalog_err;
     return catalog.get();
+  };
+  // The target kernel's BTF (kernel.function): the running kernel's own,
+  // or extracted once from its image and cached.
+  std::unique_ptr<KernelBtf> btf;
+  std::string btf_err;
+  bool btf_tried = false;
+  probe_env.btf = [&](std::string *error) -> const KernelBtf * {
+    if (!btf_tried) {
+      btf_tried = true;
+      std::string path, origin;
+      // Without a build directory (no headers installed) the release is
+      // enough: -L and -p2 still work from the running kernel's BTF.
+      kbuild::Target btf_target = target;
+      if (!have_target && !o.vm) btf_target.release = pctx.kernel_release;
+      if (btf_target.release.empty()) btf_err = target_err;
+      else if (kbuild::ensure_btf(btf_target, env, &path, &origin, &btf_err))
+        btf = KernelBtf::load(path, &btf_err);
+      if (btf && o.verbose)
+        std::cerr << "xtap: kernel types and functions from the BTF of " << origin << "\n";
+    }
+    if (!btf) *error = btf_err;
+    return btf.get();
   };
   ElaborateOptions eopts;
   eopts.keep_unused = o.keep_unused || o.list_vars;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kprobe.function("sym") and kprobe.function("sym").return providers. */
+/*
+ * kprobe.function("sym")[.return] and kernel.function("f")[.call|.return]:
+ * kprobes and kretprobes on kernel functions by symbol name.
+ */
 #include <linux/kprobes.h>
+#include <linux/ptrace.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -18,12 +22,23 @@ struct xtap_kprobe {
 	bool from_wildcard;
 };
 
-static const struct xtap_kprobe_spec *xtap_kspecs;
-static u32 xtap_nkspecs;
-static struct xtap_kprobe *xtap_kps;
-static struct kprobe **xtap_kp_armed;
-static struct kretprobe **xtap_rp_armed;
-static u32 xtap_nkps, xtap_nkp_armed, xtap_nrp_armed;
+/*
+ * The registrations of one family: kprobe.function (whose wildcards xtap-run
+ * expands) and kernel.function (whose functions pass 2 found in the BTF)
+ * share this code, each with its own set.
+ */
+struct xtap_kprobe_set {
+	const struct xtap_kprobe_spec *specs;
+	u32 nspecs;
+	struct xtap_kprobe *kps;
+	struct kprobe **kp_armed;
+	struct kretprobe **rp_armed;
+	u32 nkps, nkp_armed, nrp_armed;
+	bool takes_symbols;	/* wildcard specs are expanded through xtap_symbols */
+};
+
+static struct xtap_kprobe_set xtap_kprobe_set = { .takes_symbols = true };
+static struct xtap_kprobe_set xtap_kfunc_set;
 
 /*
  * "SPEC:NAME,SPEC:NAME...": the functions matching the script's wildcard
@@ -50,16 +65,21 @@ static const struct kernel_param_ops xtap_symbols_ops = {
 module_param_cb(xtap_symbols, &xtap_symbols_ops, NULL, 0);
 MODULE_PARM_DESC(xtap_symbols, "functions matching wildcard probe points (set by xtap-run)");
 
-/* Like xtap_run_probe(), with the probed address kept for probefunc(). */
+/*
+ * Like xtap_run_probe(), with the probed address kept for probefunc() and,
+ * in a return probe that saved them, the function's arguments at entry.
+ */
 static void xtap_kprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
-			    void *addr)
+			    void *addr, const u64 *entry_args)
 {
 	struct xtap_context *c = xtap_enter(p, regs);
 
 	if (!c)
 		return;
 	container_of(c, struct xtap_cpu_ctx, c)->probe_addr = (unsigned long)addr;
+	c->args = entry_args;
 	p->handler(c);
+	c->args = NULL;
 	xtap_leave(c);
 }
 NOKPROBE_SYMBOL(xtap_kprobe_run);
@@ -68,10 +88,25 @@ static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct xtap_kprobe *xk = container_of(kp, struct xtap_kprobe, kp);
 
-	xtap_kprobe_run(xk->spec->probe, regs, kp->addr);
+	xtap_kprobe_run(xk->spec->probe, regs, kp->addr, NULL);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_kprobe_pre);
+
+/*
+ * kernel.function("f").return reads $param as its value at entry, as stap
+ * does: the argument registers are saved in the instance's data area.
+ */
+static int xtap_kretprobe_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	u64 *saved = (u64 *)ri->data;
+	int i;
+
+	for (i = 0; i < XTAP_KFUNC_REG_ARGS; i++)
+		saved[i] = regs_get_kernel_argument(regs, i);
+	return 0;
+}
+NOKPROBE_SYMBOL(xtap_kretprobe_entry);
 
 /*
  * Under multi-threaded QEMU TCG (7.2), arming or disarming a kprobe on a
@@ -88,10 +123,27 @@ static int xtap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *reg
 	if (unlikely(!rp))
 		return 0;
 	xk = container_of(rp, struct xtap_kprobe, rp);
-	xtap_kprobe_run(xk->spec->probe, regs, rp->kp.addr);
+	xtap_kprobe_run(xk->spec->probe, regs, rp->kp.addr,
+			xk->spec->save_args ? (const u64 *)ri->data : NULL);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_kretprobe_ret);
+
+u64 xtap_kfunc_arg(struct xtap_context *c, int i)
+{
+	if (i < 0 || i >= XTAP_KFUNC_REG_ARGS)
+		return 0;
+	if (c->args)
+		return c->args[i];
+	return c->regs ? regs_get_kernel_argument(c->regs, i) : 0;
+}
+NOKPROBE_SYMBOL(xtap_kfunc_arg);
+
+u64 xtap_kfunc_return(struct xtap_context *c)
+{
+	return c->regs ? regs_return_value(c->regs) : 0;
+}
+NOKPROBE_SYMBOL(xtap_kfunc_return);
 
 /* Entries of xtap_symbols that name a wildcard spec of this script. */
 static u32 xtap_count_symbols(void)
@@ -109,7 +161,7 @@ static u32 xtap_count_symbols(void)
 }
 
 /* Adds the wildcard matches; a malformed entry is an init error. */
-static int xtap_add_symbols(void)
+static int xtap_add_symbols(struct xtap_kprobe_set *set)
 {
 	char *list, *cur, *item;
 
@@ -125,73 +177,72 @@ static int xtap_add_symbols(void)
 		struct xtap_kprobe *xk;
 
 		if (!name || (*name = '\0', kstrtouint(item, 10, &spec)) ||
-		    spec >= xtap_nkspecs || !xtap_kspecs[spec].wildcard || !name[1]) {
+		    spec >= set->nspecs || !set->specs[spec].wildcard || !name[1]) {
 			xtap_init_error("bad xtap_symbols entry '%s'", item);
 			break;
 		}
-		xk = &xtap_kps[xtap_nkps];
-		xk->spec = &xtap_kspecs[spec];
+		xk = &set->kps[set->nkps];
+		xk->spec = &set->specs[spec];
 		xk->symbol = kstrdup(name + 1, GFP_KERNEL);
 		xk->from_wildcard = true;
 		if (!xk->symbol) {
 			kfree(list);
 			return -ENOMEM;
 		}
-		xtap_nkps++;
+		set->nkps++;
 	}
 	kfree(list);
 	return 0;
 }
 
-static void xtap_kprobes_free(void);
-static void xtap_kprobes_disarm(void);
+static void xtap_kprobe_set_free(struct xtap_kprobe_set *set)
+{
+	u32 i;
 
-static int xtap_kprobes_alloc(const void *specs, u32 nspecs)
+	for (i = 0; set->kps && i < set->nkps; i++)
+		if (set->kps[i].from_wildcard)
+			kfree(set->kps[i].symbol);
+	kfree(set->kps);
+	kfree(set->kp_armed);
+	kfree(set->rp_armed);
+	if (set->takes_symbols) {
+		kfree(xtap_symbols);
+		xtap_symbols = NULL;
+	}
+	set->kps = NULL;
+	set->kp_armed = NULL;
+	set->rp_armed = NULL;
+	set->nkps = 0;
+}
+
+static int xtap_kprobe_set_alloc(struct xtap_kprobe_set *set, const void *specs, u32 nspecs)
 {
 	const struct xtap_kprobe_spec *kspecs = specs;
 	u32 n, i;
 
-	xtap_kspecs = kspecs;
-	xtap_nkspecs = nspecs;
-	n = nspecs + xtap_count_symbols();
+	set->specs = kspecs;
+	set->nspecs = nspecs;
+	n = nspecs + (set->takes_symbols ? xtap_count_symbols() : 0);
 	if (!n)
 		return 0;
-	xtap_kps = kcalloc(n, sizeof(*xtap_kps), GFP_KERNEL);
-	xtap_kp_armed = kcalloc(n, sizeof(*xtap_kp_armed), GFP_KERNEL);
-	xtap_rp_armed = kcalloc(n, sizeof(*xtap_rp_armed), GFP_KERNEL);
-	if (!xtap_kps || !xtap_kp_armed || !xtap_rp_armed) {
-		xtap_kprobes_free();
+	set->kps = kcalloc(n, sizeof(*set->kps), GFP_KERNEL);
+	set->kp_armed = kcalloc(n, sizeof(*set->kp_armed), GFP_KERNEL);
+	set->rp_armed = kcalloc(n, sizeof(*set->rp_armed), GFP_KERNEL);
+	if (!set->kps || !set->kp_armed || !set->rp_armed) {
+		xtap_kprobe_set_free(set);
 		return -ENOMEM;
 	}
 	for (i = 0; i < nspecs; i++) {
 		if (kspecs[i].wildcard)
 			continue;
-		xtap_kps[xtap_nkps].spec = &kspecs[i];
-		xtap_kps[xtap_nkps].symbol = kspecs[i].symbol;
-		xtap_nkps++;
+		set->kps[set->nkps].spec = &kspecs[i];
+		set->kps[set->nkps].symbol = kspecs[i].symbol;
+		set->nkps++;
 	}
-	return xtap_add_symbols();
+	return set->takes_symbols ? xtap_add_symbols(set) : 0;
 }
 
-static void xtap_kprobes_free(void)
-{
-	u32 i;
-
-	for (i = 0; xtap_kps && i < xtap_nkps; i++)
-		if (xtap_kps[i].from_wildcard)
-			kfree(xtap_kps[i].symbol);
-	kfree(xtap_kps);
-	kfree(xtap_kp_armed);
-	kfree(xtap_rp_armed);
-	kfree(xtap_symbols);
-	xtap_symbols = NULL;
-	xtap_kps = NULL;
-	xtap_kp_armed = NULL;
-	xtap_rp_armed = NULL;
-	xtap_nkps = 0;
-}
-
-static int xtap_kprobe_register(struct xtap_kprobe *xk)
+static int xtap_kprobe_register(struct xtap_kprobe_set *set, struct xtap_kprobe *xk)
 {
 	const struct xtap_kprobe_spec *spec = xk->spec;
 	int err;
@@ -200,76 +251,104 @@ static int xtap_kprobe_register(struct xtap_kprobe *xk)
 		memset(&xk->rp, 0, sizeof(xk->rp));
 		xk->rp.kp.symbol_name = xk->symbol;
 		xk->rp.handler = xtap_kretprobe_ret;
+		if (spec->save_args) {
+			xk->rp.entry_handler = xtap_kretprobe_entry;
+			xk->rp.data_size = XTAP_KFUNC_REG_ARGS * sizeof(u64);
+		}
 		xk->rp.maxactive = spec->maxactive;
 		err = register_kretprobe(&xk->rp);
 		if (!err)
-			xtap_rp_armed[xtap_nrp_armed++] = &xk->rp;
+			set->rp_armed[set->nrp_armed++] = &xk->rp;
 	} else {
 		memset(&xk->kp, 0, sizeof(xk->kp));
 		xk->kp.symbol_name = xk->symbol;
 		xk->kp.pre_handler = xtap_kprobe_pre;
 		err = register_kprobe(&xk->kp);
 		if (!err)
-			xtap_kp_armed[xtap_nkp_armed++] = &xk->kp;
+			set->kp_armed[set->nkp_armed++] = &xk->kp;
 	}
 	return err;
 }
 
+static bool xtap_kprobe_armed(const struct xtap_kprobe *xk)
+{
+	return xk->spec->is_return ? xk->rp.kp.addr != NULL : xk->kp.addr != NULL;
+}
+
+/*
+ * Whether `xk` belongs to the same probe point as the spec `spec` whose
+ * matches are being counted: the functions of a wildcard the runner
+ * expanded, or the specs of one pattern pass 2 expanded (same pattern id).
+ */
+static bool xtap_same_pattern(const struct xtap_kprobe *xk, const struct xtap_kprobe_spec *spec)
+{
+	if (spec->wildcard)
+		return xk->spec == spec;
+	return xk->spec->pattern == spec->pattern;
+}
+
 /*
  * A wildcard probe point is fine while at least one function it matched
- * could be probed; functions kprobes refuse (notrace, inlined away) are
- * left out with a warning, as stap does.
+ * could be probed; functions kprobes refuse (notrace, inlined away,
+ * blacklisted) are left out with a warning, as stap does. Each pattern is
+ * checked once, at its first spec.
  */
-static int xtap_check_wildcards(void)
+static int xtap_check_wildcards(struct xtap_kprobe_set *set)
 {
 	u32 i, j;
 
-	for (i = 0; i < xtap_nkspecs; i++) {
-		const struct xtap_kprobe_spec *spec = &xtap_kspecs[i];
+	for (i = 0; i < set->nspecs; i++) {
+		const struct xtap_kprobe_spec *spec = &set->specs[i];
 		u32 matched = 0, armed = 0;
 
-		if (!spec->wildcard)
+		if (!spec->wildcard && !spec->pattern)
 			continue;
-		for (j = 0; j < xtap_nkps; j++) {
-			struct xtap_kprobe *xk = &xtap_kps[j];
+		if (spec->pattern && i > 0 && set->specs[i - 1].pattern == spec->pattern)
+			continue;
+		for (j = 0; j < set->nkps; j++) {
+			struct xtap_kprobe *xk = &set->kps[j];
 
-			if (xk->spec != spec)
+			if (!xtap_same_pattern(xk, spec))
 				continue;
 			matched++;
-			if (spec->is_return ? xk->rp.kp.addr != NULL : xk->kp.addr != NULL)
+			if (xtap_kprobe_armed(xk))
 				armed++;
 		}
 		if (armed && armed < matched) {
 			char msg[160];
 
 			snprintf(msg, sizeof(msg), "%u of %u functions matching %s could not be probed",
-				 matched - armed, matched, spec->probe->point);
+				 matched - armed, matched,
+				 spec->pattern_text ? spec->pattern_text : spec->probe->point);
 			xtap_msg_text(XTAP_MSG_WARNING, msg);
 		}
 		if (!armed && !spec->optional) {
 			xtap_fatal("no kernel function matching %s at %s can be probed",
-				   spec->probe->point, spec->probe->location);
+				   spec->pattern_text ? spec->pattern_text : spec->probe->point,
+				   spec->probe->location);
 			return -ENOENT;
 		}
 	}
 	return 0;
 }
 
+static void xtap_kprobe_set_disarm(struct xtap_kprobe_set *set);
+
 /*
  * Register every kprobe; on the first failure report it and roll back,
  * except for an optional probe point (stap's "probe point?") and the
  * functions a wildcard matched, which are left out.
  */
-static int xtap_kprobes_arm(void)
+static int xtap_kprobe_set_arm(struct xtap_kprobe_set *set)
 {
 	u32 i;
 	int err;
 
-	for (i = 0; i < xtap_nkps; i++) {
-		struct xtap_kprobe *xk = &xtap_kps[i];
+	for (i = 0; i < set->nkps; i++) {
+		struct xtap_kprobe *xk = &set->kps[i];
 
-		err = xtap_kprobe_register(xk);
-		if (err && (xk->spec->optional || xk->from_wildcard)) {
+		err = xtap_kprobe_register(set, xk);
+		if (err && (xk->spec->optional || xk->from_wildcard || xk->spec->pattern)) {
 			memset(&xk->kp, 0, sizeof(xk->kp));
 			memset(&xk->rp, 0, sizeof(xk->rp));
 			pr_debug(XTAP_PFX "%s not registered on %s (%d)\n",
@@ -281,40 +360,60 @@ static int xtap_kprobes_arm(void)
 
 			xtap_fatal("cannot register %s at %s: %s (%d)",
 				   p->point, p->location, xtap_errno_text(err), err);
-			xtap_kprobes_disarm();
+			xtap_kprobe_set_disarm(set);
 			return err;
 		}
 	}
-	err = xtap_check_wildcards();
+	err = xtap_check_wildcards(set);
 	if (err)
-		xtap_kprobes_disarm();
+		xtap_kprobe_set_disarm(set);
 	return err;
 }
 
 /* Runs the kernel could not give us count as skipped, as in stap. */
-static void xtap_kprobes_count_missed(void)
+static void xtap_kprobes_count_missed(struct xtap_kprobe_set *set)
 {
 	u64 missed = 0;
 	int i;
 
-	for (i = 0; i < xtap_nkp_armed; i++)
-		missed += xtap_kp_armed[i]->nmissed;
-	for (i = 0; i < xtap_nrp_armed; i++)
-		missed += xtap_rp_armed[i]->nmissed + xtap_rp_armed[i]->kp.nmissed;
+	for (i = 0; i < set->nkp_armed; i++)
+		missed += set->kp_armed[i]->nmissed;
+	for (i = 0; i < set->nrp_armed; i++)
+		missed += set->rp_armed[i]->nmissed + set->rp_armed[i]->kp.nmissed;
 	if (missed)
 		atomic64_add(missed, &xtap_sess.skipped);
 }
 
 /* Batched: one RCU grace period for all probes of a family. */
+static void xtap_kprobe_set_disarm(struct xtap_kprobe_set *set)
+{
+	if (set->nkp_armed)
+		unregister_kprobes(set->kp_armed, set->nkp_armed);
+	if (set->nrp_armed)
+		unregister_kretprobes(set->rp_armed, set->nrp_armed);
+	xtap_kprobes_count_missed(set);
+	set->nkp_armed = 0;
+	set->nrp_armed = 0;
+}
+
+static int xtap_kprobes_alloc(const void *specs, u32 nspecs)
+{
+	return xtap_kprobe_set_alloc(&xtap_kprobe_set, specs, nspecs);
+}
+
+static int xtap_kprobes_arm(void)
+{
+	return xtap_kprobe_set_arm(&xtap_kprobe_set);
+}
+
 static void xtap_kprobes_disarm(void)
 {
-	if (xtap_nkp_armed)
-		unregister_kprobes(xtap_kp_armed, xtap_nkp_armed);
-	if (xtap_nrp_armed)
-		unregister_kretprobes(xtap_rp_armed, xtap_nrp_armed);
-	xtap_kprobes_count_missed();
-	xtap_nkp_armed = 0;
-	xtap_nrp_armed = 0;
+	xtap_kprobe_set_disarm(&xtap_kprobe_set);
+}
+
+static void xtap_kprobes_free(void)
+{
+	xtap_kprobe_set_free(&xtap_kprobe_set);
 }
 
 const struct xtap_family_ops xtap_kprobe_ops = {
@@ -323,4 +422,33 @@ const struct xtap_family_ops xtap_kprobe_ops = {
 	.arm = xtap_kprobes_arm,
 	.disarm = xtap_kprobes_disarm,
 	.free = xtap_kprobes_free,
+};
+
+static int xtap_kfuncs_alloc(const void *specs, u32 nspecs)
+{
+	return xtap_kprobe_set_alloc(&xtap_kfunc_set, specs, nspecs);
+}
+
+static int xtap_kfuncs_arm(void)
+{
+	return xtap_kprobe_set_arm(&xtap_kfunc_set);
+}
+
+static void xtap_kfuncs_disarm(void)
+{
+	xtap_kprobe_set_disarm(&xtap_kfunc_set);
+}
+
+static void xtap_kfuncs_free(void)
+{
+	xtap_kprobe_set_free(&xtap_kfunc_set);
+}
+
+/* kernel.function("f")[.call|.return]: the same mechanism, its own set. */
+const struct xtap_family_ops xtap_kfunc_ops = {
+	.name = "kernel.function",
+	.alloc = xtap_kfuncs_alloc,
+	.arm = xtap_kfuncs_arm,
+	.disarm = xtap_kfuncs_disarm,
+	.free = xtap_kfuncs_free,
 };

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "probes/provider.h"
+#include "symbols/btf.h"
 #include "symbols/catalog.h"
 
 namespace xtap::test {
@@ -96,11 +97,26 @@ inline std::unique_ptr<KernelCatalog> make_test_catalog() {
   return std::make_unique<KernelCatalog>("test", std::move(t), std::move(tps), std::move(scs));
 }
 
-// A ProbeEnv whose catalog is the test catalog.
+// The BTF fixture (btf_fixture.c, built by pahole at test-build time), or
+// null with *error when this build has none.
+inline const KernelBtf *test_btf(std::string *error) {
+#ifdef XTAP_BTF_FIXTURE
+  static std::string load_error;
+  static std::shared_ptr<KernelBtf> btf = KernelBtf::load(XTAP_BTF_FIXTURE, &load_error);
+  if (!btf) *error = load_error;
+  return btf.get();
+#else
+  *error = "this test build has no BTF fixture (clang or pahole missing)";
+  return nullptr;
+#endif
+}
+
+// A ProbeEnv whose catalog is the test catalog and whose BTF is the fixture.
 inline ProbeEnv test_probe_env() {
   static std::shared_ptr<KernelCatalog> cat = make_test_catalog();
   ProbeEnv env;
   env.catalog = [](std::string *) -> const KernelCatalog * { return cat.get(); };
+  env.btf = test_btf;
   return env;
 }
 

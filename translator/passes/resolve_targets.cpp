@@ -7,6 +7,7 @@
 #include <set>
 
 #include "passes/passes.h"
+#include "symbols/btf.h"
 #include "symbols/catalog.h"
 #include "symbols/target_access.h"
 
@@ -78,6 +79,14 @@ class TargetResolver {
     }
     for (size_t i = 0; i < e->args.size(); ++i)
       if (!(i == 0 && (e->kind == ExprKind::Ternary || e->kind == ExprKind::Logical))) expr(e->args[i]);
+    // @defined($a) && @defined($b): both sides decided, so is the whole.
+    if (e->kind == ExprKind::Logical && constant(*e->arg(0)) && constant(*e->arg(1))) {
+      bool a = e->arg(0)->number != 0, b = e->arg(1)->number != 0;
+      auto n = std::make_unique<Expr>(ExprKind::Number, e->loc);
+      n->number = (e->op == Op::And ? a && b : a || b) ? 1 : 0;
+      e = std::move(n);
+      return;
+    }
     if (e->kind != ExprKind::Target) return;
     if (e->target->pretty || e->target->name.starts_with("$$")) {
       if (ExprPtr p = pretty(*e)) e = std::move(p);
@@ -100,17 +109,34 @@ class TargetResolver {
     std::string base_c;
     bool address = false;
     if (t.name == "@cast") {
-      std::string error;
-      const KernelCatalog *cat = env_.catalog ? env_.catalog(&error) : nullptr;
-      if (!cat) {
-        diags_.error("XTP2228", e.loc, "@cast needs the kernel's type catalog: " + error);
-        return false;
+      // A location typed from the kernel's BTF casts to BTF's types: the
+      // layouts of the kernel as built, with no header catalog to build.
+      const TypeTable *own = where_ ? where_->types() : nullptr;
+      if (own && (base = cast_type(*own, t.cast_type)) >= 0) {
+        types = own;
+      } else {
+        // The header catalog first; then BTF, which also has the records the
+        // headers keep private to the kernel's sources (tty_struct, rq).
+        std::string error, btf_error;
+        const KernelCatalog *cat = env_.catalog ? env_.catalog(&error) : nullptr;
+        if (cat) {
+          types = &cat->types();
+          base = cast_type(*types, t.cast_type);
+        }
+        const KernelBtf *btf = base < 0 && env_.btf ? env_.btf(&btf_error) : nullptr;
+        if (btf && (base = cast_type(btf->types(), t.cast_type)) >= 0) types = &btf->types();
+        if (!cat && base < 0) {
+          diags_.error("XTP2228", e.loc, "@cast needs the kernel's type catalog: " + error);
+          return false;
+        }
       }
-      types = &cat->types();
-      base = cast_type(*types, t.cast_type);
       if (base < 0) {
-        diags_.error("XTP2229", e.loc, "type '" + t.cast_type + "' is not a struct or union the kernel headers define")
-            .hint = "name a struct or union as in @cast(p, \"task_struct\") or @cast(p, \"struct file\")";
+        diags_
+            .error("XTP2229", e.loc,
+                   "type '" + t.cast_type +
+                       "' is not a struct or union the kernel headers or BTF define")
+            .hint =
+            "name a struct or union as in @cast(p, \"task_struct\") or @cast(p, \"struct file\")";
         return false;
       }
       address = true;
@@ -118,6 +144,12 @@ class TargetResolver {
       const ContextVar *cv = where_ ? where_->context_var(t.name.substr(1)) : nullptr;
       if (!cv) {
         unknown_variable(e);
+        return false;
+      }
+      if (!cv->unavailable.empty()) {
+        diags_.error("XTP2154", e.loc,
+                     "target variable '" + t.name + "' cannot be read at " + where_->name() + ": " +
+                         cv->unavailable);
         return false;
       }
       types = where_->types();
@@ -258,6 +290,10 @@ class TargetResolver {
         if (!want) continue;
         if (!fmt.empty()) fmt += " ";
         fmt += v.name + "=";
+        if (!v.unavailable.empty()) {
+          fmt += "?";
+          continue;
+        }
         auto var = std::make_unique<Expr>(ExprKind::Target, e.loc);
         var->target = std::make_unique<TargetRef>();
         var->target->name = "$" + v.name;

@@ -20,6 +20,7 @@
 
 namespace xtap {
 
+class KernelBtf;
 class KernelCatalog;
 class TypeTable;
 class ProbeProvider;
@@ -31,6 +32,10 @@ struct ContextVar {
   int type = -1;        // in the location's type table
   std::string c_value;  // C expression of type u64 in a handler (context `c`)
   bool parameter = true;  // in $$parms (else only in $$vars/$$locals)
+  // Non-empty: the variable exists at this location but xtap cannot read
+  // it; why (a struct passed by value, a seventh argument). Using it is an
+  // error that says so; pretty-prints show it as '?'.
+  std::string unavailable;
 };
 
 class DerivedProbe {
@@ -68,6 +73,9 @@ struct ScriptTables {
 // (loaded on first use; null with *error when it cannot be had).
 struct ProbeEnv {
   std::function<const KernelCatalog *(std::string *error)> catalog;
+  // The target kernel's BTF (functions, prototypes, types), loaded on first
+  // use; null with *error when the kernel has none or it cannot be read.
+  std::function<const KernelBtf *(std::string *error)> btf;
 };
 
 class ProbeProvider {

@@ -142,6 +142,14 @@ s64 xtap_task_nice(struct xtap_context *c, s64 task);
 s64 xtap_task_cpu(struct xtap_context *c, s64 task);
 char *xtap_task_execname(struct xtap_context *c, char *dst, s64 task);
 
+/*
+ * Sockets by struct sock address (the inet_sock tapset): the local port in
+ * host order (0 on a fault), the peer's address as "a.b.c.d" or in %pI6's
+ * eight groups ("Unknown" for other families or on a fault).
+ */
+s64 xtap_inet_local_port(struct xtap_context *c, s64 sock);
+char *xtap_inet_peer(struct xtap_context *c, char *dst, s64 sock);
+
 enum xtap_task_id {
 	XTAP_TASK_UID,
 	XTAP_TASK_EUID,

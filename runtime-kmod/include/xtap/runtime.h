@@ -164,6 +164,7 @@ struct xtap_probe_group {
 };
 
 extern const struct xtap_family_ops xtap_kprobe_ops;
+extern const struct xtap_family_ops xtap_kfunc_ops;
 extern const struct xtap_family_ops xtap_timer_ops;
 extern const struct xtap_family_ops xtap_tracepoint_ops;
 
@@ -176,7 +177,20 @@ struct xtap_kprobe_spec {
 	u8 optional;            /* probe point?: skip silently if it cannot be registered */
 	u8 wildcard;            /* symbol is a glob: the runner passes the matching
 				 * functions in the xtap_symbols module parameter */
+	u8 save_args;           /* kretprobe: save the argument registers at entry
+				 * (kernel.function("f").return reads $param) */
+	u16 pattern;            /* non-zero: one of the functions a pattern matched in
+				 * pass 2 (same id, adjacent specs); left out with a
+				 * warning if it cannot be probed */
+	const char *pattern_text; /* that pattern, for messages */
 };
+
+/* kernel.function: the argument registers of the x86-64 calling convention. */
+#define XTAP_KFUNC_REG_ARGS 6
+/* Argument i at entry, or its saved entry value in a .return probe. */
+u64 xtap_kfunc_arg(struct xtap_context *c, int i);
+/* The return value, in a .return probe. */
+u64 xtap_kfunc_return(struct xtap_context *c);
 
 /* One entry per timer.ms(N) / timer.s(N) / timer.us(N) / timer.ns(N). */
 /*

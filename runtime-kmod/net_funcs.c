@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The inet_sock tapset: a socket's local port and peer address, read nofault. */
+#include <linux/in6.h>
+#include <linux/socket.h>
+#include <net/sock.h>
+#include <xtap/memory.h>
+#include "internal.h"
+
+#define XTAP_SOCK_FIELD(c, sk, field, dst)					\
+({										\
+	BUILD_BUG_ON(sizeof(*(dst)) != sizeof_field(struct sock, field));	\
+	xtap_kread((c), (unsigned long)(sk) + offsetof(struct sock, field),	\
+		   (dst), sizeof(*(dst)));					\
+})
+
+s64 xtap_inet_local_port(struct xtap_context *c, s64 sock)
+{
+	u16 num;
+
+	if (XTAP_SOCK_FIELD(c, sock, __sk_common.skc_num, &num))
+		return 0;
+	return num;
+}
+
+char *xtap_inet_peer(struct xtap_context *c, char *dst, s64 sock)
+{
+	unsigned short family;
+	u32 len = xtap_sess.limits.maxstringlen;
+
+	strscpy(dst, "Unknown", len);
+	if (XTAP_SOCK_FIELD(c, sock, __sk_common.skc_family, &family))
+		return dst;
+	if (family == AF_INET) {
+		__be32 addr;
+
+		if (!XTAP_SOCK_FIELD(c, sock, __sk_common.skc_daddr, &addr))
+			snprintf(dst, len, "%pI4", &addr);
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (family == AF_INET6) {
+		struct in6_addr addr;
+
+		if (!XTAP_SOCK_FIELD(c, sock, __sk_common.skc_v6_daddr, &addr))
+			snprintf(dst, len, "%pI6", &addr);
+	}
+#endif
+	return dst;
+}

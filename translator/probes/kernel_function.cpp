@@ -1,0 +1,264 @@
+// kernel.function("name"), kernel.function("name").call and
+// kernel.function("name").return, with globs over names ("vfs_*"), without
+// debuginfo: the functions and their prototypes come from the target
+// kernel's BTF (symbols/btf.h). Each function a point matches is one derived
+// probe whose context variables are the prototype's parameters ($file,
+// $count), read from the argument registers of the x86-64 calling
+// convention at entry, and in .return probes also $return; there $param is
+// its value at entry, as in stap (the runtime saves the argument registers
+// when the function is entered). The runtime registers a kprobe or
+// kretprobe by symbol name (runtime-kmod/probes/kprobes.c), so the kernel
+// relocates it (KASLR) and refuses functions it cannot probe.
+//
+// What needs DWARF (source files and lines, inline instances, statements,
+// modules, locals) is an error naming the package that provides it.
+#include <fnmatch.h>
+
+#include <map>
+
+#include "probes/provider.h"
+#include "symbols/btf.h"
+
+namespace xtap {
+namespace {
+
+constexpr int kRegisterArgs = 6;  // XTAP_KFUNC_REG_ARGS: rdi rsi rdx rcx r8 r9
+
+class KernelFunctionProbe : public DerivedProbe {
+ public:
+  std::string function;
+  bool is_return = false;
+  bool is_call = false;       // written .call: pp() keeps it, as in stap
+  bool from_pattern = false;  // one of several functions a glob matched
+  std::string pattern;
+  std::vector<ContextVar> vars;
+  const TypeTable *table = nullptr;
+
+  std::string name() const override {
+    return "kernel.function(\"" + function + "\")" +
+           (is_return ? ".return"
+            : is_call ? ".call"
+                      : "");
+  }
+  const std::vector<ContextVar> &context_vars() const override { return vars; }
+  const TypeTable *types() const override { return table; }
+};
+
+bool is_glob(const std::string &s) { return s.find_first_of("*?[") != std::string::npos; }
+
+// `value` (a u64 register) as the u64 a script sees for C type `type`: the
+// upper bits of a register holding a narrower integer are undefined in the
+// calling convention, so they are dropped or sign-extended here. Empty when
+// the value does not fit one register.
+std::string register_value(const TypeTable &types, int type, const std::string &value) {
+  const KType &t = types.at(types.strip_typedefs(type));
+  switch (t.kind) {
+    case KTypeKind::Pointer: return value;
+    case KTypeKind::Int:
+    case KTypeKind::Enum:
+      if (t.size == 8) return value;
+      if (t.size != 1 && t.size != 2 && t.size != 4) return "";
+      return t.is_signed ? "(u64)(s64)(s" + std::to_string(t.size * 8) + ")" + value
+                         : "(u64)(u" + std::to_string(t.size * 8) + ")" + value;
+    default: return "";
+  }
+}
+
+// The parameters of `f` as context variables: each integer or pointer
+// parameter takes the next argument register. A struct or union passed by
+// value takes one or two registers (or the stack), so it and every later
+// parameter are beyond what xtap reads; so are parameters after the sixth.
+std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &f, bool is_return) {
+  std::vector<ContextVar> vars;
+  int slot = 0;
+  std::string lost;  // why the remaining parameters cannot be read
+  for (const auto &p : f.params) {
+    ContextVar v;
+    v.name = p.name;
+    v.type = p.type;
+    const KType &t = types.at(types.strip_typedefs(p.type));
+    if (lost.empty() && t.kind == KTypeKind::Float) {
+      v.unavailable = "it is a floating-point parameter, passed in a vector register";
+    } else if (lost.empty()) {
+      if (slot >= kRegisterArgs) {
+        lost =
+            "it is passed on the stack (after the sixth argument register), which xtap does not "
+            "read";
+      } else {
+        v.c_value =
+            register_value(types, p.type, "xtap_kfunc_arg(c, " + std::to_string(slot) + ")");
+        if (v.c_value.empty()) {
+          v.unavailable = "it is a " + types.spelling(p.type) +
+                          " passed by value, which xtap cannot read from the argument registers";
+          lost = "it comes after '" + p.name + "', a " + types.spelling(p.type) +
+                 " passed by value, so its argument register is not known";
+        }
+        ++slot;
+      }
+    }
+    if (v.c_value.empty() && v.unavailable.empty()) v.unavailable = lost;
+    vars.push_back(std::move(v));
+  }
+  if (is_return) {
+    const KType &rt = types.at(types.strip_typedefs(f.return_type));
+    if (rt.kind != KTypeKind::Void) {
+      ContextVar r;
+      r.name = "return";
+      r.type = f.return_type;
+      r.parameter = false;
+      r.c_value = register_value(types, f.return_type, "xtap_kfunc_return(c)");
+      if (r.c_value.empty())
+        r.unavailable =
+            "the function returns a " + types.spelling(f.return_type) + ", which xtap cannot read";
+      vars.push_back(std::move(r));
+    }
+  }
+  return vars;
+}
+
+class KernelFunctionProvider : public ProbeProvider {
+ public:
+  std::vector<std::string> spellings() const override {
+    return {"kernel.function(\"name\")", "kernel.function(\"name\").call",
+            "kernel.function(\"name\").return"};
+  }
+
+  bool matches(const ProbePoint &pp) const override {
+    const auto &cs = pp.components;
+    if (cs.size() < 2) return false;
+    if (cs[0].name == "kernel") return cs[1].name == "function" || cs[1].name == "statement";
+    return cs[0].name == "module" && (cs[1].name == "function" || cs[1].name == "statement");
+  }
+
+  void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &env, DerivedProbes &out,
+              Diagnostics &diags) const override {
+    const auto &cs = pp.components;
+    // An optional point (pp?) that cannot be resolved is dropped silently.
+    if (std::string what = needs_dwarf(pp); !what.empty()) {
+      if (pp.optional) return;
+      auto &d =
+          diags.error("XTP2150", pp.loc,
+                      what + " needs the kernel's DWARF debuginfo, which xtap does not read yet");
+      d.hint =
+          "without debuginfo, kernel.function(\"name\"), .call and .return work from the kernel's "
+          "BTF; "
+          "the debuginfo is in Debian's package linux-image-KVER-dbg";
+      return;
+    }
+    bool shape = cs.size() == 2 || (cs.size() == 3 && !cs[2].has_arg &&
+                                    (cs[2].name == "call" || cs[2].name == "return"));
+    if (!shape) {
+      diags.error("XTP2151", pp.loc, "unknown kernel.function probe point '" + pp.str() + "'")
+          .hint =
+          "use kernel.function(\"name\"), kernel.function(\"name\").call or "
+          "kernel.function(\"name\").return";
+      return;
+    }
+    if (!cs[1].has_arg || !cs[1].arg_is_string || cs[1].str_arg.empty()) {
+      diags.error("XTP2151", cs[1].loc, "kernel.function needs a function name in quotes").hint =
+          "as in kernel.function(\"vfs_read\") or kernel.function(\"vfs_*\")";
+      return;
+    }
+    std::string error;
+    const KernelBtf *btf = env.btf ? env.btf(&error) : nullptr;
+    if (!btf) {
+      if (pp.optional) return;
+      auto &d = diags.error("XTP2152", pp.loc, "cannot list the kernel's functions: " + error);
+      d.hint = "kernel.function needs the kernel's BTF (CONFIG_DEBUG_INFO_BTF) or its debuginfo";
+      return;
+    }
+    const std::string &pattern = cs[1].str_arg;
+    bool is_return = cs.size() == 3 && cs[2].name == "return";
+    bool is_call = cs.size() == 3 && cs[2].name == "call";
+    size_t before = out.size();
+    if (!is_glob(pattern)) {
+      if (const KFunction *f = btf->find_function(pattern))
+        add(*btf, *f, is_return, false, pattern, out);
+    } else {
+      for (const auto &f : btf->functions())
+        if (fnmatch(pattern.c_str(), f.name.c_str(), 0) == 0)
+          add(*btf, f, is_return, true, pattern, out);
+    }
+    for (size_t i = before; i < out.size(); ++i)
+      static_cast<KernelFunctionProbe &>(*out[i]).is_call = is_call;
+    if (out.size() == before && !pp.optional) no_match(*btf, cs[1], diags);
+  }
+
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
+    if (mine.empty()) return;
+    emit_probe_array(w, "xtap_kfunc_probes", mine);
+    // One id per pattern point: its functions are registered where the
+    // kernel allows and checked together (kprobes.c).
+    std::map<const ProbePoint *, int> pattern_ids;
+    w.open("static const struct xtap_kprobe_spec xtap_kfuncs[] = {");
+    for (size_t i = 0; i < mine.size(); ++i) {
+      auto *kf = static_cast<const KernelFunctionProbe *>(mine[i]);
+      int pattern = 0;
+      if (kf->from_pattern)
+        pattern =
+            pattern_ids.emplace(kf->point, static_cast<int>(pattern_ids.size()) + 1).first->second;
+      std::string spec = "{ .probe = &xtap_kfunc_probes[" + std::to_string(i) +
+                         "], .symbol = " + c_string_literal(kf->function) +
+                         ", .is_return = " + (kf->is_return ? "1" : "0") +
+                         ", .save_args = " + (kf->is_return ? "1" : "0") +
+                         ", .optional = " + (kf->optional ? "1" : "0");
+      if (pattern)
+        spec += ", .pattern = " + std::to_string(pattern) + ", .pattern_text = " +
+                c_string_literal("kernel.function(\"" + kf->pattern + "\")" +
+                                 (kf->is_return ? ".return"
+                                  : kf->is_call ? ".call"
+                                                : ""));
+      w.line(spec + " },");
+    }
+    w.close("};");
+    out.groups.push_back(probe_group("xtap_kfunc_ops", "xtap_kfuncs", mine.size()));
+  }
+
+ private:
+  // What in `pp` only DWARF can answer, as users would name it; "" if nothing.
+  static std::string needs_dwarf(const ProbePoint &pp) {
+    const auto &cs = pp.components;
+    if (cs[0].name == "module") return "module(\"" + cs[0].str_arg + "\")." + cs[1].name;
+    if (cs[1].name == "statement") return "kernel.statement";
+    if (cs[1].arg_is_string && cs[1].str_arg.find('@') != std::string::npos)
+      return "a source location (" + cs[1].str_arg.substr(cs[1].str_arg.find('@')) + ")";
+    if (cs.size() == 3 && (cs[2].name == "inline" || cs[2].name == "label" ||
+                           cs[2].name == "callee" || cs[2].name == "callees"))
+      return "kernel.function(...)." + cs[2].name;
+    return "";
+  }
+
+  static void add(const KernelBtf &btf, const KFunction &f, bool is_return, bool from_pattern,
+                  const std::string &pattern, DerivedProbes &out) {
+    auto dp = std::make_unique<KernelFunctionProbe>();
+    dp->function = f.name;
+    dp->is_return = is_return;
+    dp->from_pattern = from_pattern;
+    dp->pattern = pattern;
+    dp->table = &btf.types();
+    dp->vars = parameter_vars(btf.types(), f, is_return);
+    out.push_back(std::move(dp));
+  }
+
+  static void no_match(const KernelBtf &btf, const ProbePointComponent &arg, Diagnostics &diags) {
+    auto &d =
+        diags.error("XTP2153", arg.loc, "no function of this kernel matches '" + arg.str_arg + "'");
+    std::vector<std::string> names;
+    names.reserve(btf.functions().size());
+    for (const auto &f : btf.functions()) names.push_back(f.name);
+    std::string guess = is_glob(arg.str_arg) ? "" : closest_match(arg.str_arg, names);
+    d.hint = guess.empty() ? "functions come from the kernel's BTF (" + btf.origin() +
+                                 "); list them with: xtap -l 'kernel.function(\"*\")'"
+                           : "did you mean '" + guess + "'?";
+  }
+};
+
+}  // namespace
+
+const ProbeProvider *kernel_function_provider() {
+  static KernelFunctionProvider p;
+  return &p;
+}
+
+}  // namespace xtap
