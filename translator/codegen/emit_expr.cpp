@@ -89,6 +89,14 @@ std::string BodyEmitter::keys(const Expr &e, std::string *prelude) {
   return s + "})";
 }
 
+// Bit i set when key i of a slice is `*`.
+unsigned slice_mask(const Expr &e) {
+  unsigned mask = 0;
+  for (size_t i = 0; i < e.args.size(); ++i)
+    if (e.arg(i)->kind == ExprKind::Star) mask |= 1u << i;
+  return mask;
+}
+
 std::string BodyEmitter::index_read(const Expr &e) {
   std::string m = global_c_name(*e.global);
   std::string pre;
@@ -111,8 +119,12 @@ std::string BodyEmitter::expr(const Expr &e) {
     case ExprKind::In: {
       std::string pre;
       std::string k = keys(e, &pre);
+      if (unsigned any = slice_mask(e))
+        return wrap(pre, "((s64)xtap_map_exists_slice(" + global_c_name(*e.global) + ", " + k + ", " +
+                             std::to_string(any) + "))");
       return wrap(pre, "((s64)xtap_map_exists(" + global_c_name(*e.global) + ", " + k + "))");
     }
+    case ExprKind::Star: return "0";  // its key slot is not compared
     case ExprKind::Call: return call(e);
     case ExprKind::Unary:
       if (e.op == "+") return "(" + expr(*e.arg(0)) + ")";

@@ -7,6 +7,8 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   if (diags.has_errors()) return false;
   resolve_probes(s, env, out, diags);
   if (diags.has_errors()) return false;
+  require_probes(s, out, diags);
+  if (diags.has_errors()) return false;
   resolve_targets(s, out, env, diags);
   if (diags.has_errors()) return false;
   elide_dead_code(s);

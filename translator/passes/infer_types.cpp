@@ -194,6 +194,8 @@ class TypeInferrer {
       case ExprKind::Target:  // @cast's pointer and [index] expressions are numbers
         for (auto &a : e.args) expect(*a, Type::Long);
         return set(e, Type::Long);
+      case ExprKind::Star:  // any key of a slice: whatever the array's key is
+        return set(e, want);
       case ExprKind::Defined:  // replaced by pass 2b
         return set(e, Type::Long);
     }
@@ -403,6 +405,7 @@ class TypeInferrer {
           expr(*s.expr, Type::Unknown);
         break;
       case StmtKind::Foreach:
+        if (s.expr) keys(*s.expr);
         if (s.limit) expect(*s.limit, Type::Long);
         if (s.foreach_global && s.foreach_value_var) {
           if (s.foreach_global->type == Type::Stat) {

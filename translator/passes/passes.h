@@ -3,6 +3,7 @@
 //   expand_aliases  probe alias uses -> the alias's points and bodies
 //   resolve_probes  probe points -> derived probes of their providers (probes/);
 //                   probes reading context variables split per location
+//   require_probes  at least one derived probe, else "no probes found"
 //   resolve_targets $vars, @cast, @defined -> typed reads (symbols/target_access)
 //   elide_dead_code drop if-branches with constant conditions (@defined)
 //   prune_tapsets   drop tapset functions and globals nothing uses
@@ -27,6 +28,7 @@ struct Elaborated {
 
 void expand_aliases(Script &s, Diagnostics &diags);
 void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags);
+void require_probes(const Script &s, const Elaborated &e, Diagnostics &diags);
 void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags);
 void elide_dead_code(Script &s);
 void prune_tapsets(Script &s);

@@ -263,18 +263,19 @@ class NameResolver {
         if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, true, false);
         return;
       case ExprKind::In:
-        for (auto &k : e.args) expr(*k);
+        slice_keys(e);
         if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, true, false);
+        return;
+      case ExprKind::Star:
+        diags_.error("XTP2242", e.loc, "'*' (any key) is only allowed in a slice")
+            .hint = "slices are 'foreach (k in a[x, *])', 'delete a[x, *]' and '[x, *] in a'";
         return;
       case ExprKind::Call: {
         for (auto &a : e.args) expr(*a);
         if (FunctionDecl *f = script_.find_function(e.text)) {
+          if (FunctionDecl *exact = script_.find_function(e.text, e.args.size())) f = exact;
           e.function = f;
-          if (e.args.size() != f->params.size())
-            diags_.error("XTP2214", e.loc,
-                         "function '" + f->name + "' takes " + std::to_string(f->params.size()) +
-                             " argument(s), " + std::to_string(e.args.size()) + " given")
-                .hint = "it is defined at " + f->loc.str();
+          if (e.args.size() != f->params.size()) arity_mismatch(e);
           if (std::find(body_->calls.begin(), body_->calls.end(), f) == body_->calls.end())
             body_->calls.push_back(f);
           return;
@@ -314,8 +315,14 @@ class NameResolver {
     }
   }
 
+  // The keys of a slice: any may be `*`.
+  void slice_keys(Expr &e) {
+    for (auto &k : e.args)
+      if (k->kind != ExprKind::Star) expr(*k);
+  }
+
   void stmt(Stmt &s) {
-    if (s.expr && s.kind != StmtKind::Delete) expr(*s.expr);
+    if (s.expr && s.kind != StmtKind::Delete && s.kind != StmtKind::Foreach) expr(*s.expr);
     if (s.init) expr(*s.init);
     if (s.step) expr(*s.step);
     switch (s.kind) {
@@ -329,7 +336,13 @@ class NameResolver {
               return;
             }
           }
-          target(*s.expr, false);
+          if (s.expr->kind == ExprKind::Index) {
+            slice_keys(*s.expr);
+            if ((s.expr->global = array(s.expr->text, s.expr->loc, s.expr->args.size())))
+              use(s.expr->global, false, true);
+          } else {
+            target(*s.expr, false);
+          }
         } else {
           diags_.error("XTP2208", s.expr->loc, "'delete' needs a variable, an array or an array element");
         }
@@ -339,6 +352,10 @@ class NameResolver {
         if (g) {
           s.foreach_global = g;
           use(g, true, false);
+        }
+        if (s.expr) {  // a slice: foreach (... in a[k, *])
+          slice_keys(*s.expr);
+          s.expr->global = array(s.expr->text, s.expr->loc, s.expr->args.size());
         }
         for (size_t i = 0; i < s.foreach_keys.size(); ++i) {
           if (script_.find_global(s.foreach_keys[i])) {
@@ -409,6 +426,21 @@ class NameResolver {
     }
   }
 
+  // A call whose argument count no definition of the function takes.
+  void arity_mismatch(const Expr &e) {
+    std::vector<const FunctionDecl *> defs;
+    for (const auto &f : script_.functions)
+      if (f->name == e.text) defs.push_back(f.get());
+    std::string takes;
+    for (size_t i = 0; i < defs.size(); ++i)
+      takes += (i == 0 ? "" : i + 1 == defs.size() ? " or " : ", ") + std::to_string(defs[i]->params.size());
+    auto &d = diags_.error("XTP2214", e.loc,
+                           "function '" + e.text + "' takes " + takes + " argument(s), " +
+                               std::to_string(e.args.size()) + " given");
+    d.hint = "it is defined at " + defs[0]->loc.str();
+    for (size_t i = 1; i < defs.size(); ++i) d.hint += " and " + defs[i]->loc.str();
+  }
+
   Script &script_;
   Diagnostics &diags_;
   Body *body_ = nullptr;
@@ -422,6 +454,11 @@ void resolve_names(Script &s, Diagnostics &diags) {
   NameResolver(s, diags).run();
   for (auto &g : s.globals) {
     if (g->max_entries > 0) g->is_array = true;
+    if (g->wrap && !g->is_array && (g->read || g->written)) {
+      diags.error("XTP2240", g->wrap_loc, "'" + g->name + "' is a scalar: only arrays can wrap around")
+          .hint = "remove the '%' after the name, or use '" + g->name + "' with keys";
+      continue;
+    }
     if (g->is_array && g->arity < 0) {
       if (!g->read && !g->written) {
         // Declared with a size and never used (warned about as unused):
