@@ -436,6 +436,14 @@ char *xtap_pp(struct xtap_context *c, char *dst);         /* probe point text */
 char *xtap_probefunc(struct xtap_context *c, char *dst);  /* function of the probed address */
 s64 xtap_jiffies(void);
 s64 xtap_local_clock_ns(void);
+s64 xtap_get_cycles(void);                                /* the CPU's cycle counter */
+char *xtap_symname(char *dst, s64 addr);   /* "vfs_read", or "0x..." */
+s64 xtap_user_mode(struct xtap_context *c);              /* the probe hit user code */
+s64 xtap_addr(struct xtap_context *c);                   /* the probe's instruction pointer */
+s64 xtap_target_set_pid(s64 pid);          /* pid is target() or a descendant */
+s64 xtap_randint(struct xtap_context *c, s64 n);         /* 0..n-1 */
+char *xtap_ip_ntop(char *dst, s64 addr);   /* "127.0.0.1" */
+char *xtap_symdata(char *dst, s64 addr);   /* "vfs_read+0x4/0x1a0 [module]" */
 
 /* ------------------------------------------------------------ names and dates */
 
