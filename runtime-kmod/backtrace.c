@@ -10,7 +10,7 @@
 #define XTAP_MAXBACKTRACE 20
 
 /*
- * The return addresses from the probe point up, with the kernel's own
+ * The probe point and the return addresses above it, with the kernel's own
  * unwinder (ORC on Debian's kernels), which reads the stack within its
  * bounds and never faults: from the probe's registers when it has them
  * (kprobes), else from here. Stops at user space. Returns the count.
@@ -22,6 +22,9 @@ static int xtap_kernel_stack(struct xtap_context *c, unsigned long *addrs, int m
 
 	if (c->regs && user_mode(c->regs))
 		return 0;
+	/* the unwinder starts at the caller of the registers' frame */
+	if (c->regs && max > 0)
+		addrs[n++] = instruction_pointer(c->regs);
 	for (unwind_start(&state, current, c->regs, NULL);
 	     !unwind_done(&state) && n < max; unwind_next_frame(&state)) {
 		unsigned long addr = unwind_get_return_address(&state);
