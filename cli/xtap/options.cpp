@@ -28,6 +28,15 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   // One value per flag, as -D: `-I DIR script.stp` must not take the script.
   app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10")->allow_extra_args(false);
   app.add_option("-I", o->include_dirs, "also load tapsets from DIR")->allow_extra_args(false);
+  // stap's symbol-table options: xtap symbolizes kernel addresses with the
+  // kernel's own kallsyms, which already covers every loaded module, and
+  // has no user-space symbols; accepted so that stap command lines work.
+  std::vector<std::string> symbol_modules;
+  bool ldd = false, all_modules = false;
+  app.add_option("-d", symbol_modules, "accepted for stap: kernel symbols cover every module")
+      ->allow_extra_args(false);
+  app.add_flag("--ldd", ldd, "accepted for stap (no user-space symbols)");
+  app.add_flag("--all-modules", all_modules, "accepted for stap: kernel symbols cover every module");
   std::string list_l, list_L;
   app.add_option("-l", list_l, "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'");
   app.add_option("-L", list_L, "as -l, with each point's context variables and their types");
