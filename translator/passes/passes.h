@@ -28,7 +28,10 @@ struct Elaborated {
 
 void expand_aliases(Script &s, Diagnostics &diags);
 void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags);
-void require_probes(const Script &s, const Elaborated &e, Diagnostics &diags);
+// first_probe: where the script's first probe was (resolve_probes drops the
+// declarations whose points all went away), or null when it had none.
+void require_probes(const Script &s, const Elaborated &e, const Location *first_probe,
+                    Diagnostics &diags);
 void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags);
 void elide_dead_code(Script &s);
 void prune_tapsets(Script &s);

@@ -5,19 +5,16 @@
 
 namespace xtap {
 
-void require_probes(const Script &s, const Elaborated &e, Diagnostics &diags) {
+void require_probes(const Script &s, const Elaborated &e, const Location *first_probe,
+                    Diagnostics &diags) {
   if (!e.probes.empty()) return;
   Location loc;
   loc.file = s.file;
   loc.line = loc.column = 1;
-  for (const auto &p : s.probes)
-    if (!p->points.empty()) {
-      loc = p->points.front().loc;
-      break;
-    }
+  if (first_probe) loc = *first_probe;
   auto &d = diags.error("XTP2241", loc, "no probes found");
-  d.hint = s.probes.empty() ? "a script needs at least one 'probe POINT { ... }'"
-                            : "every probe point of the script is optional and none resolved";
+  d.hint = first_probe ? "every probe point of the script is optional and none resolved"
+                       : "a script needs at least one 'probe POINT { ... }'";
 }
 
 }  // namespace xtap
