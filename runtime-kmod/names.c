@@ -140,67 +140,13 @@ static const char *const xtap_errno_names[] = {
 	XTAP_NAME(ENOTRECOVERABLE),
 	XTAP_NAME(ERFKILL),
 	XTAP_NAME(EHWPOISON),
-	/* kernel-internal codes, from linux/errno.h */
-#ifdef ERESTARTSYS
-	XTAP_NAME(ERESTARTSYS),
-#endif
-#ifdef ERESTARTNOINTR
-	XTAP_NAME(ERESTARTNOINTR),
-#endif
-#ifdef ERESTARTNOHAND
-	XTAP_NAME(ERESTARTNOHAND),
-#endif
-#ifdef ENOIOCTLCMD
-	XTAP_NAME(ENOIOCTLCMD),
-#endif
-#ifdef ERESTART_RESTARTBLOCK
-	XTAP_NAME(ERESTART_RESTARTBLOCK),
-#endif
-#ifdef EPROBE_DEFER
-	XTAP_NAME(EPROBE_DEFER),
-#endif
-#ifdef EOPENSTALE
-	XTAP_NAME(EOPENSTALE),
-#endif
-#ifdef ENOPARAM
-	XTAP_NAME(ENOPARAM),
-#endif
-#ifdef EBADHANDLE
-	XTAP_NAME(EBADHANDLE),
-#endif
-#ifdef ENOTSYNC
-	XTAP_NAME(ENOTSYNC),
-#endif
-#ifdef EBADCOOKIE
-	XTAP_NAME(EBADCOOKIE),
-#endif
-#ifdef ENOTSUPP
-	XTAP_NAME(ENOTSUPP),
-#endif
-#ifdef ETOOSMALL
-	XTAP_NAME(ETOOSMALL),
-#endif
-#ifdef ESERVERFAULT
-	XTAP_NAME(ESERVERFAULT),
-#endif
-#ifdef EBADTYPE
-	XTAP_NAME(EBADTYPE),
-#endif
-#ifdef EJUKEBOX
-	XTAP_NAME(EJUKEBOX),
-#endif
-#ifdef EIOCBQUEUED
-	XTAP_NAME(EIOCBQUEUED),
-#endif
-#ifdef ERECALLCONFLICT
-	XTAP_NAME(ERECALLCONFLICT),
-#endif
-#ifdef ENOGRACE
-	XTAP_NAME(ENOGRACE),
-#endif
 };
 
-/* "ENOENT" for 2 or -2; "" for a value with no name, as stap. */
+/*
+ * "ENOENT" for 2 or -2; "" for a value with no name. The user-visible
+ * codes only, as stap: the kernel-internal ones (ERESTARTSYS ...) have no
+ * name here either.
+ */
 void xtap_errno_str(char *dst, s64 err)
 {
 	u64 e = err < 0 ? -(u64)err : (u64)err;

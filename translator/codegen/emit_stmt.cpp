@@ -93,11 +93,12 @@ void BodyEmitter::foreach_stmt(const Stmt &s) {
   }
   w_.open("for (" + e + " = xtap_map_first(" + m + "); " + e + "; " + e + " = " + n + ") {");
   w_.line(n + " = xtap_map_next(" + m + ", " + e + ");");
+  // As stap: `limit` counts the entries visited, the slice's or not.
+  if (s.limit) w_.line("if (" + left + "-- <= 0)\n" + std::string(w_.indent() + 1, '\t') + "break;");
   if (!slice.empty())
     w_.line("if (!xtap_entry_in_slice(" + m + ", " + e + ", " + slice + ", " +
             std::to_string(slice_mask(*s.expr)) + "))\n" + std::string(w_.indent() + 1, '\t') +
             "continue;");
-  if (s.limit) w_.line("if (" + left + "-- <= 0)\n" + std::string(w_.indent() + 1, '\t') + "break;");
   if (const LocalVar *v = s.foreach_value_var) {
     if (v->type == Type::String)
       w_.line("xtap_str_copy(f->l_" + v->name + ", xtap_entry_value_str(" + m + ", " + e + "));");
