@@ -273,6 +273,8 @@ class Parser {
       if (cur().kind == Tok::String) {
         c.arg_is_string = true;
         c.str_arg = take().text;
+        // Adjacent literals, also those a macro or @1 put there: @1 "@*:*"
+        while (cur().kind == Tok::String) c.str_arg += take().text;
       } else if (cur().kind == Tok::Number) {
         c.num_arg = take().number;
       } else if (cur().is_op("-") && peek().kind == Tok::Number) {
