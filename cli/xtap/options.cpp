@@ -12,7 +12,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   app.add_option("-e", o->script_text, "script given on the command line");
   app.add_option("-p", o->last_pass,
                  "stop after pass N: 1 parse, 2 elaborate, 3 translate (print C), 4 build, 5 run")
-      ->check(CLI::Range(1, 5));
+      ->check(CLI::Range(1, 5))
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // stap: the last -p counts
   app.add_option("-m", o->module_name, "module name (a C identifier)");
   app.add_option("-r", o->kernel, "target kernel release or build directory (default: running kernel)");
   app.add_flag("-k", o->keep, "keep the module build directory");
