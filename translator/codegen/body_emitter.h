@@ -71,6 +71,7 @@ class BodyEmitter {
   std::string format_call(const Expr &e, bool to_string);
   std::string raw_format_call(const Expr &e, const Format &f);
   std::string number(long long v);
+  std::string embedded_expr(const Expr &e);
   std::string target_read(const Expr &e);  // emit_target.cpp
   std::vector<std::string> in_order(const std::vector<const Expr *> &args, std::string *prelude);
   static std::string wrap(const std::string &prelude, const std::string &e);

@@ -40,6 +40,8 @@ enum class ExprKind {
              // operand (first) and the [index] expressions of its components
   Defined,   // @defined(target): args[0] the Target; pass 2 replaces it by 0 or 1
   Star,      // `*`, any key, in a slice: [k, *] in a, delete a[k, *], foreach (.. in a[k, *])
+  EmbeddedC, // %{ C expression %} (guru mode): text = the C; a long, or a string
+             // when the C holds the /* string */ pragma
 };
 
 struct TargetAccess;  // symbols/target_access.h: how pass 3 reads a target expression

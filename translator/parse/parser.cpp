@@ -748,6 +748,12 @@ class Parser {
       take();
       return e;
     }
+    if (t.kind == Tok::EmbeddedC) {
+      check_embedded(t);
+      auto e = make(ExprKind::EmbeddedC, t.loc);
+      e->text = take().text;
+      return e;
+    }
     if (t.kind == Tok::String) {
       auto e = make(ExprKind::String, t.loc);
       e->text = t.text;

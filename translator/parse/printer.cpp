@@ -93,6 +93,7 @@ std::string print_expr(const Expr &e) {
     case ExprKind::Aggregate: return "@" + e.text + "(" + keys_text(e) + ")";
     case ExprKind::Defined: return "@defined(" + print_expr(*e.arg(0)) + ")";
     case ExprKind::Star: return "*";
+    case ExprKind::EmbeddedC: return "%{" + e.text + "%}";
     case ExprKind::Target: {
       const TargetRef &t = *e.target;
       std::string s = t.address_of ? "&" : "";

@@ -3,6 +3,7 @@
 // Calls are bound to builtins. Also records which globals each probe reads
 // and writes (the probe's lock set) and checks statement placement.
 #include <algorithm>
+#include <regex>
 
 #include "builtins/builtins.h"
 #include "passes/passes.h"
@@ -266,6 +267,9 @@ class NameResolver {
         slice_keys(e);
         if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, true, false);
         return;
+      case ExprKind::EmbeddedC:
+        embedded_args(e);
+        return;
       case ExprKind::Star:
         diags_.error("XTP2242", e.loc, "'*' (any key) is only allowed in a slice")
             .hint = "slices are 'foreach (k in a[x, *])', 'delete a[x, *]' and '[x, *] in a'";
@@ -312,6 +316,23 @@ class NameResolver {
       case ExprKind::Defined:
         for (auto &a : e.args) expr(*a);
         return;
+    }
+  }
+
+  // STAP_ARG_x in an embedded C expression reads the local x (a parameter
+  // of the enclosing function, or a local set before).
+  void embedded_args(Expr &e) {
+    static const std::regex arg("STAP_ARG_([A-Za-z_][A-Za-z0-9_]*)");
+    for (std::sregex_iterator it(e.text.begin(), e.text.end(), arg), end; it != end; ++it) {
+      std::string name = (*it)[1];
+      bool found = false;
+      for (auto &l : body_->locals)
+        if (l->name == name) {
+          l->read = found = true;
+        }
+      if (!found)
+        diags_.error("XTP2243", e.loc, "embedded C reads STAP_ARG_" + name + ", but '" + name +
+                                           "' is not a parameter or local here");
     }
   }
 
