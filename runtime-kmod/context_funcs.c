@@ -2,6 +2,9 @@
 /* Context functions: who and where the probe fired (execname, pid, uid ...). */
 #include <linux/cred.h>
 #include <linux/hardirq.h>
+#include <linux/random.h>
+#include <asm/irq_regs.h>
+#include <asm/ptrace.h>
 #include <linux/jiffies.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -9,6 +12,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/timex.h>
 #include <linux/uidgid.h>
 #include "internal.h"
 
@@ -99,4 +103,64 @@ s64 xtap_jiffies(void)
 s64 xtap_local_clock_ns(void)
 {
 	return local_clock();
+}
+
+/*
+ * symname(), symdata(): the kernel's own symbolizer (kallsyms, modules
+ * included), which never sleeps. An address without a symbol prints as
+ * 0x... in both.
+ */
+char *xtap_symname(char *dst, s64 addr)
+{
+	snprintf(dst, xtap_sess.limits.maxstringlen, "%ps", (void *)(unsigned long)addr);
+	return dst;
+}
+
+char *xtap_symdata(char *dst, s64 addr)
+{
+	snprintf(dst, xtap_sess.limits.maxstringlen, "%pS", (void *)(unsigned long)addr);
+	return dst;
+}
+
+s64 xtap_get_cycles(void)
+{
+	return (s64)get_cycles();
+}
+
+/*
+ * user_mode(): did the probe hit user code? Kprobes and uprobes have the
+ * registers; a timer probe looks at the interrupted context's.
+ */
+s64 xtap_user_mode(struct xtap_context *c)
+{
+	struct pt_regs *regs = c->regs;
+
+	if (!regs && in_hardirq())
+		regs = get_irq_regs();
+	return regs ? !!user_mode(regs) : 0;
+}
+
+/* randint(n): uniform in 0..n-1; n must be in 1..2^20, as stap. */
+s64 xtap_randint(struct xtap_context *c, s64 n)
+{
+	if (n < 1 || n > (1 << 20)) {
+		xtap_error(c, "randint: %lld is out of range 1..1048576", n);
+		return 0;
+	}
+	return get_random_u32() % (u32)n;
+}
+
+/* ip_ntop(): the IPv4 address in the low 32 bits, as stored in memory. */
+char *xtap_ip_ntop(char *dst, s64 addr)
+{
+	__be32 ip = (__be32)(u32)addr;
+
+	snprintf(dst, xtap_sess.limits.maxstringlen, "%pI4", &ip);
+	return dst;
+}
+
+/* addr(): the instruction pointer of the probe's registers, 0 without. */
+s64 xtap_addr(struct xtap_context *c)
+{
+	return c->regs ? (s64)instruction_pointer(c->regs) : 0;
 }

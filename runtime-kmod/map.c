@@ -288,6 +288,11 @@ struct xtap_map_entry *xtap_map_slot(struct xtap_context *c, struct xtap_map *m,
 	if (e)
 		return e;
 	e = xtap_map_insert(m, k, hash);
+	if (!e && m->spec->wrap && !list_empty(&m->order)) {
+		/* global a%: the oldest entry makes room, as in stap */
+		xtap_map_unlink(m, list_first_entry(&m->order, struct xtap_map_entry, order));
+		e = xtap_map_insert(m, k, hash);
+	}
 	if (!e)
 		xtap_error(c, "MAXMAPENTRIES exceeded: array '%s' is full (%u entries) in probe at %s",
 			   m->spec->name, m->max_entries,

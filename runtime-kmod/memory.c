@@ -147,7 +147,7 @@ char *xtap_uread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 
  * address. The raw string goes through the CPU's scratch string.
  */
 static char *xtap_read_str_quoted(struct xtap_context *c, char *dst,
-				  unsigned long addr, u32 max, bool user)
+				  unsigned long addr, u32 max, int outlen, bool user)
 {
 	char *raw = container_of(c, struct xtap_cpu_ctx, c)->str_tmp;
 	int len = xtap_sess.limits.maxstringlen - 1;
@@ -156,16 +156,23 @@ static char *xtap_read_str_quoted(struct xtap_context *c, char *dst,
 		snprintf(dst, len + 1, "0x%lx", addr);
 		return dst;
 	}
-	xtap_escape(dst, raw, len, len, true);
+	xtap_escape(dst, raw, len, clamp(outlen, 0, len), true);
 	return dst;
 }
 
 char *xtap_kread_str_quoted(struct xtap_context *c, char *dst, unsigned long addr, u32 max)
 {
-	return xtap_read_str_quoted(c, dst, addr, max, false);
+	return xtap_read_str_quoted(c, dst, addr, max, INT_MAX, false);
 }
 
 char *xtap_uread_str_quoted(struct xtap_context *c, char *dst, unsigned long addr, u32 max)
 {
-	return xtap_read_str_quoted(c, dst, addr, max, true);
+	return xtap_read_str_quoted(c, dst, addr, max, INT_MAX, true);
+}
+
+char *xtap_uread_str_quoted_out(struct xtap_context *c, char *dst, unsigned long addr,
+				u32 max, s64 outlen)
+{
+	return xtap_read_str_quoted(c, dst, addr, max,
+				    (int)clamp_t(s64, outlen, 0, INT_MAX), true);
 }

@@ -219,6 +219,7 @@ void xtap_stat_map_aggregate(struct xtap_map *m)
 	}
 	list_for_each_entry(ae, &m->order, order)
 		xtap_stat_agg_finish(l, xtap_entry_sd(m, ae));
-	if (overflow)
+	/* global s%: each CPU keeps its newest keys; the union may not fit */
+	if (overflow && !m->spec->wrap)
 		xtap_stat_map_overflow(m);
 }

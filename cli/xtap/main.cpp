@@ -363,12 +363,19 @@ int main(int argc, char **argv) {
   ElaborateOptions eopts;
   eopts.keep_unused = o.keep_unused || o.list_vars;
   bool ok = elaborate(*script, probe_env, elab, diags, eopts);
+  // -l of an optional pattern that matches nothing lists nothing, as stap
+  // does, rather than "no probes found" (XTP2241).
+  bool empty_listing = !ok && !o.list_pattern.empty() && diags.error_count() == 1 && elab.probes.empty();
+  for (const auto &d : diags.all())
+    if (d.severity == Severity::Error && d.code != "XTP2241") empty_listing = false;
+  if (empty_listing) ok = true;
   // -w drops every warning; -u keeps unused code, so there is no elision
   // to warn about (XTP2301, XTP2320).
   for (const auto &d : diags.all()) {
     if (d.severity == Severity::Warning &&
         (o.no_warnings || (o.keep_unused && (d.code == "XTP2301" || d.code == "XTP2320"))))
       continue;
+    if (empty_listing && d.code == "XTP2241") continue;
     Diagnostics::print_one(std::cerr, d);
   }
   timer.done("2: analyzed script: " + std::to_string(elab.probes.size()) + " probes, " +

@@ -24,6 +24,20 @@ TEST(Codegen, ScriptFunctionCalledAsAStatement) {
   EXPECT_NE(c.find("xtap_fn_bump(c)"), std::string::npos);
 }
 
+TEST(Codegen, OverloadsGetDistinctCNames) {
+  std::string c = translate("function f(a) { return a } function f(a, b) { return a + b }"
+                            " probe begin { println(f(1) + f(1, 2)) }");
+  EXPECT_NE(c.find("xtap_fn_f(c, "), std::string::npos);
+  EXPECT_NE(c.find("xtap_fn_f__1(c, "), std::string::npos);
+}
+
+TEST(Codegen, WrapAndSlicesReachTheRuntime) {
+  std::string c = translate("global a%[8] probe begin { a[1, 2] = 3; delete a[*, 2]; println([1, *] in a) }");
+  EXPECT_NE(c.find(".max_entries = 8, .wrap = 1"), std::string::npos);
+  EXPECT_NE(c.find("xtap_map_delete_slice("), std::string::npos);
+  EXPECT_NE(c.find("xtap_map_exists_slice("), std::string::npos);
+}
+
 TEST(Codegen, ArgumentsWithSideEffectsAreEvaluatedInOrder) {
   std::string c = translate("global n function f() { return ++n } probe begin { printf(\"%d %d\\n\", f(), n) }");
   // Both arguments go to temporaries, the call first.

@@ -38,6 +38,35 @@ TEST(Parser, GlobalsWithSizesAndInitializers) {
             "global a[100]\nglobal b = -5\nglobal c = \"s\"\nprobe end\n{\n}\n");
 }
 
+TEST(Parser, WrapAroundGlobals) {
+  EXPECT_EQ(reprint("global a%, b%[16], c probe end {}"),
+            "global a%\nglobal b%[16]\nglobal c\nprobe end\n{\n}\n");
+  auto r = test::run("global b%[16] probe end {}", false);
+  ASSERT_TRUE(r->ok) << r->printed();
+  const GlobalDecl *b = r->script->find_global("b");
+  EXPECT_TRUE(b->wrap);
+  EXPECT_EQ(b->max_entries, 16);
+  // stap takes the size after the '%' only.
+  EXPECT_EQ(test::run("global b[16]% probe end {}", false)->first_error(), "XTP1010");
+}
+
+TEST(Parser, SliceKeysAreStars) {
+  EXPECT_EQ(reprint("global a probe end { foreach ([x, y] in a[1, *]) delete a[*, y]; n = [*, 2] in a }"),
+            "global a\nprobe end\n{\n    foreach ([x, y] in a[1, *])\n        delete a[*, y]\n"
+            "    n = ([*, 2] in a)\n}\n");
+  // A '*' that is not a whole key is multiplication.
+  EXPECT_EQ(reprint("global a probe end { x = a[2 * 3] }"), "global a\nprobe end\n{\n    x = a[(2 * 3)]\n}\n");
+}
+
+TEST(Parser, FunctionsOverloadedByArity) {
+  auto r = test::run("function f(a) { } function f(a, b) { } function f() { } probe end { }", false);
+  ASSERT_TRUE(r->ok) << r->printed();
+  EXPECT_EQ(r->script->find_function("f", 2)->params.size(), 2u);
+  EXPECT_EQ(r->script->find_function("f", 0)->overload, 2);
+  EXPECT_EQ(r->script->find_function("f", 3), nullptr);
+  EXPECT_EQ(test::run("function f(a) { } function f(b) { }", false)->first_error(), "XTP1016");
+}
+
 TEST(Parser, ProbePointsWithArgumentsAndSuffixes) {
   auto r = test::run("probe kprobe.function(\"vfs_read\").return, timer.ms(100) { }", false);
   ASSERT_TRUE(r->ok) << r->printed();

@@ -16,6 +16,31 @@ TEST(Semantic, InfersTypesAcrossProbes) {
   EXPECT_EQ(a->key_types[1], Type::Long);
 }
 
+TEST(Semantic, OverloadsAreChosenByArgumentCount) {
+  auto r = test::run("function f(a) { return a } function f(a, b) { return a . b }"
+                     " probe begin { println(f(1), f(\"x\", \"y\")) }");
+  ASSERT_TRUE(r->ok) << r->printed();
+  EXPECT_EQ(r->script->find_function("f", 1)->return_type, Type::Long);
+  EXPECT_EQ(r->script->find_function("f", 2)->return_type, Type::String);
+  auto bad = test::run("function f(a) { return a } function f(a, b) { return a } probe begin { f() }");
+  EXPECT_EQ(bad->first_error(), "XTP2214");
+  EXPECT_NE(bad->printed().find("takes 1 or 2 argument(s), 0 given"), std::string::npos) << bad->printed();
+}
+
+TEST(Semantic, SlicesTakeTheArrayKeyTypes) {
+  auto r = test::run("global a probe begin { a[\"k\", 1] = 2; foreach ([s, n] in a[*, 1]) println(s) }");
+  ASSERT_TRUE(r->ok) << r->printed();
+  EXPECT_EQ(test::run("global a probe begin { a[1, 2] = 3; x = a[*, 2] }")->first_error(), "XTP2242");
+  EXPECT_EQ(test::run("global a probe begin { a[1, 2] = 3; foreach ([x, y] in a[*]) println(x) }")->first_error(),
+            "XTP2204");
+}
+
+TEST(Semantic, WrapNeedsAnArrayAndProbesAreRequired) {
+  EXPECT_EQ(test::run("global n% probe begin { n = 1 }")->first_error(), "XTP2240");
+  EXPECT_EQ(test::run("function f() { return 1 }")->first_error(), "XTP2241");
+  EXPECT_TRUE(test::run("global a% probe begin { a[1] = 1 }")->ok);
+}
+
 TEST(Semantic, TypeConflictIsAnError) {
   auto r = test::run("probe begin { x = 1; x = \"s\" }");
   EXPECT_EQ(r->first_error(), "XTP2305");

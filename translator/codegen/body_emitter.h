@@ -34,6 +34,7 @@ std::string function_c_name(const FunctionDecl &f);
 std::string global_c_name(const GlobalDecl &g);
 std::string c_type_of(Type t);
 std::string stat_op_constant(const std::string &op);  // "sum" -> XTAP_OP_SUM
+unsigned slice_mask(const Expr &e);  // bit i: key i of the slice is `*`
 
 class BodyEmitter {
  public:
@@ -71,12 +72,14 @@ class BodyEmitter {
   std::string format_call(const Expr &e, bool to_string);
   std::string raw_format_call(const Expr &e, const Format &f);
   std::string number(long long v);
+  std::string embedded_expr(const Expr &e);
   std::string target_read(const Expr &e);  // emit_target.cpp
   std::vector<std::string> in_order(const std::vector<const Expr *> &args, std::string *prelude);
   static std::string wrap(const std::string &prelude, const std::string &e);
 
   // Statements (emit_stmt.cpp).
   void foreach_stmt(const Stmt &s);
+  std::string foreach_slice(const Expr &slice);
   void delete_stmt(const Stmt &s);
   void try_stmt(const Stmt &s);
   std::string on_error() const { return "goto " + fail_label_ + ";"; }

@@ -38,7 +38,9 @@ Frame frame_struct(const std::string &type, const Body &b, size_t string_temps, 
 
 }  // namespace
 
-std::string function_c_name(const FunctionDecl &f) { return "xtap_fn_" + f.name; }
+std::string function_c_name(const FunctionDecl &f) {
+  return "xtap_fn_" + f.name + (f.overload ? "__" + std::to_string(f.overload) : "");
+}
 
 HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std::string &name,
                          unsigned maxstringlen) {

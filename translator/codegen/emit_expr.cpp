@@ -1,6 +1,8 @@
 // Pass 3: expressions to C. Every expression becomes a C expression of type
 // s64 (long) or const char * (string); work that can fail uses a GNU
 // statement expression that jumps to the handler's `out` label.
+#include <regex>
+
 #include "builtins/builtins.h"
 #include "codegen/body_emitter.h"
 #include "format/format.h"
@@ -14,7 +16,7 @@ std::string c_type_of(Type t) { return t == Type::String ? "const char *" : "s64
 namespace {
 
 bool has_side_effects(const Expr &e) {
-  if (e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec) return true;
+  if (e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec || e.kind == ExprKind::EmbeddedC) return true;
   if (e.kind == ExprKind::Call) {
     if (e.function) return true;
     const Builtin *b = e.builtin;
@@ -89,6 +91,24 @@ std::string BodyEmitter::keys(const Expr &e, std::string *prelude) {
   return s + "})";
 }
 
+// %{ C %} in an expression: STAP_ARG_x is the local x, CONTEXT the context.
+std::string BodyEmitter::embedded_expr(const Expr &e) {
+  static const std::regex arg("STAP_ARG_([A-Za-z_][A-Za-z0-9_]*)");
+  static const std::regex context("\\bCONTEXT\\b");
+  std::string c = std::regex_replace(e.text, arg, "f->l_$1");
+  c = std::regex_replace(c, context, "c");
+  if (e.type == Type::String) return "((const char *)(" + c + "))";
+  return "((s64)(" + c + "))";
+}
+
+// Bit i set when key i of a slice is `*`.
+unsigned slice_mask(const Expr &e) {
+  unsigned mask = 0;
+  for (size_t i = 0; i < e.args.size(); ++i)
+    if (e.arg(i)->kind == ExprKind::Star) mask |= 1u << i;
+  return mask;
+}
+
 std::string BodyEmitter::index_read(const Expr &e) {
   std::string m = global_c_name(*e.global);
   std::string pre;
@@ -111,8 +131,13 @@ std::string BodyEmitter::expr(const Expr &e) {
     case ExprKind::In: {
       std::string pre;
       std::string k = keys(e, &pre);
+      if (unsigned any = slice_mask(e))
+        return wrap(pre, "((s64)xtap_map_exists_slice(" + global_c_name(*e.global) + ", " + k + ", " +
+                             std::to_string(any) + "))");
       return wrap(pre, "((s64)xtap_map_exists(" + global_c_name(*e.global) + ", " + k + "))");
     }
+    case ExprKind::Star: return "0";  // its key slot is not compared
+    case ExprKind::EmbeddedC: return embedded_expr(e);
     case ExprKind::Call: return call(e);
     case ExprKind::Unary:
       switch (e.op) {

@@ -84,6 +84,7 @@ void BodyEmitter::foreach_stmt(const Stmt &s) {
   std::string e = unique("_e"), n = unique("_n"), left = unique("_left");
   w_.open("{");
   w_.line("struct xtap_map_entry *" + e + ", *" + n + ";");
+  std::string slice = s.expr ? foreach_slice(*s.expr) : std::string();
   if (s.limit) w_.line("s64 " + left + " = " + expr(*s.limit) + ";");
   if (s.sort_column >= 0) {
     std::string op = stat_op_constant(s.sort_stat.empty() ? "count" : s.sort_stat);
@@ -92,7 +93,12 @@ void BodyEmitter::foreach_stmt(const Stmt &s) {
   }
   w_.open("for (" + e + " = xtap_map_first(" + m + "); " + e + "; " + e + " = " + n + ") {");
   w_.line(n + " = xtap_map_next(" + m + ", " + e + ");");
+  // As stap: `limit` counts the entries visited, the slice's or not.
   if (s.limit) w_.line("if (" + left + "-- <= 0)\n" + std::string(w_.indent() + 1, '\t') + "break;");
+  if (!slice.empty())
+    w_.line("if (!xtap_entry_in_slice(" + m + ", " + e + ", " + slice + ", " +
+            std::to_string(slice_mask(*s.expr)) + "))\n" + std::string(w_.indent() + 1, '\t') +
+            "continue;");
   if (const LocalVar *v = s.foreach_value_var) {
     if (v->type == Type::String)
       w_.line("xtap_str_copy(f->l_" + v->name + ", xtap_entry_value_str(" + m + ", " + e + "));");
@@ -111,6 +117,27 @@ void BodyEmitter::foreach_stmt(const Stmt &s) {
   stmt(*s.body[0]);
   w_.close();
   w_.close();
+}
+
+// The fixed keys of foreach (... in a[k, *]), evaluated once before the
+// loop (strings copied, so that the body may change what they came from)
+// into a key array; returns its name.
+std::string BodyEmitter::foreach_slice(const Expr &slice) {
+  std::string k = unique("_slice");
+  w_.line("struct xtap_key " + k + "[" + std::to_string(slice.args.size()) + "] = {};");
+  for (size_t i = 0; i < slice.args.size(); ++i) {
+    const Expr &key = *slice.arg(i);
+    if (key.kind == ExprKind::Star) continue;
+    std::string slot = k + "[" + std::to_string(i) + "]";
+    if (slice.global->key_types[i] == Type::String) {
+      std::string t = string_temp();
+      w_.line("xtap_str_copy(" + t + ", " + expr(key) + ");");
+      w_.line(slot + ".s = " + t + ";");
+    } else {
+      w_.line(slot + ".n = " + expr(key) + ";");
+    }
+  }
+  return k;
 }
 
 // try { A } catch (msg) { B }: errors raised in A (not MAXACTION, not
@@ -141,7 +168,11 @@ void BodyEmitter::delete_stmt(const Stmt &s) {
   if (t.kind == ExprKind::Index) {
     std::string pre;
     std::string k = keys(t, &pre);
-    w_.line(wrap(pre, "xtap_map_delete(" + global_c_name(*t.global) + ", " + k + ")") + ";");
+    if (unsigned any = slice_mask(t))
+      w_.line(wrap(pre, "xtap_map_delete_slice(" + global_c_name(*t.global) + ", " + k + ", " +
+                            std::to_string(any) + ")") + ";");
+    else
+      w_.line(wrap(pre, "xtap_map_delete(" + global_c_name(*t.global) + ", " + k + ")") + ";");
   } else if (t.global && t.global->is_array) {
     w_.line("xtap_map_clear(" + global_c_name(*t.global) + ");");
   } else if (t.global && t.global->type == Type::Stat) {

@@ -117,7 +117,7 @@ void emit_maps(CWriter &w, const Script &s, std::vector<std::string> &fields) {
     w.line("{ .map = &" + global_c_name(*g) + ", .name = " + c_string_literal(g->name) +
            ", .nkeys = " + std::to_string(g->key_types.size()) + ", .key_types = { " + keys +
            " }, .value_type = " + t(g->type) + ", .max_entries = " + std::to_string(g->max_entries) +
-           (g->type == Type::Stat ? ", .stat = " + stat_desc(*g) : "") + " },");
+           (g->wrap ? ", .wrap = 1" : "") + (g->type == Type::Stat ? ", .stat = " + stat_desc(*g) : "") + " },");
   }
   w.close("};");
   fields.push_back(".maps = xtap_maps");

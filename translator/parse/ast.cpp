@@ -169,4 +169,10 @@ FunctionDecl *Script::find_function(const std::string &name) const {
   return nullptr;
 }
 
+FunctionDecl *Script::find_function(const std::string &name, size_t arity) const {
+  for (const auto &f : functions)
+    if (f->name == name && f->params.size() == arity) return f.get();
+  return nullptr;
+}
+
 }  // namespace xtap

@@ -40,6 +40,9 @@ enum class ExprKind {
   Target,    // $var, $$parms, @cast(e, "type"): `target` describes it; args = the @cast
              // operand (first) and the [index] expressions of its components
   Defined,   // @defined(target): args[0] the Target; pass 2 replaces it by 0 or 1
+  Star,      // `*`, any key, in a slice: [k, *] in a, delete a[k, *], foreach (.. in a[k, *])
+  EmbeddedC, // %{ C expression %} (guru mode): text = the C; a long, or a string
+             // when the C holds the /* string */ pragma
 };
 
 // What an operator does. Binary, Logical and Unary expressions carry their
@@ -131,6 +134,8 @@ struct Stmt {
   std::vector<LocalVar *> foreach_vars;
   std::string foreach_array;
   Location foreach_array_loc;
+  // expr: foreach (... in a[k, *]): the slice, an Index of the array whose
+  // Star keys match any key
   GlobalDecl *foreach_global = nullptr;
   std::string foreach_value;        // foreach (v = [k] in a): v
   Location foreach_value_loc;
@@ -169,6 +174,8 @@ struct GlobalDecl {
   Location loc;
   ExprPtr init;            // optional initializer (literal)
   long long max_entries = 0;
+  bool wrap = false;       // `global a%`: when full, the oldest entry makes room
+  Location wrap_loc;
   bool is_array = false;   // used with [..] anywhere
   int arity = -1;          // number of keys, once known
   Type type = Type::Unknown;            // scalar type or array value type
@@ -236,6 +243,7 @@ struct FunctionDecl : Body {
   Type return_type = Type::Unknown;
   bool returns_value = false;            // has a `return expr`
   int index = 0;
+  int overload = 0;                      // f(a) and f(a, b): 0 for the first, then 1, 2 ...
   bool from_tapset = false;
   bool embedded = false;                 // body is C: `function f:long(x:long) %{ ... %}`
   std::string embedded_c;
@@ -253,7 +261,8 @@ struct Script {
   std::vector<std::string> embedded_c;  // top-level %{ %} blocks (guru mode, tapsets)
 
   GlobalDecl *find_global(const std::string &name) const;
-  FunctionDecl *find_function(const std::string &name) const;
+  FunctionDecl *find_function(const std::string &name) const;  // the first of that name
+  FunctionDecl *find_function(const std::string &name, size_t arity) const;
 };
 
 }  // namespace xtap

@@ -1,5 +1,6 @@
 #include "parse/parser.h"
 
+#include <algorithm>
 #include <initializer_list>
 
 #include "parse/lexer.h"
@@ -128,6 +129,10 @@ class Parser {
       g->from_tapset = opts_.tapset;
       g->name = name.text;
       g->loc = name.loc;
+      if (cur().is_op("%")) {
+        g->wrap = true;
+        g->wrap_loc = take().loc;
+      }
       if (accept_op("[")) {
         g->is_array = true;
         if (cur().kind != Tok::Number) fail("an array size");
@@ -237,13 +242,18 @@ class Parser {
       if (!cur().is_op("{")) fail("'{' or '%{' to start the function body");
       f->body = block();
     }
-    if (FunctionDecl *old = s.find_function(f->name)) {
+    // Functions are overloaded by their number of parameters, as in stap.
+    if (FunctionDecl *old = s.find_function(f->name, f->params.size())) {
       // The script is parsed before the tapsets: its own function wins.
       if (opts_.tapset && !old->from_tapset) return;
-      diags_.error("XTP1016", name.loc, "function '" + f->name + "' is defined twice")
+      diags_.error("XTP1016", name.loc,
+                   "function '" + f->name + "' with " + std::to_string(f->params.size()) +
+                       " parameter(s) is defined twice")
           .hint = "the other definition is at " + old->loc.str();
       return;
     }
+    for (const auto &other : s.functions)
+      if (other->name == f->name) f->overload = std::max(f->overload, other->overload + 1);
     f->index = static_cast<int>(s.functions.size());
     s.functions.push_back(std::move(f));
   }
@@ -273,6 +283,8 @@ class Parser {
       if (cur().kind == Tok::String) {
         c.arg_is_string = true;
         c.str_arg = take().text;
+        // Adjacent literals, also those a macro or @1 put there: @1 "@*:*"
+        while (cur().kind == Tok::String) c.str_arg += take().text;
       } else if (cur().kind == Tok::Number) {
         c.num_arg = take().number;
       } else if (cur().is_op("-") && peek().kind == Tok::Number) {
@@ -450,6 +462,7 @@ class Parser {
     Token arr = expect_identifier("an array name");
     s->foreach_array = arr.text;
     s->foreach_array_loc = arr.loc;
+    if (accept_op("[")) s->expr = index_keys(arr);
     if (cur().kind == Tok::Identifier && cur().text[0] == '@') {
       Token op = take();
       s->sort_stat = op.text.substr(1);
@@ -521,11 +534,28 @@ class Parser {
   ExprPtr bit_xor() { return left_assoc(ExprKind::Binary, {"^"}, &Parser::bit_and); }
   ExprPtr bit_and() { return left_assoc(ExprKind::Binary, {"&"}, &Parser::array_in); }
 
+  // A key, or `*` for any key in a slice (pass 2 says where slices may be).
+  ExprPtr slice_key() {
+    if (cur().is_op("*") && (peek().is_op(",") || peek().is_op("]")))
+      return make(ExprKind::Star, take().loc);
+    return expression();
+  }
+
+  // array[k1, k2, ...], after the '['.
+  ExprPtr index_keys(const Token &name) {
+    auto e = make(ExprKind::Index, name.loc);
+    e->text = name.text;
+    do e->args.push_back(slice_key());
+    while (accept_op(","));
+    expect_op("]");
+    return e;
+  }
+
   ExprPtr array_in() {
     if (cur().is_op("[")) {
       // [k1, k2] in array
       auto e = make(ExprKind::In, take().loc);
-      do e->args.push_back(expression());
+      do e->args.push_back(slice_key());
       while (accept_op(","));
       expect_op("]");
       if (!accept_kw("in")) fail("'in' after a key list");
@@ -730,6 +760,12 @@ class Parser {
       take();
       return e;
     }
+    if (t.kind == Tok::EmbeddedC) {
+      check_embedded(t);
+      auto e = make(ExprKind::EmbeddedC, t.loc);
+      e->text = take().text;
+      return e;
+    }
     if (t.kind == Tok::String) {
       auto e = make(ExprKind::String, t.loc);
       e->text = t.text;
@@ -765,14 +801,7 @@ class Parser {
         expect_op(")");
         return e;
       }
-      if (accept_op("[")) {
-        auto e = make(ExprKind::Index, name.loc);
-        e->text = name.text;
-        do e->args.push_back(expression());
-        while (accept_op(","));
-        expect_op("]");
-        return e;
-      }
+      if (accept_op("[")) return index_keys(name);
       auto e = make(ExprKind::Var, name.loc);
       e->text = name.text;
       return e;

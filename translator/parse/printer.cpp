@@ -58,7 +58,8 @@ void print_stmt(const Stmt &s, int depth, std::string &out) {
       std::string v = s.foreach_value.empty() ? "" : s.foreach_value + " = ";
       std::string st = s.sort_stat.empty() ? "" : " @" + s.sort_stat;
       std::string lim = s.limit ? " limit " + print_expr(*s.limit) : "";
-      line(out, depth, "foreach (" + v + "[" + k + "] in " + s.foreach_array + st + mark(0) + lim + ")");
+      std::string arr = s.expr ? print_expr(*s.expr) : s.foreach_array;
+      line(out, depth, "foreach (" + v + "[" + k + "] in " + arr + st + mark(0) + lim + ")");
       print_body(*s.body[0], depth, out);
       return;
     }
@@ -91,6 +92,8 @@ std::string print_expr(const Expr &e) {
     case ExprKind::Call: return e.text + "(" + keys_text(e) + ")";
     case ExprKind::Aggregate: return "@" + e.text + "(" + keys_text(e) + ")";
     case ExprKind::Defined: return "@defined(" + print_expr(*e.arg(0)) + ")";
+    case ExprKind::Star: return "*";
+    case ExprKind::EmbeddedC: return "%{" + e.text + "%}";
     case ExprKind::Target: {
       const TargetRef &t = *e.target;
       std::string s = t.address_of ? "&" : "";
@@ -127,6 +130,7 @@ std::string print_script(const Script &s) {
   for (const auto &g : s.globals) {
     if (g->from_tapset) continue;
     std::string t = "global " + g->name;
+    if (g->wrap) t += "%";
     if (g->max_entries) t += "[" + std::to_string(g->max_entries) + "]";
     if (g->init) t += " = " + print_expr(*g->init);
     line(out, 0, t);

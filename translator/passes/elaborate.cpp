@@ -1,3 +1,5 @@
+#include <optional>
+
 #include "passes/passes.h"
 
 namespace xtap {
@@ -7,7 +9,13 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   if (diags.has_errors()) return false;
   expand_aliases(s, diags);
   if (diags.has_errors()) return false;
+  std::optional<Location> first_probe;
+  if (!s.probes.empty())
+    first_probe = s.probes.front()->points.empty() ? s.probes.front()->loc
+                                                   : s.probes.front()->points.front().loc;
   resolve_probes(s, env, out, diags);
+  if (diags.has_errors()) return false;
+  require_probes(s, out, first_probe ? &*first_probe : nullptr, diags);
   if (diags.has_errors()) return false;
   resolve_targets(s, out, env, diags);
   if (diags.has_errors()) return false;

@@ -4,6 +4,7 @@
 //   expand_aliases  probe alias uses -> the alias's points and bodies
 //   resolve_probes  probe points -> derived probes of their providers (probes/);
 //                   probes reading context variables split per location
+//   require_probes  at least one derived probe, else "no probes found"
 //   resolve_targets $vars, @cast, @defined -> typed reads (symbols/target_access)
 //   elide_dead_code drop if-branches with constant conditions (@defined)
 //   elide_unread_assignments drop what aliases compute and probes never read
@@ -30,6 +31,10 @@ struct Elaborated {
 void generate_tapsets(Script &s, const ProbeEnv &env, Diagnostics &diags);
 void expand_aliases(Script &s, Diagnostics &diags);
 void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags);
+// first_probe: where the script's first probe was (resolve_probes drops the
+// declarations whose points all went away), or null when it had none.
+void require_probes(const Script &s, const Elaborated &e, const Location *first_probe,
+                    Diagnostics &diags);
 void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags);
 void elide_dead_code(Script &s);
 void elide_unread_assignments(Script &s);

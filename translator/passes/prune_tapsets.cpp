@@ -45,12 +45,13 @@ void prune_tapsets(Script &s) {
     if (!f->from_tapset) uses.stmt(*f->body);
 
   // Follow calls into tapset functions until nothing new is reached.
-  std::set<std::string> walked;
+  // By declaration: overloads share a name, and a call may reach any of them.
+  std::set<const FunctionDecl *> walked;
   for (bool more = true; more;) {
     more = false;
     for (const auto &f : s.functions) {
-      if (!f->from_tapset || !uses.functions.count(f->name) || walked.count(f->name)) continue;
-      walked.insert(f->name);
+      if (!f->from_tapset || !uses.functions.count(f->name) || walked.count(f.get())) continue;
+      walked.insert(f.get());
       uses.stmt(*f->body);
       more = true;
     }

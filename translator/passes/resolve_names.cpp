@@ -3,6 +3,7 @@
 // Calls are bound to builtins. Also records which globals each probe reads
 // and writes (the probe's lock set) and checks statement placement.
 #include <algorithm>
+#include <regex>
 
 #include "builtins/builtins.h"
 #include "passes/passes.h"
@@ -263,18 +264,22 @@ class NameResolver {
         if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, true, false);
         return;
       case ExprKind::In:
-        for (auto &k : e.args) expr(*k);
+        slice_keys(e);
         if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, true, false);
+        return;
+      case ExprKind::EmbeddedC:
+        embedded_args(e);
+        return;
+      case ExprKind::Star:
+        diags_.error("XTP2242", e.loc, "'*' (any key) is only allowed in a slice")
+            .hint = "slices are 'foreach (k in a[x, *])', 'delete a[x, *]' and '[x, *] in a'";
         return;
       case ExprKind::Call: {
         for (auto &a : e.args) expr(*a);
         if (FunctionDecl *f = script_.find_function(e.text)) {
+          if (FunctionDecl *exact = script_.find_function(e.text, e.args.size())) f = exact;
           e.function = f;
-          if (e.args.size() != f->params.size())
-            diags_.error("XTP2214", e.loc,
-                         "function '" + f->name + "' takes " + std::to_string(f->params.size()) +
-                             " argument(s), " + std::to_string(e.args.size()) + " given")
-                .hint = "it is defined at " + f->loc.str();
+          if (e.args.size() != f->params.size()) arity_mismatch(e);
           if (std::find(body_->calls.begin(), body_->calls.end(), f) == body_->calls.end())
             body_->calls.push_back(f);
           return;
@@ -315,8 +320,31 @@ class NameResolver {
     }
   }
 
+  // STAP_ARG_x in an embedded C expression reads the local x (a parameter
+  // of the enclosing function, or a local set before).
+  void embedded_args(Expr &e) {
+    static const std::regex arg("STAP_ARG_([A-Za-z_][A-Za-z0-9_]*)");
+    for (std::sregex_iterator it(e.text.begin(), e.text.end(), arg), end; it != end; ++it) {
+      std::string name = (*it)[1];
+      bool found = false;
+      for (auto &l : body_->locals)
+        if (l->name == name) {
+          l->read = found = true;
+        }
+      if (!found)
+        diags_.error("XTP2243", e.loc, "embedded C reads STAP_ARG_" + name + ", but '" + name +
+                                           "' is not a parameter or local here");
+    }
+  }
+
+  // The keys of a slice: any may be `*`.
+  void slice_keys(Expr &e) {
+    for (auto &k : e.args)
+      if (k->kind != ExprKind::Star) expr(*k);
+  }
+
   void stmt(Stmt &s) {
-    if (s.expr && s.kind != StmtKind::Delete) expr(*s.expr);
+    if (s.expr && s.kind != StmtKind::Delete && s.kind != StmtKind::Foreach) expr(*s.expr);
     if (s.init) expr(*s.init);
     if (s.step) expr(*s.step);
     switch (s.kind) {
@@ -330,7 +358,13 @@ class NameResolver {
               return;
             }
           }
-          target(*s.expr, false);
+          if (s.expr->kind == ExprKind::Index) {
+            slice_keys(*s.expr);
+            if ((s.expr->global = array(s.expr->text, s.expr->loc, s.expr->args.size())))
+              use(s.expr->global, false, true);
+          } else {
+            target(*s.expr, false);
+          }
         } else {
           diags_.error("XTP2208", s.expr->loc, "'delete' needs a variable, an array or an array element");
         }
@@ -340,6 +374,10 @@ class NameResolver {
         if (g) {
           s.foreach_global = g;
           use(g, true, false);
+        }
+        if (s.expr) {  // a slice: foreach (... in a[k, *])
+          slice_keys(*s.expr);
+          s.expr->global = array(s.expr->text, s.expr->loc, s.expr->args.size());
         }
         for (size_t i = 0; i < s.foreach_keys.size(); ++i) {
           if (script_.find_global(s.foreach_keys[i])) {
@@ -410,6 +448,21 @@ class NameResolver {
     }
   }
 
+  // A call whose argument count no definition of the function takes.
+  void arity_mismatch(const Expr &e) {
+    std::vector<const FunctionDecl *> defs;
+    for (const auto &f : script_.functions)
+      if (f->name == e.text) defs.push_back(f.get());
+    std::string takes;
+    for (size_t i = 0; i < defs.size(); ++i)
+      takes += (i == 0 ? "" : i + 1 == defs.size() ? " or " : ", ") + std::to_string(defs[i]->params.size());
+    auto &d = diags_.error("XTP2214", e.loc,
+                           "function '" + e.text + "' takes " + takes + " argument(s), " +
+                               std::to_string(e.args.size()) + " given");
+    d.hint = "it is defined at " + defs[0]->loc.str();
+    for (size_t i = 1; i < defs.size(); ++i) d.hint += " and " + defs[i]->loc.str();
+  }
+
   Script &script_;
   Diagnostics &diags_;
   Body *body_ = nullptr;
@@ -423,6 +476,11 @@ void resolve_names(Script &s, Diagnostics &diags) {
   NameResolver(s, diags).run();
   for (auto &g : s.globals) {
     if (g->max_entries > 0) g->is_array = true;
+    if (g->wrap && !g->is_array && (g->read || g->written)) {
+      diags.error("XTP2240", g->wrap_loc, "'" + g->name + "' is a scalar: only arrays can wrap around")
+          .hint = "remove the '%' after the name, or use '" + g->name + "' with keys";
+      continue;
+    }
     if (g->is_array && g->arity < 0) {
       if (!g->read && !g->written) {
         // Declared with a size and never used (warned about as unused):

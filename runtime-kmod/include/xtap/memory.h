@@ -121,6 +121,9 @@ char *xtap_uread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 
  */
 char *xtap_kread_str_quoted(struct xtap_context *c, char *dst, unsigned long addr, u32 max);
 char *xtap_uread_str_quoted(struct xtap_context *c, char *dst, unsigned long addr, u32 max);
+/* The same, the result (quotes included) cut to outlen bytes. */
+char *xtap_uread_str_quoted_out(struct xtap_context *c, char *dst, unsigned long addr,
+				u32 max, s64 outlen);
 
 /* string_quoted(s): s quoted and escaped as above; dst may be s. */
 char *xtap_str_quoted(char *dst, const char *s);

@@ -126,6 +126,7 @@ struct xtap_map_spec {
 	u8 key_types[XTAP_MAXKEYS]; /* enum xtap_type */
 	u8 value_type;          /* enum xtap_type */
 	u32 max_entries;        /* 0: limits.maxmapentries */
+	u8 wrap;                /* global a%: when full, the oldest entry is replaced */
 	struct xtap_stat_desc stat; /* value_type == XTAP_T_STAT */
 };
 
@@ -399,6 +400,16 @@ int xtap_map_add_long(struct xtap_context *c, struct xtap_map *m,
 
 void xtap_map_delete(struct xtap_map *m, const struct xtap_key *k);
 void xtap_map_clear(struct xtap_map *m);
+
+/*
+ * Slices: key i is `*` (matches anything) when bit i of any is set; the
+ * other keys must be equal. [k, *] in a / delete a[k, *] / foreach over
+ * a[k, *] (xtap_entry_in_slice filters the entries of a plain foreach).
+ */
+int xtap_map_exists_slice(struct xtap_map *m, const struct xtap_key *k, u32 any);
+void xtap_map_delete_slice(struct xtap_map *m, const struct xtap_key *k, u32 any);
+int xtap_entry_in_slice(struct xtap_map *m, struct xtap_map_entry *e,
+			const struct xtap_key *k, u32 any);
 u32 xtap_map_size(struct xtap_map *m);
 
 /* Iteration in insertion order; safe against deleting the current entry. */
@@ -460,6 +471,31 @@ char *xtap_pp(struct xtap_context *c, char *dst);         /* probe point text */
 char *xtap_probefunc(struct xtap_context *c, char *dst);  /* function of the probed address */
 s64 xtap_jiffies(void);
 s64 xtap_local_clock_ns(void);
+s64 xtap_get_cycles(void);                                /* the CPU's cycle counter */
+char *xtap_symname(char *dst, s64 addr);   /* "vfs_read", or "0x..." */
+s64 xtap_user_mode(struct xtap_context *c);              /* the probe hit user code */
+s64 xtap_addr(struct xtap_context *c);                   /* the probe's instruction pointer */
+/* backtrace(): the kernel stack from the probe point, "0x... 0x..." (20 deep). */
+char *xtap_backtrace(struct xtap_context *c, char *dst);
+/* print_backtrace(), print_syms(addrs): " 0x... : sym+0x4/0x1a0 [mod]" a line. */
+void xtap_print_backtrace(struct xtap_context *c);
+void xtap_print_syms(struct xtap_context *c, const char *addrs);
+s64 xtap_target_set_pid(s64 pid);          /* pid is target() or a descendant */
+s64 xtap_randint(struct xtap_context *c, s64 n);         /* 0..n-1 */
+char *xtap_ip_ntop(char *dst, s64 addr);   /* "127.0.0.1" */
+char *xtap_symdata(char *dst, s64 addr);   /* "vfs_read+0x4/0x1a0 [module]" */
+
+/* ------------------------------------------------------------ names and dates */
+
+/* errno_str(): "ENOENT" for 2 or -2, "" for a number without a name. */
+void xtap_errno_str(char *dst, s64 err);
+int xtap_errno_known(s64 err);
+/* signal_str(): "HUP" for 1, "RTMIN+3" for 35, "" otherwise. */
+void xtap_signal_str(char *dst, s64 sig);
+/* cmdline_args(n, m, delim): the current process's arguments n..m (m < n: all). */
+char *xtap_cmdline_args(struct xtap_context *c, char *dst, s64 n, s64 m, const char *delim);
+/* ctime(): "Wed Jun 30 21:49:08 1993" (UTC); an error outside 32-bit time_t. */
+char *xtap_ctime(struct xtap_context *c, char *dst, s64 secs);
 
 /* ------------------------------------------------------------ more output */
 

@@ -16,11 +16,9 @@ void xtap_open_mode_str(char *out, size_t len, s64 flags, s64 mode);
 void xtap_access_mode_str(char *out, size_t len, s64 mode);
 void xtap_mprotect_prot_str(char *out, size_t len, s64 prot);
 void xtap_seek_whence_str(char *out, size_t len, s64 whence);
-void xtap_signal_str(char *out, size_t len, s64 sig);
+void xtap_sig_name_str(char *out, size_t len, s64 sig);
 void xtap_futex_op_str(char *out, size_t len, s64 op);
 void xtap_sock_family_str(char *out, size_t len, s64 family);
 void xtap_sock_type_str(char *out, size_t len, s64 type);
-/* "ENOENT" for 2 or -2; "" for a number that is no errno. */
-void xtap_errno_str(char *out, size_t len, s64 err);
 
 #endif

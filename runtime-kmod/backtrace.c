@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Kernel backtraces of the probe point: backtrace(), print_backtrace(). */
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <asm/unwind.h>
+#include "internal.h"
+
+/* stap's default depth (MAXBACKTRACE) */
+#define XTAP_MAXBACKTRACE 20
+
+/*
+ * The probe point and the return addresses above it, with the kernel's own
+ * unwinder (ORC on Debian's kernels), which reads the stack within its
+ * bounds and never faults: from the probe's registers when it has them
+ * (kprobes), else from here. Stops at user space. Returns the count.
+ */
+static int xtap_kernel_stack(struct xtap_context *c, unsigned long *addrs, int max)
+{
+	struct unwind_state state;
+	int n = 0;
+
+	if (c->regs && user_mode(c->regs))
+		return 0;
+	/* the unwinder starts at the caller of the registers' frame */
+	if (c->regs && max > 0)
+		addrs[n++] = instruction_pointer(c->regs);
+	for (unwind_start(&state, current, c->regs, NULL);
+	     !unwind_done(&state) && n < max; unwind_next_frame(&state)) {
+		unsigned long addr = unwind_get_return_address(&state);
+
+		if (!addr)
+			break;
+		addrs[n++] = addr;
+	}
+	return n;
+}
+
+/* "0xffffffff81234567 0xffffffff81234890 ..." */
+char *xtap_backtrace(struct xtap_context *c, char *dst)
+{
+	unsigned long addrs[XTAP_MAXBACKTRACE];
+	u32 size = xtap_sess.limits.maxstringlen, used = 0;
+	int i, n = xtap_kernel_stack(c, addrs, ARRAY_SIZE(addrs));
+
+	dst[0] = '\0';
+	for (i = 0; i < n && used < size - 1; i++)
+		used += scnprintf(dst + used, size - used, "%s0x%lx", i ? " " : "", addrs[i]);
+	return dst;
+}
+
+static void xtap_print_sym(struct xtap_context *c, unsigned long addr)
+{
+	xtap_printf(c, " 0x%lx : %pS\n", addr, (void *)addr);
+}
+
+/* One line a frame: " 0xffffffff81234567 : vfs_read+0x4/0x1a0" */
+void xtap_print_backtrace(struct xtap_context *c)
+{
+	unsigned long addrs[XTAP_MAXBACKTRACE];
+	int i, n = xtap_kernel_stack(c, addrs, ARRAY_SIZE(addrs));
+
+	for (i = 0; i < n; i++)
+		xtap_print_sym(c, addrs[i]);
+}
+
+/* print_syms(backtrace()): the same lines for a string of hex addresses. */
+void xtap_print_syms(struct xtap_context *c, const char *addrs)
+{
+	const char *p = addrs;
+
+	while (*p) {
+		unsigned long long addr;
+		char word[24];
+		int len = strcspn(p, " ");
+
+		if (len && len < sizeof(word)) {
+			memcpy(word, p, len);
+			word[len] = '\0';
+			if (!kstrtoull(word, 0, &addr))
+				xtap_print_sym(c, addr);
+		}
+		p += len;
+		p += strspn(p, " ");
+	}
+}
