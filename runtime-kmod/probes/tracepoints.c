@@ -87,9 +87,14 @@ static void xtap_sys_enter_cb(void *data, struct pt_regs *regs, long id)
 }
 NOKPROBE_SYMBOL(xtap_sys_enter_cb);
 
+/*
+ * The table is indexed by native syscall numbers; a 32-bit task's numbers
+ * mean other calls, so its syscalls are left out on both sides.
+ */
 static void xtap_sys_exit_cb(void *data, struct pt_regs *regs, long ret)
 {
-	xtap_syscall_dispatch(1, regs, xtap_syscall_nr(regs), ret);
+	if (!in_compat_syscall())
+		xtap_syscall_dispatch(1, regs, xtap_syscall_nr(regs), ret);
 }
 NOKPROBE_SYMBOL(xtap_sys_exit_cb);
 
