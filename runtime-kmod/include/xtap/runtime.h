@@ -168,6 +168,7 @@ extern const struct xtap_family_ops xtap_kprobe_ops;
 extern const struct xtap_family_ops xtap_kfunc_ops;
 extern const struct xtap_family_ops xtap_timer_ops;
 extern const struct xtap_family_ops xtap_tracepoint_ops;
+extern const struct xtap_family_ops xtap_perf_ops;
 
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {
@@ -199,6 +200,17 @@ u64 xtap_kfunc_return(struct xtap_context *c);
  * timer.jiffies in jiffies (converted at start, with the kernel's own HZ);
  * each interval is then moved by a random amount in [-M, M] of the same unit.
  */
+/* One entry per perf.*, timer.profile probe: a perf event on every CPU. */
+struct xtap_perf_spec {
+	const struct xtap_probe *probe;
+	u32 type;		/* perf_event_attr.type */
+	u64 config;		/* perf_event_attr.config */
+	u64 sample_period;	/* 0: sample_freq instead */
+	u64 sample_freq;
+	u8 tick;		/* timer.profile: a sample each tick (TICK_NSEC) */
+	u8 optional;		/* pp?: an event this machine lacks is skipped */
+};
+
 struct xtap_timer_spec {
 	const struct xtap_probe *probe;
 	u64 period_ns;
@@ -248,6 +260,8 @@ struct xtap_script {
 	u16 nbegin;
 	const struct xtap_probe *end;     /* run in order at STOP */
 	u16 nend;
+	const struct xtap_probe *error;   /* run instead of end when an error stopped the session */
+	u16 nerror;
 	const struct xtap_probe_group *groups; /* registered families, armed in order */
 	u16 ngroups;
 	const struct xtap_stat_spec *stats;
