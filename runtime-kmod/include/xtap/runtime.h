@@ -489,6 +489,7 @@ s64 xtap_get_cycles(void);                                /* the CPU's cycle cou
 char *xtap_symname(char *dst, s64 addr);   /* "vfs_read", or "0x..." */
 s64 xtap_user_mode(struct xtap_context *c);              /* the probe hit user code */
 s64 xtap_addr(struct xtap_context *c);                   /* the probe's instruction pointer */
+s64 xtap_uaddr(struct xtap_context *c);                  /* where the task was in user space */
 /* backtrace(): the kernel stack from the probe point, "0x... 0x..." (20 deep). */
 char *xtap_backtrace(struct xtap_context *c, char *dst);
 /* print_backtrace(), print_syms(addrs): " 0x... : sym+0x4/0x1a0 [mod]" a line. */
@@ -498,6 +499,8 @@ s64 xtap_target_set_pid(s64 pid);          /* pid is target() or a descendant */
 s64 xtap_randint(struct xtap_context *c, s64 n);         /* 0..n-1 */
 char *xtap_ip_ntop(char *dst, s64 addr);   /* "127.0.0.1" */
 char *xtap_symdata(char *dst, s64 addr);   /* "vfs_read+0x4/0x1a0 [module]" */
+/* modname(addr): the module whose symbol covers addr, "kernel", or an error. */
+char *xtap_modname(struct xtap_context *c, char *dst, s64 addr);
 
 /* ------------------------------------------------------------ names and dates */
 
