@@ -10,6 +10,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/task_stack.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
