@@ -199,8 +199,17 @@ void expand_entry(Script &s, Diagnostics &diags) {
     if (!first) continue;
     std::vector<ProbePoint> entry_points;
     bool ok = true;
+    bool unknown = false;
     for (const auto &pp : p->points) {
       ProbePoint ep;
+      // A point no family knows (an alias xtap lacks) is resolve_probes'
+      // to report, or to drop if optional.
+      bool known = false;
+      for (const auto *prov : probe_providers()) known = known || prov->matches(pp);
+      if (!known) {
+        unknown = unknown || !pp.optional;
+        continue;
+      }
       if (!entry_point_of(pp, &ep)) {
         auto &d = diags.error("XTP2165", first->loc,
                               "@entry can only be used in a .return probe, not in '" + pp.str() + "'");
@@ -213,7 +222,7 @@ void expand_entry(Script &s, Diagnostics &diags) {
       }
       entry_points.push_back(std::move(ep));
     }
-    if (!ok) continue;
+    if (!ok || unknown || entry_points.empty()) continue;
 
     EntryCollector collect;
     collect.stmt(*p->body);
