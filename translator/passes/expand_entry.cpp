@@ -53,6 +53,14 @@ StmtPtr assign(ExprPtr lhs, ExprPtr rhs) {
   return expr_stmt(std::move(a));
 }
 
+// True for the kretprobe families, whose entry half runs at the same
+// location as the return (the same target variables).
+bool is_kretprobe_point(const ProbePoint &pp) {
+  const auto &cs = pp.components;
+  return cs[0].name == "kprobe" || cs[0].name == "module" ||
+         (cs[0].name == "kernel" && cs.size() > 1 && cs[1].name == "function");
+}
+
 // What the entry side of a return point is: the point itself for the
 // kretprobe families (run by the same kretprobe's entry handler), the
 // enter event for a system call's exit event; nullopt when the point has
@@ -117,6 +125,11 @@ ExprPtr defined_all(const Expr &e) {
 // Replaces every @entry under `e` by a read of its saved copy, collecting
 // the expressions to evaluate at entry.
 struct EntryCollector {
+  // Whether the return has the entry's target variables (kretprobes): then
+  // an @entry of a target it lacks is left as written (see above). A system
+  // call's exit has other variables than its entry: its @entry values are
+  // always the saved ones.
+  bool same_targets = true;
   std::vector<ExprPtr> saved;   // the @entry operands, in order
   std::vector<ExprPtr> guards;  // their defined_all(), or null
   std::vector<Location> locs;
@@ -128,7 +141,7 @@ struct EntryCollector {
     std::string local = "__xtap_entry_" + std::to_string(saved.size());
     ExprPtr guard = defined_all(*e->arg(0));
     ExprPtr read = var(local, loc);
-    if (guard) {
+    if (guard && same_targets) {
       auto t = std::make_unique<Expr>(ExprKind::Ternary, loc);
       t->args.push_back(clone(*guard));
       t->args.push_back(std::move(read));
@@ -225,6 +238,7 @@ void expand_entry(Script &s, Diagnostics &diags) {
     if (!ok || unknown || entry_points.empty()) continue;
 
     EntryCollector collect;
+    for (const auto &pp : p->points) collect.same_targets = collect.same_targets && is_kretprobe_point(pp);
     collect.stmt(*p->body);
     ++group;
     std::string prefix = "__xtap_entry_" + std::to_string(group) + "_";
@@ -294,7 +308,7 @@ void expand_entry(Script &s, Diagnostics &diags) {
       auto del = std::make_unique<Stmt>(StmtKind::Delete, at);
       del->expr = keyed(ExprKind::Index, array, var(kKeyLocal, at));
       take->body.push_back(std::move(del));
-      prologue->body.push_back(guarded(guard, std::move(take)));
+      prologue->body.push_back(collect.same_targets ? guarded(guard, std::move(take)) : std::move(take));
     }
     saver->body = std::move(save_body);
     prologue->body.push_back(std::move(p->body));
