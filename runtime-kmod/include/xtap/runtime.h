@@ -495,7 +495,8 @@ s64 xtap_stringat(struct xtap_context *c, const char *s, s64 pos);
 
 char *xtap_pp(struct xtap_context *c, char *dst);         /* probe point text */
 char *xtap_probefunc(struct xtap_context *c, char *dst);  /* function of the probed address */
-s64 xtap_entry_key(struct xtap_context *c);  /* @entry: the call's key (kretprobe instance or thread) */
+s64 xtap_entry_key(struct xtap_context *c);
+void xtap_system(const char *cmd);  /* system(): queued to the runner, run with /bin/sh -c */  /* @entry: the call's key (kretprobe instance or thread) */
 s64 xtap_jiffies(void);
 s64 xtap_local_clock_ns(void);
 s64 xtap_get_cycles(void);                                /* the CPU's cycle counter */
