@@ -15,8 +15,6 @@
 // the thread: a task is in one system call at a time. A return whose entry
 // was not seen (the call began before the session) does not run the probe,
 // as with a kretprobe.
-#include <set>
-
 #include "passes/passes.h"
 
 namespace xtap {

@@ -76,7 +76,6 @@ class ProcfsProvider : public ProbeProvider {
         return bad(pp, cs[0].loc, "'" + dp->file + "' is not a file name for procfs", diags);
     }
     int ops = 0;
-    bool have_size = false;
     for (size_t i = 1; i < cs.size(); ++i) {
       const auto &c = cs[i];
       if ((c.name == "read" || c.name == "write") && !c.has_arg) {
@@ -90,13 +89,11 @@ class ProcfsProvider : public ProbeProvider {
                          std::to_string(lo) + " to " + std::to_string(hi) + ")",
                      diags);
         (c.name == "umask" ? dp->umask : dp->maxsize) = c.num_arg;
-        if (c.name == "maxsize") have_size = true;
       } else {
         return bad(pp, c.loc, "unknown procfs probe point '" + pp.str() + "'", diags);
       }
     }
     if (ops != 1) return bad(pp, pp.loc, "a procfs probe needs exactly one of .read and .write", diags);
-    (void)have_size;
     rewrite_value(*decl.body);
     out.push_back(std::move(dp));
   }
@@ -116,7 +113,8 @@ class ProcfsProvider : public ProbeProvider {
   }
 
  private:
-  static void bad(const ProbePoint &, const Location &loc, const std::string &msg, Diagnostics &diags) {
+  static void bad(const ProbePoint &, const Location &loc, const std::string &msg,
+                  Diagnostics &diags) {
     diags.error("XTP2175", loc, msg).hint =
         "use procfs(\"name\").read or procfs(\"name\").write, optionally with .umask(N) and "
         ".maxsize(N); procfs.read and procfs.write name the file \"command\"";
