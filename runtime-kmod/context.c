@@ -253,6 +253,8 @@ struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs
 	c->locks_held = 0;
 	c->irqflags = flags;
 	cc->probe_addr = 0;
+	cc->entry_key = 0;
+	cc->procfs_buf = NULL;
 	if (unlikely(!xtap_lock_all(p))) {
 		barrier();
 		cc->busy = 0;

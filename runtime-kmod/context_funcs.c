@@ -97,6 +97,18 @@ char *xtap_probefunc(struct xtap_context *c, char *dst)
 	return dst;
 }
 
+/*
+ * What @entry's saved values are keyed by (translator/passes/expand_entry.cpp):
+ * the kretprobe instance in kretprobes, which the entry and the return of
+ * one call share; elsewhere (system call events) the thread.
+ */
+s64 xtap_entry_key(struct xtap_context *c)
+{
+	struct xtap_cpu_ctx *cc = container_of(c, struct xtap_cpu_ctx, c);
+
+	return cc->entry_key ? (s64)cc->entry_key : xtap_tid();
+}
+
 s64 xtap_jiffies(void)
 {
 	return get_jiffies_64();

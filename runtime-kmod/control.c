@@ -95,6 +95,12 @@ void xtap_msg_text(u16 type, const char *text)
 			&nul, 1);
 }
 
+/* system(cmd): the runner runs it in user space, as stap's stapio does. */
+void xtap_system(const char *cmd)
+{
+	xtap_msg_text(XTAP_MSG_SYSTEM, cmd);
+}
+
 static bool xtap_msgq_readable(void)
 {
 	bool ready;

@@ -30,6 +30,8 @@ struct xtap_cpu_ctx {
 	u64 hits;		/* completed runs on this CPU */
 	char *printbuf_base;	/* record header room + printbuf */
 	unsigned long probe_addr; /* kprobes: the probed address, for probefunc() */
+	unsigned long entry_key; /* kretprobes: the instance, keying @entry's values */
+	struct xtap_procfs_buf *procfs_buf; /* procfs probes: $value */
 	char *tok_str;		/* tokenize(): the string being split (maxstringlen) */
 	char *tok_next;		/* tokenize(): where the next token starts, or NULL */
 	char *tok_end;

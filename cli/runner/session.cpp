@@ -50,6 +50,8 @@ class Session {
   bool connect(const std::string& dir);
   bool spawn_command();
   void release_command(bool go);
+  void run_system(const std::string& cmd);
+  void wait_system();
   void request_stop(const char* why);
   void handle(const Message& m);
   void on_signal();
@@ -63,6 +65,7 @@ class Session {
   int out_fd_ = 1;
   int sig_fd_ = -1;
   pid_t child_ = -1;
+  std::vector<pid_t> system_;  // system() commands still running
   int child_go_fd_ = -1;  // write end: one byte releases the child
   bool child_running_ = false;
   bool started_ = false;
@@ -184,6 +187,44 @@ void Session::release_command(bool go) {
   child_go_fd_ = -1;
 }
 
+// system(cmd) from the script: run with /bin/sh -c, its output on the
+// runner's stdout, without waiting (the probe that asked has long returned).
+void Session::run_system(const std::string& cmd) {
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) {
+    say("system(\"%s\"): cannot fork: %s", cmd.c_str(), std::strerror(errno));
+    return;
+  }
+  if (pid == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    signal(SIGPIPE, SIG_DFL);
+    int null = ::open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, 0);
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  system_.push_back(pid);
+}
+
+// At the end, system() commands get up to 2 s to finish, so that what they
+// print is not cut off; the rest are left running.
+void Session::wait_system() {
+  auto until = Clock::now() + std::chrono::seconds(2);
+  while (!system_.empty() && Clock::now() < until) {
+    for (size_t i = 0; i < system_.size();) {
+      if (waitpid(system_[i], nullptr, WNOHANG) != 0) {
+        system_.erase(system_.begin() + long(i));
+      } else {
+        ++i;
+      }
+    }
+    if (!system_.empty()) usleep(10000);
+  }
+}
+
 void Session::request_stop(const char* why) {
   if (stop_sent_) return;
   stop_sent_ = true;
@@ -212,6 +253,9 @@ void Session::handle(const Message& m) {
     case XTAP_MSG_WARNING:
       std::fprintf(stderr, "WARNING: %s\n", m.text().c_str());
       break;
+    case XTAP_MSG_SYSTEM:
+      run_system(m.text());
+      break;
     case XTAP_MSG_EXIT:
       request_stop("the script asked to exit");
       break;
@@ -233,6 +277,13 @@ void Session::on_signal() {
         child_running_ = false;
         child_ = -1;
         request_stop("command exited");
+      }
+      for (size_t i = 0; i < system_.size();) {
+        if (waitpid(system_[i], &status, WNOHANG) != 0) {
+          system_.erase(system_.begin() + long(i));
+        } else {
+          ++i;
+        }
       }
     } else if (!stop_sent_) {
       request_stop(strsignal(si.ssi_signo));
@@ -273,6 +324,7 @@ void Session::loop() {
 }
 
 int Session::finish() {
+  wait_system();
   relay_.finish();
   relay_.close();
   ctl_.close();

@@ -9,6 +9,7 @@ namespace xtap::cli {
 void print_probe_list(std::ostream &os, const Elaborated &elab, bool vars) {
   std::set<std::string> lines;
   for (const auto &dp : elab.probes) {
+    if (dp->decl->entry_half) continue;  // @entry's saving half of a .return probe
     // A probe alias is listed by its name with the variables it sets, as
     // stap lists syscall.openat; a probe point of a family by its location
     // with its target variables.

@@ -295,10 +295,16 @@ int main(int argc, char **argv) {
   Diagnostics diags;
   ParseOptions popts;
   popts.guru = o.guru;
-  auto script = parse_script(file, diags, &pctx, popts);
   std::vector<std::string> tapset_dirs = {datadir() + "/tapsets"};
   tapset_dirs.insert(tapset_dirs.end(), o.include_dirs.begin(), o.include_dirs.end());
   std::string tapset_err;
+  std::vector<std::unique_ptr<SourceFile>> macro_files;  // the tapsets' .stpm macros
+  if (!load_macro_files(tapset_dirs, &pctx, diags, &macro_files, &tapset_err)) {
+    std::cerr << "xtap: " << tapset_err << "\n";
+    return 1;
+  }
+  auto script = parse_script(file, diags, &pctx, popts);
+  for (auto &f : macro_files) script->tapset_files.push_back(std::move(f));
   if (!load_tapsets(*script, tapset_dirs, diags, &pctx, &tapset_err)) {
     std::cerr << "xtap: " << tapset_err << "\n";
     return 1;

@@ -69,18 +69,22 @@ MODULE_PARM_DESC(xtap_symbols, "functions matching wildcard probe points (set by
  * Like xtap_run_probe(), with the probed address kept for probefunc() and,
  * in a return probe that saved them, the function's arguments at entry.
  */
-static void xtap_kprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
-			    void *addr, const u64 *entry_args)
+static bool xtap_kprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
+			    void *addr, const u64 *entry_args, unsigned long entry_key)
 {
 	struct xtap_context *c = xtap_enter(p, regs);
+	struct xtap_cpu_ctx *cc;
 
 	if (!c)
-		return;
-	container_of(c, struct xtap_cpu_ctx, c)->probe_addr = (unsigned long)addr;
+		return false;
+	cc = container_of(c, struct xtap_cpu_ctx, c);
+	cc->probe_addr = (unsigned long)addr;
+	cc->entry_key = entry_key;
 	c->args = entry_args;
 	p->handler(c);
 	c->args = NULL;
 	xtap_leave(c);
+	return true;
 }
 NOKPROBE_SYMBOL(xtap_kprobe_run);
 
@@ -88,22 +92,36 @@ static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct xtap_kprobe *xk = container_of(kp, struct xtap_kprobe, kp);
 
-	xtap_kprobe_run(xk->spec->probe, regs, kp->addr, NULL);
+	xtap_kprobe_run(xk->spec->probe, regs, kp->addr, NULL, 0);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_kprobe_pre);
 
 /*
  * kernel.function("f").return reads $param as its value at entry, as stap
- * does: the argument registers are saved in the instance's data area.
+ * does: the argument registers are saved in the instance's data area. A
+ * probe using @entry has an entry half that saves its values under this
+ * instance; when it cannot run (the CPU is already in a handler, a lock is
+ * busy), the call is not probed at all: a non-zero return tells kretprobes
+ * to drop the instance, and the kernel counts it as missed.
  */
 static int xtap_kretprobe_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct xtap_kprobe *xk;
 	u64 *saved = (u64 *)ri->data;
 	int i;
 
-	for (i = 0; i < XTAP_KFUNC_REG_ARGS; i++)
-		saved[i] = regs_get_kernel_argument(regs, i);
+	if (unlikely(!rp))
+		return 1;
+	xk = container_of(rp, struct xtap_kprobe, rp);
+	if (xk->spec->save_args)
+		for (i = 0; i < XTAP_KFUNC_REG_ARGS; i++)
+			saved[i] = regs_get_kernel_argument(regs, i);
+	if (xk->spec->entry_probe &&
+	    !xtap_kprobe_run(xk->spec->entry_probe, regs, rp->kp.addr, NULL,
+			     (unsigned long)ri))
+		return 1;
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_kretprobe_entry);
@@ -124,7 +142,8 @@ static int xtap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *reg
 		return 0;
 	xk = container_of(rp, struct xtap_kprobe, rp);
 	xtap_kprobe_run(xk->spec->probe, regs, rp->kp.addr,
-			xk->spec->save_args ? (const u64 *)ri->data : NULL);
+			xk->spec->save_args ? (const u64 *)ri->data : NULL,
+			(unsigned long)ri);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_kretprobe_ret);
@@ -251,10 +270,10 @@ static int xtap_kprobe_register(struct xtap_kprobe_set *set, struct xtap_kprobe 
 		memset(&xk->rp, 0, sizeof(xk->rp));
 		xk->rp.kp.symbol_name = xk->symbol;
 		xk->rp.handler = xtap_kretprobe_ret;
-		if (spec->save_args) {
+		if (spec->save_args || spec->entry_probe)
 			xk->rp.entry_handler = xtap_kretprobe_entry;
+		if (spec->save_args)
 			xk->rp.data_size = XTAP_KFUNC_REG_ARGS * sizeof(u64);
-		}
 		xk->rp.maxactive = spec->maxactive;
 		err = register_kretprobe(&xk->rp);
 		if (!err)

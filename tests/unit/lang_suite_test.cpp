@@ -165,6 +165,13 @@ TEST_P(LangSuite, Run) {
   ParseOptions opts;
   opts.guru = h.guru;
   Diagnostics diags;
+  std::vector<std::unique_ptr<SourceFile>> macro_files;
+#ifdef XTAP_LANG_HAVE_TAPSETS
+  if (sem) {
+    std::string err;
+    ASSERT_TRUE(load_macro_files({(source_dir() / "tapsets").string()}, &ctx, diags, &macro_files, &err)) << err;
+  }
+#endif
   auto script = parse_script(file, diags, &ctx, opts);
   if (sem && !diags.has_errors()) {
 #ifdef XTAP_LANG_HAVE_TAPSETS

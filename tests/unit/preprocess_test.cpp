@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "parse/lexer.h"
 #include "parse/parser.h"
 #include "parse/printer.h"
 #include "helpers.h"
@@ -91,6 +92,34 @@ TEST(Preprocess, Errors) {
   // step over the end of the tokens).
   EXPECT_EQ(pre("@define X", ctx)->diags.all()[0].code, "XTP1031");
   EXPECT_EQ(pre("probe begin { } @define Y(a", ctx)->diags.all()[0].code, "XTP1031");
+}
+
+}  // namespace
+}  // namespace xtap
+
+namespace xtap {
+namespace {
+
+// Macro files (.stpm): their macros reach the script; the script's own wins.
+TEST(Preprocess, LibraryMacrosAreVisibleAndScriptMacrosWin) {
+  PreprocessContext ctx = target("6.1.0");
+  SourceFile lib{"lib.stpm", "@define twice(x) %( (@x * 2) %)\n@define answer %( 42 %)\n"};
+  Diagnostics ld;
+  collect_library_macros(lex(lib, ld), &ctx, ld);
+  ASSERT_FALSE(ld.has_errors());
+  auto p = pre("@define answer %( 7 %)\nprobe begin { println(@twice(3) + @answer) }", ctx);
+  ASSERT_FALSE(p->diags.has_errors());
+  EXPECT_NE(p->printed.find("(3 * 2) + 7"), std::string::npos) << p->printed;
+}
+
+TEST(Preprocess, MacroFileWithAProbeIsAnError) {
+  PreprocessContext ctx;
+  SourceFile lib{"bad.stpm", "@define a %( 1 %)\nglobal oops\n"};
+  Diagnostics d;
+  collect_library_macros(lex(lib, d), &ctx, d);
+  ASSERT_TRUE(d.has_errors());
+  EXPECT_EQ(d.all().front().code, "XTP1042");
+  EXPECT_EQ(ctx.library_macros.count("a"), 1u);
 }
 
 }  // namespace

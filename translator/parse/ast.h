@@ -40,6 +40,8 @@ enum class ExprKind {
   Target,    // $var, $$parms, @cast(e, "type"): `target` describes it; args = the @cast
              // operand (first) and the [index] expressions of its components
   Defined,   // @defined(target): args[0] the Target; pass 2 replaces it by 0 or 1
+  Entry,     // @entry(e) in a .return probe: args[0] = e, evaluated at entry; pass 2
+             // (expand_entry) replaces it by a value saved then
   Star,      // `*`, any key, in a slice: [k, *] in a, delete a[k, *], foreach (.. in a[k, *])
   EmbeddedC, // %{ C expression %} (guru mode): text = the C; a long, or a string
              // when the C holds the /* string */ pragma
@@ -224,6 +226,12 @@ struct ProbeDecl : Body {
   std::vector<ProbePoint> points;
   std::string alias;  // the probe alias the script's point named, as matched (syscall.openat), for -l/-L
   ExprPtr condition;  // probe ... if (cond): the body runs only while cond holds
+  // @entry (pass 2, expand_entry): a .return probe and the probe synthesized
+  // to save its @entry values share a non-zero group; the saving probe has
+  // entry_half set, and for kretprobe points it runs from the kretprobe's
+  // entry handler instead of being registered on its own.
+  int entry_group = 0;
+  bool entry_half = false;
 };
 
 // probe NAME = points { prologue }  /  probe NAME += points { epilogue }

@@ -666,10 +666,27 @@ class Parser {
   ExprPtr defined(const Token &name) {
     auto e = make(ExprKind::Defined, name.loc);
     expect_op("(");
+    // @defined(@entry($x)): whether $x exists, which its entry value shares.
+    bool entry = cur().kind == Tok::Identifier && cur().text == "@entry";
+    if (entry) {
+      take();
+      expect_op("(");
+    }
     bool addr = accept_op("&");
     if (cur().kind != Tok::Identifier || (cur().text[0] != '$' && cur().text != "@cast" && cur().text != "@var"))
       fail("a target variable ($name), @cast or @var");
     e->args.push_back(target(take(), addr));
+    if (entry) expect_op(")");
+    expect_op(")");
+    return e;
+  }
+
+  // @entry(expr): in a .return probe, expr's value when the function was
+  // entered; pass 2 (expand_entry) arranges the saving and checks the probe.
+  ExprPtr entry(const Token &name) {
+    auto e = make(ExprKind::Entry, name.loc);
+    expect_op("(");
+    e->args.push_back(expression());
     expect_op(")");
     return e;
   }
@@ -784,10 +801,11 @@ class Parser {
       if (name.text[0] == '@' && is_aggregate(name.text.substr(1))) return aggregate(name);
       if (name.text == "@defined") return defined(name);
       if (name.text == "@choose_defined") return choose_defined(name);
+      if (name.text == "@entry") return entry(name);
       if (name.text[0] == '$' || name.text == "@cast" || name.text == "@var") return target(name, false);
       if (name.text[0] == '@') {
         diags_.error("XTP1022", name.loc, "unknown '@' operator '" + name.text + "'")
-            .hint = "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined, @choose_defined, @cast, @var, "
+            .hint = "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined, @choose_defined, @cast, @var, @entry, "
                     "and @1 @2 ... for script arguments";
         throw ParseError{};
       }

@@ -42,17 +42,20 @@ int compare_versions(const std::string &a, const std::string &b) {
 
 namespace {
 
-struct Macro {
-  std::vector<std::string> params;
-  std::vector<Token> body;
-  Location loc;
-};
+using Macro = MacroDef;
 
 constexpr int kMaxExpansionDepth = 32;
 
 class Preprocessor {
  public:
   Preprocessor(const PreprocessContext &ctx, Diagnostics &d) : ctx_(ctx), diags_(d) {}
+
+  // A macro file: its macros, and what else it holds once they are taken out.
+  std::vector<Token> run_library(const std::vector<Token> &in, std::map<std::string, Macro> *out) {
+    std::vector<Token> rest = run(in);
+    for (auto &[name, m] : macros_) (*out)[name] = m;
+    return rest;
+  }
 
   std::vector<Token> run(const std::vector<Token> &in) {
     std::vector<Token> toks = collect_defines(in);
@@ -201,9 +204,15 @@ class Preprocessor {
       return true;
     }
     if (tok.text[0] != '@') return false;
-    auto it = macros_.find(rest);
-    if (it == macros_.end()) return false;
-    const Macro &m = it->second;
+    const Macro *found = nullptr;
+    if (auto it = macros_.find(rest); it != macros_.end()) {
+      found = &it->second;
+    } else if (auto lib = ctx_.library_macros.find(rest); lib != ctx_.library_macros.end()) {
+      found = &lib->second;
+    } else {
+      return false;
+    }
+    const Macro &m = *found;
     std::vector<Toks> args;
     if (!m.params.empty()) {
       if (i + 1 >= end || !t[i + 1].is_op("(")) {
@@ -401,6 +410,23 @@ class Preprocessor {
 };
 
 }  // namespace
+
+void collect_library_macros(const std::vector<Token> &toks, PreprocessContext *ctx,
+                            Diagnostics &diags) {
+  std::map<std::string, Macro> found;
+  std::vector<Token> rest = Preprocessor(*ctx, diags).run_library(toks, &found);
+  for (const auto &t : rest)
+    if (t.kind != Tok::End) {
+      diags.error("XTP1042", t.loc, "a macro file (.stpm) holds only @define macros")
+          .hint = "put probes, functions and globals in a .stp tapset";
+      break;
+    }
+  for (auto &[name, m] : found) {
+    if (ctx->library_macros.count(name))
+      diags.error("XTP1033", m.loc, "macro @" + name + " is defined twice");
+    ctx->library_macros[name] = std::move(m);
+  }
+}
 
 std::vector<Token> preprocess(const std::vector<Token> &toks, const PreprocessContext &ctx,
                               Diagnostics &diags) {

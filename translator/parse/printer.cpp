@@ -92,6 +92,7 @@ std::string print_expr(const Expr &e) {
     case ExprKind::Call: return e.text + "(" + keys_text(e) + ")";
     case ExprKind::Aggregate: return "@" + e.text + "(" + keys_text(e) + ")";
     case ExprKind::Defined: return "@defined(" + print_expr(*e.arg(0)) + ")";
+    case ExprKind::Entry: return "@entry(" + print_expr(*e.arg(0)) + ")";
     case ExprKind::Star: return "*";
     case ExprKind::EmbeddedC: return "%{" + e.text + "%}";
     case ExprKind::Target: {

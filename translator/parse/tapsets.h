@@ -14,4 +14,11 @@ namespace xtap {
 bool load_tapsets(Script &script, const std::vector<std::string> &dirs, Diagnostics &diags,
                   const PreprocessContext *ctx, std::string *error);
 
+// Reads the @define macros of every .stpm file under `dirs` (recursively, in
+// name order) into ctx->library_macros, before the script is parsed; the
+// files are appended to `files`, which must outlive the macros' tokens.
+bool load_macro_files(const std::vector<std::string> &dirs, PreprocessContext *ctx,
+                      Diagnostics &diags, std::vector<std::unique_ptr<SourceFile>> *files,
+                      std::string *error);
+
 }  // namespace xtap

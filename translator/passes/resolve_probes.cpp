@@ -29,6 +29,8 @@ std::unique_ptr<ProbeDecl> copy_probe(const ProbeDecl &p) {
   c->loc = p.loc;
   c->points = p.points;
   c->alias = p.alias;
+  c->entry_group = p.entry_group;
+  c->entry_half = p.entry_half;
   if (p.condition) c->condition = clone(*p.condition);
   return c;
 }

@@ -188,12 +188,19 @@ class KernelFunctionProvider : public ProbeProvider {
             ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_kfunc_probes", mine);
+    // An @entry half is no probe of its own: its return's kretprobe runs it.
+    std::vector<int> entry_half = pair_entry_halves(mine, [](const DerivedProbe &dp) {
+      return static_cast<const KernelFunctionProbe &>(dp).function;
+    });
     // One id per pattern point: its functions are registered where the
     // kernel allows and checked together (kprobes.c).
     std::map<const ProbePoint *, int> pattern_ids;
+    size_t nspecs = 0;
     w.open("static const struct xtap_kprobe_spec xtap_kfuncs[] = {");
     for (size_t i = 0; i < mine.size(); ++i) {
       auto *kf = static_cast<const KernelFunctionProbe *>(mine[i]);
+      if (kf->decl->entry_half) continue;
+      ++nspecs;
       int pattern = 0;
       if (kf->from_pattern)
         pattern =
@@ -203,6 +210,8 @@ class KernelFunctionProvider : public ProbeProvider {
                          ", .is_return = " + (kf->is_return ? "1" : "0") +
                          ", .save_args = " + (kf->is_return ? "1" : "0") +
                          ", .optional = " + (kf->optional ? "1" : "0");
+      if (entry_half[i] >= 0)
+        spec += ", .entry_probe = &xtap_kfunc_probes[" + std::to_string(entry_half[i]) + "]";
       if (pattern)
         spec += ", .pattern = " + std::to_string(pattern) + ", .pattern_text = " +
                 c_string_literal("kernel.function(\"" + kf->pattern + "\")" +
@@ -212,7 +221,7 @@ class KernelFunctionProvider : public ProbeProvider {
       w.line(spec + " },");
     }
     w.close("};");
-    out.groups.push_back(probe_group("xtap_kfunc_ops", "xtap_kfuncs", mine.size()));
+    out.groups.push_back(probe_group("xtap_kfunc_ops", "xtap_kfuncs", nspecs));
   }
 
  private:

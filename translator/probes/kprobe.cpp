@@ -67,22 +67,31 @@ class KprobeProvider : public ProbeProvider {
   void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_kprobe_probes", mine);
+    // An @entry half is no probe of its own: its return's kretprobe runs it.
+    std::vector<int> entry_half = pair_entry_halves(
+        mine, [](const DerivedProbe &dp) { return static_cast<const KprobeProbe &>(dp).symbol; });
+    // Spec indexes (xtap-run's wildcard entries name them) skip the halves.
+    std::vector<size_t> specs;
     w.open("static const struct xtap_kprobe_spec xtap_kprobes[] = {");
     for (size_t i = 0; i < mine.size(); ++i) {
       auto *kp = static_cast<const KprobeProbe *>(mine[i]);
+      if (kp->decl->entry_half) continue;
+      specs.push_back(i);
       w.line("{ .probe = &xtap_kprobe_probes[" + std::to_string(i) + "], .symbol = " +
              c_string_literal(kp->symbol) + ", .is_return = " + (kp->is_return ? "1" : "0") +
              ", .optional = " + (kp->optional ? "1" : "0") + ", .wildcard = " + (kp->wildcard ? "1" : "0") +
+             (entry_half[i] >= 0 ? ", .entry_probe = &xtap_kprobe_probes[" + std::to_string(entry_half[i]) + "]"
+                                 : std::string()) +
              " },");
     }
     w.close("};");
     // xtap-run reads these from .modinfo and passes the matching functions.
-    for (size_t i = 0; i < mine.size(); ++i) {
-      auto *kp = static_cast<const KprobeProbe *>(mine[i]);
+    for (size_t n = 0; n < specs.size(); ++n) {
+      auto *kp = static_cast<const KprobeProbe *>(mine[specs[n]]);
       if (kp->wildcard)
-        w.line("MODULE_INFO(xtap_wildcard, " + c_string_literal(std::to_string(i) + ":" + kp->symbol) + ");");
+        w.line("MODULE_INFO(xtap_wildcard, " + c_string_literal(std::to_string(n) + ":" + kp->symbol) + ");");
     }
-    out.groups.push_back(probe_group("xtap_kprobe_ops", "xtap_kprobes", mine.size()));
+    out.groups.push_back(probe_group("xtap_kprobe_ops", "xtap_kprobes", specs.size()));
   }
 };
 

@@ -102,6 +102,12 @@ const ProbeProvider *begin_end_provider();
 // Helpers shared by providers.
 std::string component_names(const ProbePoint &pp);  // "kprobe.function.return"
 void emit_probe_array(CWriter &w, const std::string &name, const std::vector<const DerivedProbe *> &probes);
+// The kretprobe families' @entry halves (ProbeDecl::entry_half): for each
+// probe of `mine`, the index in `mine` of the entry half that runs from its
+// kretprobe's entry handler, or -1; halves pair with returns of the same
+// entry group by location name (`location_of`), in order.
+std::vector<int> pair_entry_halves(const std::vector<const DerivedProbe *> &mine,
+                                   const std::function<std::string(const DerivedProbe &)> &location_of);
 // "{ .ops = &OPS, .specs = SPECS, .nspecs = N }"
 std::string probe_group(const std::string &ops, const std::string &specs, size_t n);
 

@@ -45,6 +45,8 @@ enum xtap_msg_type {
 	XTAP_MSG_WARNING = 4, /* payload: NUL-terminated text */
 	XTAP_MSG_EXIT = 5,    /* the script asked to end (exit() or an error limit) */
 	XTAP_MSG_DONE = 6,    /* payload: struct xtap_done; last message */
+	XTAP_MSG_SYSTEM = 7,  /* payload: NUL-terminated command for the runner to run
+			       * with /bin/sh -c (system()); older runners skip it */
 };
 
 struct xtap_msg_hdr {

@@ -169,6 +169,7 @@ extern const struct xtap_family_ops xtap_kfunc_ops;
 extern const struct xtap_family_ops xtap_timer_ops;
 extern const struct xtap_family_ops xtap_tracepoint_ops;
 extern const struct xtap_family_ops xtap_perf_ops;
+extern const struct xtap_family_ops xtap_procfs_ops_family;
 
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {
@@ -185,7 +186,32 @@ struct xtap_kprobe_spec {
 				 * pass 2 (same id, adjacent specs); left out with a
 				 * warning if it cannot be probed */
 	const char *pattern_text; /* that pattern, for messages */
+	const struct xtap_probe *entry_probe; /* kretprobe: run at entry first (saves @entry
+				 * values); the call is not probed if it cannot run */
 };
+
+/*
+ * procfs("name").read / .write: a file under /proc/xtap/MODULE/. A read
+ * probe fills a buffer of maxsize bytes; a write probe takes writes of up
+ * to maxsize bytes. umask: non-zero, the permission bits to clear.
+ */
+struct xtap_procfs_spec {
+	const struct xtap_probe *probe;
+	const char *name;
+	u8 is_write;
+	u32 maxsize;
+	u16 umask;
+};
+
+/* The buffer behind $value in a procfs probe. */
+struct xtap_procfs_buf {
+	u32 len, cap;
+	bool truncated;
+	char data[];
+};
+
+char *xtap_procfs_value(struct xtap_context *c, char *dst);
+void xtap_procfs_set(struct xtap_context *c, const char *s, int append);
 
 /* kernel.function: the argument registers of the x86-64 calling convention. */
 #define XTAP_KFUNC_REG_ARGS 6
@@ -483,6 +509,8 @@ s64 xtap_stringat(struct xtap_context *c, const char *s, s64 pos);
 
 char *xtap_pp(struct xtap_context *c, char *dst);         /* probe point text */
 char *xtap_probefunc(struct xtap_context *c, char *dst);  /* function of the probed address */
+s64 xtap_entry_key(struct xtap_context *c);
+void xtap_system(const char *cmd);  /* system(): queued to the runner, run with /bin/sh -c */  /* @entry: the call's key (kretprobe instance or thread) */
 s64 xtap_jiffies(void);
 s64 xtap_local_clock_ns(void);
 s64 xtap_get_cycles(void);                                /* the CPU's cycle counter */
