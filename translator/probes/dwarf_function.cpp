@@ -196,9 +196,6 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
       } else {
         lines.push_back({f->line, f->entry});
       }
-      KFunction proto;
-      proto.name = f->name;
-      if (!d->prototype(*f, &proto.params, &proto.return_type)) continue;
       for (const DwarfLine &l : lines) {
         auto dp = std::make_unique<KernelFunctionProbe>();
         d->kprobe_site(*f, l.addr, &dp->symbol, &dp->offset);
@@ -210,19 +207,25 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
         dp->display = family_prefix(*d) + "." + kind + "(\"" + where(*f, l.line) + "\")" +
                       (is_return ? ".return" : is_call ? ".call" : "");
         dp->pattern = pp.str();
-        if (is_statement) {
-          // Parameters and locals where DWARF says they are at this address.
-          for (const DwarfVar &v : d->variables_at(*f, l.addr))
-            dp->vars.push_back(context_var_of(d->types(), v));
-        } else {
+        dp->lazy_vars = [d, f, addr = l.addr, is_statement, is_return] {
+          std::vector<ContextVar> vars;
+          if (is_statement) {
+            // Parameters and locals where DWARF says they are at this address.
+            for (const DwarfVar &v : d->variables_at(*f, addr))
+              vars.push_back(context_var_of(d->types(), v));
+            return vars;
+          }
           // At entry the parameters are in the argument registers (and a
           // .return probe saved them there); locals have no value yet but
           // are listed, as stap lists them.
-          dp->vars = parameter_vars(d->types(), proto, is_return);
+          KFunction proto;
+          if (!d->prototype(*f, &proto.params, &proto.return_type)) return vars;
+          vars = parameter_vars(d->types(), proto, is_return);
           if (!is_return)
             for (const DwarfVar &v : d->variables_at(*f, f->entry))
-              if (!v.parameter) dp->vars.push_back(context_var_of(d->types(), v));
-        }
+              if (!v.parameter) vars.push_back(context_var_of(d->types(), v));
+          return vars;
+        };
         out.push_back(std::move(dp));
       }
     }

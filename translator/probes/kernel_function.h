@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@ class KernelFunctionProbe : public DerivedProbe {
   bool is_call = false;       // written .call: pp() keeps it, as in stap
   bool from_pattern = false;  // one of several functions a glob matched
   std::string pattern;        // the point as pass 2 matched it, for runtime messages
-  std::vector<ContextVar> vars;
+  mutable std::vector<ContextVar> vars;
   const TypeTable *table = nullptr;
   // DWARF: pp() as stap spells it (kernel.function("f@fs/x.c:12"),
   // kernel.statement(...), module("m").function(...)); the kprobe's symbol
@@ -37,7 +38,16 @@ class KernelFunctionProbe : public DerivedProbe {
             : is_call ? ".call"
                       : "");
   }
-  const std::vector<ContextVar> &context_vars() const override { return vars; }
+  // DWARF: the variables are worked out on first use (types and scopes are
+  // read only for the probes whose bodies use them).
+  mutable std::function<std::vector<ContextVar>()> lazy_vars;
+  const std::vector<ContextVar> &context_vars() const override {
+    if (lazy_vars) {
+      vars = lazy_vars();
+      lazy_vars = nullptr;
+    }
+    return vars;
+  }
   const TypeTable *types() const override { return table; }
 };
 

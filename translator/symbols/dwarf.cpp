@@ -246,6 +246,13 @@ std::vector<DwarfLine> KernelDwarf::lines(const DwarfFunction &f, int first, int
   Dwarf_Lines *table;
   size_t n;
   if (dwarf_getsrclines(&cu, &table, &n) != 0) return out;
+  // f's own lines run from its declaration to the next function declared
+  // in the same file: rows outside are code inlined from elsewhere.
+  int end_line = 1 << 30;
+  for (const auto &g : functions_)
+    if (g.file == f.file && g.line > f.line && g.line < end_line) end_line = g.line;
+  first = std::max(first, f.line);
+  last = std::min(last, end_line - 1);
   std::map<int, uint64_t> lowest;
   for (size_t i = 0; i < n; ++i) {
     Dwarf_Line *l = dwarf_onesrcline(table, i);

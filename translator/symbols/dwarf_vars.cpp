@@ -81,9 +81,24 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
   Dwarf_Die fn, cu;
   if (!dwarf_offdie(im.dw, f.die, &fn) || !dwarf_diecu(&fn, &cu, nullptr, nullptr)) return out;
   Dwarf_Addr pc = addr - im.bias;
-  Dwarf_Die *scopes = nullptr;
-  int nscopes = dwarf_getscopes(&cu, pc, &scopes);
-  if (nscopes <= 0) return out;
+  // The function and its lexical blocks that contain pc, outermost first.
+  // Inlined callees' blocks are not entered: a statement of `f` sees f's
+  // variables even where a callee's code was inlined.
+  std::vector<Dwarf_Die> chain{fn};
+  for (bool deeper = true; deeper && chain.size() < 64;) {
+    deeper = false;
+    Dwarf_Die c;
+    if (dwarf_child(&chain.back(), &c) != 0) break;
+    do {
+      if (dwarf_tag(&c) == DW_TAG_lexical_block && dwarf_haspc(&c, pc) == 1) {
+        chain.push_back(c);
+        deeper = true;
+        break;
+      }
+    } while (dwarf_siblingof(&c, &c) == 0);
+  }
+  std::vector<Dwarf_Die> scopes(chain.rbegin(), chain.rend());
+  int nscopes = static_cast<int>(scopes.size());
 
   // The frame base at pc, for DW_OP_fbreg, as a register plus an offset:
   // GCC's is DW_OP_call_frame_cfa, the CFA, which the CFI gives at pc;
@@ -173,10 +188,7 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
         out.push_back(std::move(v));
       } while (dwarf_siblingof(&child, &child) == 0);
     }
-    int tag = dwarf_tag(&scopes[i]);
-    if (tag == DW_TAG_subprogram) break;  // not the CU's globals
   }
-  free(scopes);
   return out;
 }
 
