@@ -4,6 +4,7 @@
 //   module("MOD").function("PATTERN[@FILE]")[...]     a module's functions
 //   kernel.statement("FUNC@FILE:LINE")                a source line (also :N-M, :*, +REL)
 //   module("MOD").statement("FUNC@FILE:LINE")
+//   kernel.function("PATTERN").label("NAME")          a C label (NAME a glob)
 //
 // Each function or line is one derived probe: a kprobe (kretprobe for
 // .return) at a symbol and offset the kernel resolves at load time, so a
@@ -157,13 +158,17 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
   }
 
   bool is_return = false, is_call = false;
+  std::string label;  // .label("NAME"): a glob over the function's labels
   if (cs.size() == 3 && !is_statement && !cs[2].has_arg &&
       (cs[2].name == "call" || cs[2].name == "return")) {
     is_return = cs[2].name == "return";
     is_call = cs[2].name == "call";
+  } else if (cs.size() == 3 && !is_statement && cs[2].name == "label" && cs[2].has_arg &&
+             cs[2].arg_is_string && !cs[2].str_arg.empty()) {
+    label = cs[2].str_arg;
   } else if (cs.size() >= 3) {
     if (pp.optional) return;
-    bool later = cs[2].name == "inline" || cs[2].name == "label" || cs[2].name == "callee" ||
+    bool later = cs[2].name == "inline" || cs[2].name == "callee" ||
                  cs[2].name == "callees" || cs[2].name == "exported" || cs[2].name == "maxactive";
     auto &d = diags.error("XTP2151", cs[2].loc,
                           later ? "." + cs[2].name + " probes are not supported yet"
@@ -188,7 +193,14 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
     for (const DwarfFunction *f : d->match(spec.function, spec.file)) {
       if (!is_statement && spec.first && f->line != spec.first) continue;
       std::vector<DwarfLine> lines;
-      if (is_statement) {
+      std::vector<std::string> label_names;
+      if (!label.empty()) {
+        for (auto &[name, at] : d->labels(*f, label)) {
+          lines.push_back(at);
+          label_names.push_back(name);
+        }
+        if (lines.empty()) continue;
+      } else if (is_statement) {
         if (spec.all_lines) lines = d->lines(*f, 1, 1 << 30);
         else if (spec.relative >= 0) lines = d->lines(*f, f->line + spec.relative, f->line + spec.relative);
         else lines = d->lines(*f, spec.first, spec.last);
@@ -196,7 +208,8 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
       } else {
         lines.push_back({f->line, f->entry});
       }
-      for (const DwarfLine &l : lines) {
+      for (size_t li = 0; li < lines.size(); ++li) {
+        const DwarfLine &l = lines[li];
         auto dp = std::make_unique<KernelFunctionProbe>();
         d->kprobe_site(*f, l.addr, &dp->symbol, &dp->offset);
         if (!sites.emplace(dp->symbol + (is_return ? "/r" : ""), dp->offset).second) continue;
@@ -204,12 +217,16 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
         dp->is_return = is_return;
         dp->is_call = is_call;
         dp->table = &d->types();
-        dp->display = family_prefix(*d) + "." + kind + "(\"" + where(*f, l.line) + "\")" +
+        dp->display = family_prefix(*d) + "." + kind + "(\"" +
+                      where(*f, label.empty() ? f->line : l.line) + "\")" +
                       (is_return ? ".return" : is_call ? ".call" : "");
+        if (!label.empty()) dp->display += ".label(\"" + label_names[li] + "\")";
+        if (is_statement) dp->display = family_prefix(*d) + ".statement(\"" + where(*f, l.line) + "\")";
         dp->pattern = pp.str();
-        dp->lazy_vars = [d, f, addr = l.addr, is_statement, is_return] {
+        bool inside = is_statement || !label.empty();
+        dp->lazy_vars = [d, f, addr = l.addr, inside, is_return] {
           std::vector<ContextVar> vars;
-          if (is_statement) {
+          if (inside) {
             // Parameters and locals where DWARF says they are at this address.
             for (const DwarfVar &v : d->variables_at(*f, addr))
               vars.push_back(context_var_of(d->types(), v));
@@ -231,6 +248,7 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
     }
   }
   bool several = out.size() - before > 1 || kfunc_is_glob(spec.function) || kfunc_is_glob(spec.file) ||
+                 kfunc_is_glob(label) ||
                  spec.all_lines || spec.last > spec.first;
   for (size_t i = before; i < out.size(); ++i) {
     auto &kf = static_cast<KernelFunctionProbe &>(*out[i]);
@@ -238,10 +256,11 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
   }
   if (out.size() == before && !pp.optional) {
     std::string what = is_module ? "module \"" + cs[0].str_arg + "\"" : "this kernel";
-    auto &d = diags.error("XTP2153", cs[1].loc,
-                          (is_statement ? "no line of " + what + " matches '"
-                                        : "no function of " + what + " matches '") +
-                              cs[1].str_arg + "'");
+    auto &d = diags.error("XTP2153", label.empty() ? cs[1].loc : cs[2].loc,
+                          !label.empty() ? "no label '" + label + "' in a function of " + what +
+                                               " matching '" + cs[1].str_arg + "'"
+                          : is_statement ? "no line of " + what + " matches '" + cs[1].str_arg + "'"
+                                         : "no function of " + what + " matches '" + cs[1].str_arg + "'");
     // A named function that exists, but not at that line: say where its lines are.
     std::vector<std::string> names;
     for (const KernelDwarf *k : sources)

@@ -165,6 +165,15 @@ class KernelFunctionProvider : public ProbeProvider {
     }
     for (size_t i = before; i < out.size(); ++i)
       static_cast<KernelFunctionProbe &>(*out[i]).is_call = is_call;
+    if (out.size() == before && env.dwarf) {
+      // Not in BTF (pahole leaves out some static functions and compiler
+      // clones): the kernel's DWARF, when installed, may have it.
+      std::string dwarf_error;
+      if (!env.dwarf("", &dwarf_error).empty()) {
+        derive_from_dwarf(pp, env, out, diags);
+        return;
+      }
+    }
     if (out.size() == before && !pp.optional) no_match(*btf, cs[1], diags);
   }
 

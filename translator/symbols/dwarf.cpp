@@ -273,6 +273,36 @@ std::vector<DwarfLine> KernelDwarf::lines(const DwarfFunction &f, int first, int
   return out;
 }
 
+std::vector<std::pair<std::string, DwarfLine>> KernelDwarf::labels(const DwarfFunction &f,
+                                                                   const std::string &glob) const {
+  std::vector<std::pair<std::string, DwarfLine>> out;
+  Dwarf_Die die;
+  if (!dwarf_offdie(impl_->dw, f.die, &die)) return out;
+  // Labels sit in the function or in its lexical blocks, not in inlined callees.
+  std::vector<Dwarf_Die> todo{die};
+  while (!todo.empty()) {
+    Dwarf_Die scope = todo.back();
+    todo.pop_back();
+    Dwarf_Die c;
+    if (dwarf_child(&scope, &c) != 0) continue;
+    do {
+      int tag = dwarf_tag(&c);
+      if (tag == DW_TAG_lexical_block) todo.push_back(c);
+      if (tag != DW_TAG_label) continue;
+      std::string name = attr_string(&c, DW_AT_name);
+      Dwarf_Addr addr;
+      if (name.empty() || dwarf_lowpc(&c, &addr) != 0) continue;
+      if (fnmatch(glob.c_str(), name.c_str(), 0) != 0) continue;
+      int line = 0;
+      dwarf_decl_line(&c, &line);
+      out.push_back({name, {line, addr + impl_->bias}});
+    } while (dwarf_siblingof(&c, &c) == 0);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto &a, const auto &b) { return a.second.addr < b.second.addr; });
+  return out;
+}
+
 void KernelDwarf::kprobe_site(const DwarfFunction &f, uint64_t addr, std::string *symbol,
                               uint64_t *offset) const {
   std::string prefix = module_.empty() ? "" : module_ + ":";

@@ -81,6 +81,10 @@ class KernelDwarf {
   // address, ascending by line. Empty when the line table has none.
   std::vector<DwarfLine> lines(const DwarfFunction &f, int first, int last) const;
 
+  // The labels of `f` (C `name:`) matching `glob` that have an address.
+  std::vector<std::pair<std::string, DwarfLine>> labels(const DwarfFunction &f,
+                                                         const std::string &glob) const;
+
   // The symbol and offset the runtime's kprobe finds `addr` (in `f`) by:
   // the function's own name when it is unique, else a symbol every
   // relocation moves with it (vmlinux: _stext). Module symbols are
