@@ -546,9 +546,23 @@ std::vector<std::pair<std::string, std::string>> find_debuginfo(
     }
   }
   for (auto &[name, path] : found) out.emplace_back(name, path);
-  if (out.empty())
+  if (out.empty()) {
     *error = "no debuginfo for module '" + module + "' of " + release + " (looked under " +
              dirs.back() + (dirs.size() > 1 ? " and the --debuginfo directories" : "") + ")";
+    // A module built into the kernel has no .ko: its functions are the kernel's.
+    std::ifstream builtin("/lib/modules/" + release + "/modules.builtin");
+    std::string want = module, line;
+    std::replace(want.begin(), want.end(), '-', '_');
+    while (std::getline(builtin, line)) {
+      std::string stem = fs::path(line).filename().string();
+      stem = stem.substr(0, stem.find('.'));
+      std::replace(stem.begin(), stem.end(), '-', '_');
+      if (fnmatch(want.c_str(), stem.c_str(), 0) == 0) {
+        *error += "; " + stem + " is built into this kernel: probe it as kernel.function(...)";
+        break;
+      }
+    }
+  }
   return out;
 }
 
