@@ -169,7 +169,7 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
   } else if (cs.size() >= 3) {
     if (pp.optional) return;
     bool later = cs[2].name == "inline" || cs[2].name == "callee" ||
-                 cs[2].name == "callees" || cs[2].name == "exported" || cs[2].name == "maxactive";
+                 cs[2].name == "callees" || cs[2].name == "exported";
     auto &d = diags.error("XTP2151", cs[2].loc,
                           later ? "." + cs[2].name + " probes are not supported yet"
                                 : "unknown " + kind + " probe point '" + pp.str() + "'");

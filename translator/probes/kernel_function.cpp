@@ -103,7 +103,7 @@ class KernelFunctionProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
     return {"kernel.function(\"name\")", "kernel.function(\"name\").call",
-            "kernel.function(\"name\").return"};
+            "kernel.function(\"name\").return", "kernel.function(\"name\").return.maxactive(N)"};
   }
 
   bool matches(const ProbePoint &pp) const override {
@@ -113,8 +113,28 @@ class KernelFunctionProvider : public ProbeProvider {
     return cs[0].name == "module" && (cs[1].name == "function" || cs[1].name == "statement");
   }
 
-  void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &env, DerivedProbes &out,
+  void derive(const ProbePoint &written, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
               Diagnostics &diags) const override {
+    // .return.maxactive(N): how many calls may be in flight at once (the
+    // kretprobe's instances); the rest of the point derives as .return.
+    const auto &wcs = written.components;
+    if (wcs.size() == 4 && wcs[2].name == "return" && !wcs[2].has_arg &&
+        wcs[3].name == "maxactive") {
+      if (!wcs[3].has_arg || wcs[3].arg_is_string || wcs[3].num_arg < 1 ||
+          wcs[3].num_arg > 1000000) {
+        diags.error("XTP2151", wcs[3].loc, ".maxactive needs a number from 1 to 1000000").hint =
+            "as in kernel.function(\"vfs_read\").return.maxactive(100)";
+        return;
+      }
+      ProbePoint pp = written;
+      pp.components.pop_back();
+      size_t before = out.size();
+      derive(pp, decl, env, out, diags);
+      for (size_t i = before; i < out.size(); ++i)
+        static_cast<KernelFunctionProbe &>(*out[i]).maxactive = static_cast<uint32_t>(wcs[3].num_arg);
+      return;
+    }
+    const ProbePoint &pp = written;
     const auto &cs = pp.components;
     // An optional point (pp?) that cannot be resolved is dropped silently.
     if (!needs_dwarf(pp).empty()) {
@@ -196,6 +216,7 @@ class KernelFunctionProvider : public ProbeProvider {
                          c_string_literal(kf->symbol.empty() ? kf->function : kf->symbol) +
                          (kf->offset ? ", .offset = " + std::to_string(kf->offset) : "") +
                          ", .is_return = " + (kf->is_return ? "1" : "0") +
+                         (kf->maxactive ? ", .maxactive = " + std::to_string(kf->maxactive) : "") +
                          ", .save_args = " + (kf->is_return ? "1" : "0") +
                          ", .optional = " + (kf->optional ? "1" : "0");
       if (pattern)

@@ -30,13 +30,15 @@ class KernelFunctionProbe : public DerivedProbe {
   std::string display;
   std::string symbol;
   uint64_t offset = 0;
+  uint32_t maxactive = 0;  // .return.maxactive(N); 0: the kernel's default
 
   std::string name() const override {
-    if (!display.empty()) return display;
+    std::string max = maxactive ? ".maxactive(" + std::to_string(maxactive) + ")" : "";
+    if (!display.empty()) return display + max;
     return "kernel.function(\"" + function + "\")" +
            (is_return ? ".return"
             : is_call ? ".call"
-                      : "");
+                      : "") + max;
   }
   // DWARF: the variables are worked out on first use (types and scopes are
   // read only for the probes whose bodies use them).
