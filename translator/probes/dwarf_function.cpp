@@ -117,8 +117,27 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v) {
 
 }  // namespace
 
+namespace {
+void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags,
+                  bool exported_only);
+}  // namespace
+
 void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                        Diagnostics &diags) {
+  const auto &cs = pp.components;
+  // .exported: only the functions the kernel exports to modules.
+  if (cs.size() >= 3 && cs[1].name == "function" && cs[2].name == "exported" && !cs[2].has_arg) {
+    ProbePoint rest = pp;
+    rest.components.erase(rest.components.begin() + 2);
+    derive_dwarf(rest, env, out, diags, true);
+    return;
+  }
+  derive_dwarf(pp, env, out, diags, false);
+}
+
+namespace {
+void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags,
+                  bool exported_only) {
   const auto &cs = pp.components;
   bool is_module = cs[0].name == "module";
   bool is_statement = cs[1].name == "statement";
@@ -169,7 +188,7 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
   } else if (cs.size() >= 3) {
     if (pp.optional) return;
     bool later = cs[2].name == "inline" || cs[2].name == "callee" ||
-                 cs[2].name == "callees" || cs[2].name == "exported";
+                 cs[2].name == "callees";
     auto &d = diags.error("XTP2151", cs[2].loc,
                           later ? "." + cs[2].name + " probes are not supported yet"
                                 : "unknown " + kind + " probe point '" + pp.str() + "'");
@@ -192,6 +211,7 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
   for (const KernelDwarf *d : sources) {
     for (const DwarfFunction *f : d->match(spec.function, spec.file)) {
       if (!is_statement && spec.first && f->line != spec.first) continue;
+      if (exported_only && !f->exported) continue;
       std::vector<DwarfLine> lines;
       std::vector<std::string> label_names;
       if (!label.empty()) {
@@ -278,5 +298,7 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
                ".function(\"*@FILE\")'";
   }
 }
+
+}  // namespace
 
 }  // namespace xtap

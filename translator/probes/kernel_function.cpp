@@ -241,7 +241,7 @@ class KernelFunctionProvider : public ProbeProvider {
     if (cs[1].name == "statement") return "kernel.statement";
     if (cs[1].arg_is_string && cs[1].str_arg.find('@') != std::string::npos)
       return "a source location (" + cs[1].str_arg.substr(cs[1].str_arg.find('@')) + ")";
-    if (cs.size() == 3 && (cs[2].name == "inline" || cs[2].name == "label" ||
+    if (cs.size() >= 3 && (cs[2].name == "inline" || cs[2].name == "label" || cs[2].name == "exported" ||
                            cs[2].name == "callee" || cs[2].name == "callees"))
       return "kernel.function(...)." + cs[2].name;
     return "";

@@ -60,7 +60,7 @@ std::string hex(uint64_t v) {
   return o.str();
 }
 
-constexpr const char *kIndexMagic = "xtap-dwarf-index 2";
+constexpr const char *kIndexMagic = "xtap-dwarf-index 3";
 
 }  // namespace
 
@@ -115,6 +115,7 @@ bool KernelDwarf::build_index(std::string *error) {
   // The ELF function symbols: by address, and how often each name occurs.
   std::map<uint64_t, std::string> symbol_at;
   std::unordered_map<std::string, int> symbol_count;
+  std::unordered_map<std::string, bool> exported;  // names with a __ksymtab_ entry
   int nsyms = dwfl_module_getsymtab(im.mod);
   for (int i = 0; i < nsyms; ++i) {
     GElf_Sym sym;
@@ -122,6 +123,7 @@ bool KernelDwarf::build_index(std::string *error) {
     const char *name = dwfl_module_getsym_info(im.mod, i, &sym, &addr, nullptr, nullptr, nullptr);
     if (!name) continue;
     if (module_.empty() && strcmp(name, "_stext") == 0) stext_ = addr;
+    if (strncmp(name, "__ksymtab_", 10) == 0) exported[name + 10] = true;
     if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || !*name) continue;
     ++symbol_count[name];
     symbol_at.emplace(addr, name);
@@ -149,6 +151,7 @@ bool KernelDwarf::build_index(std::string *error) {
       f.die = dwarf_dieoffset(&die);
       auto s = symbol_at.find(f.entry);
       if (s != symbol_at.end() && symbol_count[s->second] == 1) f.symbol = s->second;
+      f.exported = exported.count(f.name) != 0;
       functions_.push_back(std::move(f));
     } while (dwarf_siblingof(&die, &die) == 0);
   }
@@ -171,10 +174,10 @@ bool KernelDwarf::read_index(const std::string &file) {
   std::vector<DwarfFunction> fns;
   while (std::getline(in, line)) {
     DwarfFunction f;
-    std::string fields[6];
+    std::string fields[7];
     size_t start = 0;
-    for (int i = 0; i < 6; ++i) {
-      size_t tab = i < 5 ? line.find('\t', start) : line.size();
+    for (int i = 0; i < 7; ++i) {
+      size_t tab = i < 6 ? line.find('\t', start) : line.size();
       if (tab == std::string::npos) return false;
       fields[i] = line.substr(start, tab - start);
       start = tab + 1;
@@ -185,6 +188,7 @@ bool KernelDwarf::read_index(const std::string &file) {
     f.entry = std::stoull(fields[3], nullptr, 16);
     f.die = std::stoull(fields[4], nullptr, 16);
     f.symbol = fields[5];
+    f.exported = fields[6] == "x";
     fns.push_back(std::move(f));
   }
   if (fns.empty()) return false;
@@ -201,7 +205,7 @@ void KernelDwarf::write_index(const std::string &file) const {
     out << kIndexMagic << " stext=" << hex(stext_) << " " << path_ << "\n";
     for (const auto &f : functions_)
       out << f.name << '\t' << f.file << '\t' << f.line << '\t' << hex(f.entry) << '\t' << hex(f.die)
-          << '\t' << f.symbol << '\n';
+          << '\t' << f.symbol << '\t' << (f.exported ? "x" : "") << '\n';
     if (!out) return;
   }
   fs::rename(tmp, file, ec);

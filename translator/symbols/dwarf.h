@@ -31,6 +31,7 @@ struct DwarfFunction {
   // The ELF function symbol at `entry` ("f", or a clone's "f.isra.0") when
   // no other function symbol has that name; "" otherwise.
   std::string symbol;
+  bool exported = false;  // EXPORT_SYMBOL'd: a __ksymtab_NAME symbol exists
 };
 
 // One is_stmt row of the line table: the first address of `line` in a function.
