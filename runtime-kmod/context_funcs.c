@@ -84,11 +84,42 @@ char *xtap_pp(struct xtap_context *c, char *dst)
 	return dst;
 }
 
-/* probefunc(): for kprobes the symbol of the probed address, else "". */
+/*
+ * The function a kernel.function/kernel.statement/module(...) point names,
+ * as stap's ppfunc() parses it from pp(): kernel.function("vfs_read@fs/x.c:1")
+ * gives vfs_read. False for other points and for wildcards.
+ */
+static bool xtap_pp_function(const char *pp, char *dst, size_t size)
+{
+	const char *start = strstr(pp, ".function(\"");
+	const char *wild;
+	size_t n;
+
+	if (!start)
+		start = strstr(pp, ".statement(\"");
+	if (!start || (strncmp(pp, "kernel.", 7) && strncmp(pp, "module(", 7)))
+		return false;
+	start = strchr(start, '"') + 1;
+	n = strcspn(start, "@\"");
+	wild = strpbrk(start, "*?[");
+	if (!n || n >= size || (wild && wild < start + n))
+		return false;
+	memcpy(dst, start, n);
+	dst[n] = '\0';
+	return true;
+}
+
+/*
+ * probefunc(): the function a kernel.function or statement point names;
+ * for other kprobes the symbol of the probed address; else "".
+ */
 char *xtap_probefunc(struct xtap_context *c, char *dst)
 {
 	struct xtap_cpu_ctx *cc = container_of(c, struct xtap_cpu_ctx, c);
 
+	if (c->probe && c->probe->point &&
+	    xtap_pp_function(c->probe->point, dst, xtap_sess.limits.maxstringlen))
+		return dst;
 	if (cc->probe_addr)
 		snprintf(dst, xtap_sess.limits.maxstringlen, "%ps",
 			 (void *)cc->probe_addr);

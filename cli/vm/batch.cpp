@@ -110,6 +110,7 @@ std::vector<GuestJob> guest_jobs(const std::vector<Job>& jobs, const std::string
     g.interrupt_after_ms = j.interrupt_after_ms;
     g.interrupt_signal = j.interrupt_signal;
     g.after = j.after;
+    g.before = j.before;
     if (j.module.empty()) {
       g.argv = {"sh", "-c", j.command};
     } else {

@@ -35,11 +35,14 @@ now_cs() {
   echo "${up%.*}${up#*.}"
 }
 
-run_job() { # NAME TIMEOUT_S INTERRUPT_MS SIGNAL AFTER MODULE ARGV...
-  name=$1 limit=$2 intr=$3 sig=$4 after=$5 mod=$6
-  shift 6
+run_job() { # NAME TIMEOUT_S INTERRUPT_MS SIGNAL AFTER BEFORE MODULE ARGV...
+  name=$1 limit=$2 intr=$3 sig=$4 after=$5 before=$6 mod=$7
+  shift 7
   d=/run/xtap-vm/$name
   mkdir -p $d
+  # Set-up the job needs first (a helper module to load); its output joins
+  # the job's stderr.
+  [ -n "$before" ] && sh -c "$before" < /dev/null > $d/before 2>&1
   echo "xtap-vm: job $name begins" > /dev/kmsg
   frame begin "$name" /dev/null
   t0=$(now_cs)
@@ -59,6 +62,7 @@ run_job() { # NAME TIMEOUT_S INTERRUPT_MS SIGNAL AFTER MODULE ARGV...
   fi
   sh -c 'echo $$ > "$0"; exec "$@"' $d/pid "$@" < /dev/null > $d/out 2> $d/err
   st=$?
+  [ -s $d/before ] && cat $d/before >> $d/err
   [ -n "$after" ] && sh -c "$after" < /dev/null >> $d/out 2>> $d/err
   t1=$(now_cs)
   # Whatever the job left running (its workload, the watchdog) must not
@@ -109,7 +113,7 @@ std::string guest_init_script(const std::vector<GuestJob>& jobs) {
   for (const auto& j : jobs) {
     s += "run_job " + shell_quote(j.name) + " " + std::to_string(j.timeout_s) + " " +
          std::to_string(j.interrupt_after_ms) + " " + shell_quote(j.interrupt_signal) + " " +
-         shell_quote(j.after) + " " + shell_quote(j.module_name);
+         shell_quote(j.after) + " " + shell_quote(j.before) + " " + shell_quote(j.module_name);
     for (const auto& a : j.argv) s += " " + shell_quote(a);
     s += "\n";
   }

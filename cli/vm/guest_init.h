@@ -34,6 +34,7 @@ struct GuestJob {
   int interrupt_after_ms = -1;
   std::string interrupt_signal = "INT";
   std::string after;  // sh command after the job's process ends; its output joins the job's
+  std::string before; // sh command before the job starts (loading a helper module); output to its stderr
 };
 
 std::string guest_init_script(const std::vector<GuestJob>& jobs);

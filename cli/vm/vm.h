@@ -44,6 +44,7 @@ struct Job {
   int interrupt_after_ms = -1;          // >= 0: SIGINT to xtap-run after this delay
   std::string interrupt_signal = "INT"; // the signal interrupt-after-ms sends (KILL: a dying collector)
   std::string after;                    // sh command run once xtap-run has ended, before clean-up
+  std::string before;                   // sh command run before xtap-run starts (insmod a helper)
 };
 
 struct JobResult {

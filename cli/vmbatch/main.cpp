@@ -127,6 +127,8 @@ bool parse_manifest(const std::string& path, std::vector<Job>* jobs, BatchOption
       job->interrupt_signal = value;
     } else if (key == "after" && job) {
       job->after = value;
+    } else if (key == "before" && job) {
+      job->before = value;
     } else {
       return fail("unknown directive '" + key + "'" + (job ? " in a job" : " before the first job"));
     }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include <xtap/limits.h>
@@ -24,6 +25,7 @@
 #include "passes/passes.h"
 #include "symbols/btf.h"
 #include "symbols/catalog.h"
+#include "symbols/dwarf.h"
 #include "vm/vm.h"
 #include "xtap/listing.h"
 #include "xtap/options.h"
@@ -365,6 +367,28 @@ int main(int argc, char **argv) {
     }
     if (!btf) *error = btf_err;
     return btf.get();
+  };
+  // DWARF debuginfo (kernel.function("f@file"), statements, modules):
+  // found by release (or --debuginfo), each file opened once; its
+  // function index is cached per build-id.
+  std::map<std::string, std::unique_ptr<KernelDwarf>> dwarfs;  // by path
+  probe_env.dwarf = [&](const std::string &module, std::string *error) {
+    std::vector<const KernelDwarf *> found;
+    std::string release = have_target ? target.release : pctx.kernel_release;
+    for (const auto &[name, path] : find_debuginfo(release, o.debuginfo, module, error)) {
+      auto it = dwarfs.find(path);
+      if (it == dwarfs.end()) {
+        std::string open_err;
+        auto d = KernelDwarf::open(path, name, env.cache_dir, &open_err);
+        if (d && o.verbose)
+          std::cerr << "xtap: " << (name.empty() ? "kernel" : name) << " functions from the DWARF of "
+                    << path << (d->index_from_cache() ? " (index cached)" : "") << "\n";
+        if (!d) *error = open_err;
+        it = dwarfs.emplace(path, std::move(d)).first;
+      }
+      if (it->second) found.push_back(it->second.get());
+    }
+    return found;
   };
   ElaborateOptions eopts;
   eopts.keep_unused = o.keep_unused || o.list_vars;

@@ -164,6 +164,50 @@ u64 xtap_kfunc_return(struct xtap_context *c)
 }
 NOKPROBE_SYMBOL(xtap_kfunc_return);
 
+u64 xtap_dwarf_reg(struct xtap_context *c, int regno)
+{
+	const struct pt_regs *r = c->regs;
+
+	if (!r)
+		return 0;
+	switch (regno) {
+	case 0: return r->ax;
+	case 1: return r->dx;
+	case 2: return r->cx;
+	case 3: return r->bx;
+	case 4: return r->si;
+	case 5: return r->di;
+	case 6: return r->bp;
+	case 7: return kernel_stack_pointer((struct pt_regs *)r);
+	case 8: return r->r8;
+	case 9: return r->r9;
+	case 10: return r->r10;
+	case 11: return r->r11;
+	case 12: return r->r12;
+	case 13: return r->r13;
+	case 14: return r->r14;
+	case 15: return r->r15;
+	case 16: return r->ip;
+	default: return 0;
+	}
+}
+NOKPROBE_SYMBOL(xtap_dwarf_reg);
+
+u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed)
+{
+	u64 v = 0;
+
+	if (size > sizeof(v) || xtap_kread(c, (unsigned long)addr, &v, size))
+		return 0;
+	if (is_signed && size < sizeof(v)) {
+		u32 shift = 64 - size * 8;
+
+		return (u64)((s64)(v << shift) >> shift);
+	}
+	return v;
+}
+NOKPROBE_SYMBOL(xtap_dwarf_load);
+
 /* Entries of xtap_symbols that name a wildcard spec of this script. */
 static u32 xtap_count_symbols(void)
 {
@@ -269,6 +313,7 @@ static int xtap_kprobe_register(struct xtap_kprobe_set *set, struct xtap_kprobe 
 	if (spec->is_return) {
 		memset(&xk->rp, 0, sizeof(xk->rp));
 		xk->rp.kp.symbol_name = xk->symbol;
+		xk->rp.kp.offset = spec->offset;
 		xk->rp.handler = xtap_kretprobe_ret;
 		if (spec->save_args || spec->entry_probe)
 			xk->rp.entry_handler = xtap_kretprobe_entry;
@@ -281,6 +326,7 @@ static int xtap_kprobe_register(struct xtap_kprobe_set *set, struct xtap_kprobe 
 	} else {
 		memset(&xk->kp, 0, sizeof(xk->kp));
 		xk->kp.symbol_name = xk->symbol;
+		xk->kp.offset = xk->from_wildcard ? 0 : spec->offset;
 		xk->kp.pre_handler = xtap_kprobe_pre;
 		err = register_kprobe(&xk->kp);
 		if (!err)

@@ -14,7 +14,8 @@ import textwrap
 REPEATABLE = {"EXPECT", "EXPECT_REGEX", "EXPECT_NOT_REGEX", "EXPECT_STDERR_REGEX", "REQUIRES"}
 SINGLE = {
     "NAME", "PROG", "SCRIPT", "ARGS", "RUN", "RUNNER_ARGS", "EXPECT_FILE", "EXPECT_SEQ",
-    "EXIT_STATUS", "TIMEOUT", "INTERRUPT_AFTER_MS", "INTERRUPT_SIGNAL", "AFTER", "BUILD_FAIL_REGEX",
+    "EXIT_STATUS", "TIMEOUT", "INTERRUPT_AFTER_MS", "INTERRUPT_SIGNAL", "AFTER", "BEFORE",
+    "BUILD_FAIL_REGEX", "HELPER_MODULE",
 }
 CONTINUABLE = {"PROG"}
 
@@ -48,6 +49,8 @@ class Test:
         self.interrupt_after_ms = -1
         self.interrupt_signal = "INT"  # INT, TERM or KILL
         self.after = ""                # guest sh command once xtap-run has ended
+        self.before = ""               # guest sh command before xtap-run starts
+        self.helper_module = ""        # tests/runtime/helpers/NAME, built and loaded first
         self.requires = []
         self.build_fail_regex = None
 
@@ -150,6 +153,12 @@ def parse_test_file(path, root):
             test.interrupt_signal = value
         elif key == "AFTER":
             test.after = value
+        elif key == "BEFORE":
+            test.before = value
+        elif key == "HELPER_MODULE":
+            if not re.match(r"^[A-Za-z0-9_]+$", value):
+                raise TestFileError(f"{where}: HELPER_MODULE takes a module name")
+            test.helper_module = value
         elif key == "REQUIRES":
             test.requires.append(value)
         elif key == "BUILD_FAIL_REGEX":

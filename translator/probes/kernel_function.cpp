@@ -10,41 +10,22 @@
 // kretprobe by symbol name (runtime-kmod/probes/kprobes.c), so the kernel
 // relocates it (KASLR) and refuses functions it cannot probe.
 //
-// What needs DWARF (source files and lines, inline instances, statements,
-// modules, locals) is an error naming the package that provides it.
+// What needs DWARF (source files and lines, statements, modules) goes to
+// dwarf_function.cpp, as does everything when the kernel has no BTF.
 #include <fnmatch.h>
 
 #include <map>
 
-#include "probes/provider.h"
+#include "probes/kernel_function.h"
 #include "symbols/btf.h"
 
 namespace xtap {
+
 namespace {
-
 constexpr int kRegisterArgs = 6;  // XTAP_KFUNC_REG_ARGS: rdi rsi rdx rcx r8 r9
+}  // namespace
 
-class KernelFunctionProbe : public DerivedProbe {
- public:
-  std::string function;
-  bool is_return = false;
-  bool is_call = false;       // written .call: pp() keeps it, as in stap
-  bool from_pattern = false;  // one of several functions a glob matched
-  std::string pattern;
-  std::vector<ContextVar> vars;
-  const TypeTable *table = nullptr;
-
-  std::string name() const override {
-    return "kernel.function(\"" + function + "\")" +
-           (is_return ? ".return"
-            : is_call ? ".call"
-                      : "");
-  }
-  const std::vector<ContextVar> &context_vars() const override { return vars; }
-  const TypeTable *types() const override { return table; }
-};
-
-bool is_glob(const std::string &s) { return s.find_first_of("*?[") != std::string::npos; }
+bool kfunc_is_glob(const std::string &s) { return s.find_first_of("*?[") != std::string::npos; }
 
 // `value` (a u64 register) as the u64 a script sees for C type `type`: the
 // upper bits of a register holding a narrower integer are undefined in the
@@ -116,11 +97,13 @@ std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &
   return vars;
 }
 
+namespace {
+
 class KernelFunctionProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
     return {"kernel.function(\"name\")", "kernel.function(\"name\").call",
-            "kernel.function(\"name\").return"};
+            "kernel.function(\"name\").return", "kernel.function(\"name\").return.maxactive(N)"};
   }
 
   bool matches(const ProbePoint &pp) const override {
@@ -130,19 +113,32 @@ class KernelFunctionProvider : public ProbeProvider {
     return cs[0].name == "module" && (cs[1].name == "function" || cs[1].name == "statement");
   }
 
-  void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &env, DerivedProbes &out,
+  void derive(const ProbePoint &written, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
               Diagnostics &diags) const override {
+    // .return.maxactive(N): how many calls may be in flight at once (the
+    // kretprobe's instances); the rest of the point derives as .return.
+    const auto &wcs = written.components;
+    if (wcs.size() == 4 && wcs[2].name == "return" && !wcs[2].has_arg &&
+        wcs[3].name == "maxactive") {
+      if (!wcs[3].has_arg || wcs[3].arg_is_string || wcs[3].num_arg < 1 ||
+          wcs[3].num_arg > 1000000) {
+        diags.error("XTP2151", wcs[3].loc, ".maxactive needs a number from 1 to 1000000").hint =
+            "as in kernel.function(\"vfs_read\").return.maxactive(100)";
+        return;
+      }
+      ProbePoint pp = written;
+      pp.components.pop_back();
+      size_t before = out.size();
+      derive(pp, decl, env, out, diags);
+      for (size_t i = before; i < out.size(); ++i)
+        static_cast<KernelFunctionProbe &>(*out[i]).maxactive = static_cast<uint32_t>(wcs[3].num_arg);
+      return;
+    }
+    const ProbePoint &pp = written;
     const auto &cs = pp.components;
     // An optional point (pp?) that cannot be resolved is dropped silently.
-    if (std::string what = needs_dwarf(pp); !what.empty()) {
-      if (pp.optional) return;
-      auto &d =
-          diags.error("XTP2150", pp.loc,
-                      what + " needs the kernel's DWARF debuginfo, which xtap does not read yet");
-      d.hint =
-          "without debuginfo, kernel.function(\"name\"), .call and .return work from the kernel's "
-          "BTF; "
-          "the debuginfo is in Debian's package linux-image-KVER-dbg";
+    if (!needs_dwarf(pp).empty()) {
+      derive_from_dwarf(pp, env, out, diags);
       return;
     }
     bool shape = cs.size() == 2 || (cs.size() == 3 && !cs[2].has_arg &&
@@ -161,6 +157,14 @@ class KernelFunctionProvider : public ProbeProvider {
     }
     std::string error;
     const KernelBtf *btf = env.btf ? env.btf(&error) : nullptr;
+    if (!btf && env.dwarf) {
+      // No BTF: the kernel's DWARF, when installed, lists its functions too.
+      std::string dwarf_error;
+      if (!env.dwarf("", &dwarf_error).empty()) {
+        derive_from_dwarf(pp, env, out, diags);
+        return;
+      }
+    }
     if (!btf) {
       if (pp.optional) return;
       auto &d = diags.error("XTP2152", pp.loc, "cannot list the kernel's functions: " + error);
@@ -171,7 +175,7 @@ class KernelFunctionProvider : public ProbeProvider {
     bool is_return = cs.size() == 3 && cs[2].name == "return";
     bool is_call = cs.size() == 3 && cs[2].name == "call";
     size_t before = out.size();
-    if (!is_glob(pattern)) {
+    if (!kfunc_is_glob(pattern)) {
       if (const KFunction *f = btf->find_function(pattern))
         add(*btf, *f, is_return, false, pattern, out);
     } else {
@@ -181,6 +185,15 @@ class KernelFunctionProvider : public ProbeProvider {
     }
     for (size_t i = before; i < out.size(); ++i)
       static_cast<KernelFunctionProbe &>(*out[i]).is_call = is_call;
+    if (out.size() == before && env.dwarf) {
+      // Not in BTF (pahole leaves out some static functions and compiler
+      // clones): the kernel's DWARF, when installed, may have it.
+      std::string dwarf_error;
+      if (!env.dwarf("", &dwarf_error).empty()) {
+        derive_from_dwarf(pp, env, out, diags);
+        return;
+      }
+    }
     if (out.size() == before && !pp.optional) no_match(*btf, cs[1], diags);
   }
 
@@ -206,18 +219,23 @@ class KernelFunctionProvider : public ProbeProvider {
         pattern =
             pattern_ids.emplace(kf->point, static_cast<int>(pattern_ids.size()) + 1).first->second;
       std::string spec = "{ .probe = &xtap_kfunc_probes[" + std::to_string(i) +
-                         "], .symbol = " + c_string_literal(kf->function) +
+                         "], .symbol = " +
+                         c_string_literal(kf->symbol.empty() ? kf->function : kf->symbol) +
+                         (kf->offset ? ", .offset = " + std::to_string(kf->offset) : "") +
                          ", .is_return = " + (kf->is_return ? "1" : "0") +
+                         (kf->maxactive ? ", .maxactive = " + std::to_string(kf->maxactive) : "") +
                          ", .save_args = " + (kf->is_return ? "1" : "0") +
                          ", .optional = " + (kf->optional ? "1" : "0");
       if (entry_half[i] >= 0)
         spec += ", .entry_probe = &xtap_kfunc_probes[" + std::to_string(entry_half[i]) + "]";
       if (pattern)
         spec += ", .pattern = " + std::to_string(pattern) + ", .pattern_text = " +
-                c_string_literal("kernel.function(\"" + kf->pattern + "\")" +
-                                 (kf->is_return ? ".return"
-                                  : kf->is_call ? ".call"
-                                                : ""));
+                c_string_literal(kf->display.empty()
+                                     ? "kernel.function(\"" + kf->pattern + "\")" +
+                                           (kf->is_return ? ".return"
+                                            : kf->is_call ? ".call"
+                                                          : "")
+                                     : kf->pattern);
       w.line(spec + " },");
     }
     w.close("};");
@@ -232,7 +250,7 @@ class KernelFunctionProvider : public ProbeProvider {
     if (cs[1].name == "statement") return "kernel.statement";
     if (cs[1].arg_is_string && cs[1].str_arg.find('@') != std::string::npos)
       return "a source location (" + cs[1].str_arg.substr(cs[1].str_arg.find('@')) + ")";
-    if (cs.size() == 3 && (cs[2].name == "inline" || cs[2].name == "label" ||
+    if (cs.size() >= 3 && (cs[2].name == "inline" || cs[2].name == "label" || cs[2].name == "exported" ||
                            cs[2].name == "callee" || cs[2].name == "callees"))
       return "kernel.function(...)." + cs[2].name;
     return "";
@@ -256,7 +274,7 @@ class KernelFunctionProvider : public ProbeProvider {
     std::vector<std::string> names;
     names.reserve(btf.functions().size());
     for (const auto &f : btf.functions()) names.push_back(f.name);
-    std::string guess = is_glob(arg.str_arg) ? "" : closest_match(arg.str_arg, names);
+    std::string guess = kfunc_is_glob(arg.str_arg) ? "" : closest_match(arg.str_arg, names);
     d.hint = guess.empty() ? "functions come from the kernel's BTF (" + btf.origin() +
                                  "); list them with: xtap -l 'kernel.function(\"*\")'"
                            : "did you mean '" + guess + "'?";

@@ -21,6 +21,7 @@
 namespace xtap {
 
 class KernelBtf;
+class KernelDwarf;
 class KernelCatalog;
 class TypeTable;
 class ProbeProvider;
@@ -76,6 +77,10 @@ struct ProbeEnv {
   // The target kernel's BTF (functions, prototypes, types), loaded on first
   // use; null with *error when the kernel has none or it cannot be read.
   std::function<const KernelBtf *(std::string *error)> btf;
+  // The DWARF debuginfo of the kernel (module "") or of the modules whose
+  // name matches `module` (a name, a glob, or a path to a .ko), opened on
+  // first use; empty with *error when there is none.
+  std::function<std::vector<const KernelDwarf *>(const std::string &module, std::string *error)> dwarf;
 };
 
 class ProbeProvider {

@@ -174,7 +174,9 @@ extern const struct xtap_family_ops xtap_procfs_ops_family;
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {
 	const struct xtap_probe *probe;
-	const char *symbol;
+	const char *symbol;     /* "name", or "module:name" for a module's function */
+	u32 offset;             /* bytes past symbol: a statement, or a function
+				 * DWARF found under another symbol (_stext) */
 	u8 is_return;           /* kretprobe */
 	u32 maxactive;          /* kretprobe instances; 0: kernel default */
 	u8 optional;            /* probe point?: skip silently if it cannot be registered */
@@ -219,6 +221,13 @@ void xtap_procfs_set(struct xtap_context *c, const char *s, int append);
 u64 xtap_kfunc_arg(struct xtap_context *c, int i);
 /* The return value, in a .return probe. */
 u64 xtap_kfunc_return(struct xtap_context *c);
+/*
+ * DWARF locations (kernel.statement, locals): register `regno` in DWARF's
+ * x86-64 numbering at the probe, and `size` bytes at `addr` through the
+ * nofault reader (0 and the read fault raised if unreadable).
+ */
+u64 xtap_dwarf_reg(struct xtap_context *c, int regno);
+u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed);
 
 /* One entry per timer.ms(N) / timer.s(N) / timer.us(N) / timer.ns(N). */
 /*

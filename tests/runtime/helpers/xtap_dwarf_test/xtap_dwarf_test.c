@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A helper module for xtap's DWARF tests (tests/runtime/dwarf/module_*):
+ * functions with known parameters, locals, lines and a label, built with
+ * DWARF by Kbuild on the host and loaded in the VM before the test's
+ * script. Writing N to /sys/kernel/debug/xtap_dwarf_test calls xdt_run(N).
+ * The tests name lines of this file: keep the marked lines where they are.
+ */
+#include <linux/module.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+struct xdt_point {
+	long x;
+	long y;
+	const char *label;
+};
+
+long xdt_seen;
+
+static noinline void xdt_sink(long v)
+{
+	WRITE_ONCE(xdt_seen, v);
+}
+
+static noinline long xdt_scale(struct xdt_point *p, long factor)
+{
+	long sum = p->x * factor;
+
+	xdt_sink(sum);
+	sum += p->y * factor;	/* line 34: sum is x * factor here */
+	xdt_sink(sum);
+	return sum;
+}
+
+static noinline long xdt_run(long n)
+{
+	struct xdt_point pt = { .x = n, .y = n + 1, .label = "xdt" };
+	long total = 0;
+	long i;
+
+	if (n < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		total += xdt_scale(&pt, i + 1);
+out:
+	xdt_sink(total);
+	return total;
+}
+
+static ssize_t xdt_write(struct file *f, const char __user *buf, size_t len, loff_t *pos)
+{
+	char tmp[16] = { 0 };
+	long n;
+
+	if (len >= sizeof(tmp))
+		return -EINVAL;
+	if (copy_from_user(tmp, buf, len))
+		return -EFAULT;
+	if (kstrtol(strim(tmp), 10, &n))
+		return -EINVAL;
+	xdt_run(n);
+	return len;
+}
+
+static const struct file_operations xdt_fops = {
+	.owner = THIS_MODULE,
+	.write = xdt_write,
+};
+
+static struct dentry *xdt_file;
+
+static int __init xdt_init(void)
+{
+	xdt_file = debugfs_create_file("xtap_dwarf_test", 0200, NULL, NULL, &xdt_fops);
+	return 0;
+}
+
+static void __exit xdt_exit(void)
+{
+	debugfs_remove(xdt_file);
+}
+
+module_init(xdt_init);
+module_exit(xdt_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("xtap DWARF test helper");

@@ -1,0 +1,304 @@
+// The kernel.function family from DWARF debuginfo (symbols/dwarf.h):
+//
+//   kernel.function("PATTERN@FILE")[.call|.return]   functions by name and source file
+//   module("MOD").function("PATTERN[@FILE]")[...]     a module's functions
+//   kernel.statement("FUNC@FILE:LINE")                a source line (also :N-M, :*, +REL)
+//   module("MOD").statement("FUNC@FILE:LINE")
+//   kernel.function("PATTERN").label("NAME")          a C label (NAME a glob)
+//
+// Each function or line is one derived probe: a kprobe (kretprobe for
+// .return) at a symbol and offset the kernel resolves at load time, so a
+// module built on one boot runs on another (KASLR) and module functions
+// are found wherever the module was loaded ("mod:func"). Function probes
+// fire at the first instruction, where the argument registers still hold
+// the parameters; their context variables are the prototype from DWARF.
+// At statements, parameters and locals are read from where their DWARF
+// location expressions put them at that address (symbols/dwarf_vars.cpp).
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "probes/kernel_function.h"
+#include "symbols/dwarf.h"
+
+namespace xtap {
+namespace {
+
+struct Spec {
+  std::string function;  // name glob
+  std::string file;      // file glob, "" for any
+  int first = 0, last = 0;  // lines (statements); 0: none given
+  bool all_lines = false;   // :*
+  int relative = -1;        // +N: N lines after the function's declaration
+  std::string error;
+};
+
+Spec parse_spec(const std::string &text) {
+  Spec s;
+  size_t at = text.find('@');
+  s.function = text.substr(0, at);
+  if (at == std::string::npos) return s;
+  std::string rest = text.substr(at + 1);
+  size_t colon = rest.rfind(':'), plus = rest.rfind('+');
+  std::string lines;
+  if (colon != std::string::npos) {
+    s.file = rest.substr(0, colon);
+    lines = rest.substr(colon + 1);
+    if (lines == "*") {
+      s.all_lines = true;
+      return s;
+    }
+    char *end = nullptr;
+    s.first = static_cast<int>(std::strtol(lines.c_str(), &end, 10));
+    s.last = s.first;
+    if (*end == '-') s.last = static_cast<int>(std::strtol(end + 1, &end, 10));
+    if (*end || s.first <= 0 || s.last < s.first) s.error = "bad line number '" + lines + "'";
+  } else if (plus != std::string::npos) {
+    s.file = rest.substr(0, plus);
+    char *end = nullptr;
+    s.relative = static_cast<int>(std::strtol(rest.c_str() + plus + 1, &end, 10));
+    if (*end || s.relative < 0) s.error = "bad relative line '" + rest.substr(plus) + "'";
+  } else {
+    s.file = rest;
+  }
+  return s;
+}
+
+std::string where(const DwarfFunction &f, int line) {
+  return f.name + "@" + f.file + ":" + std::to_string(line);
+}
+
+std::string at_file(const std::string &spec) {
+  size_t at = spec.find('@');
+  return at == std::string::npos ? spec : spec.substr(at);
+}
+
+std::string family_prefix(const KernelDwarf &d) {
+  return d.module().empty() ? "kernel" : "module(\"" + d.module() + "\")";
+}
+
+// A variable at a statement (or a local at a function's entry) as a
+// context variable, read from where DWARF says it is at that address.
+ContextVar context_var_of(const TypeTable &types, const DwarfVar &v) {
+  ContextVar cv;
+  cv.name = v.name;
+  cv.type = v.type;
+  cv.parameter = v.parameter;
+  std::string reg = "xtap_dwarf_reg(c, " + std::to_string(v.reg) + ")";
+  const KType &t = types.at(types.strip_typedefs(v.type));
+  switch (v.where) {
+    case DwarfVar::Where::Register:
+      cv.c_value = register_value(types, v.type, reg);
+      if (cv.c_value.empty())
+        cv.unavailable = "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
+      break;
+    case DwarfVar::Where::Memory: {
+      std::string addr = "(" + reg + " + (" + std::to_string(v.offset) + "LL))";
+      bool loadable = t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8;
+      if (t.kind == KTypeKind::Array) {
+        cv.c_value = addr;
+      } else if ((t.kind == KTypeKind::Int || t.kind == KTypeKind::Enum ||
+                  t.kind == KTypeKind::Pointer) && loadable) {
+        cv.c_value = "xtap_dwarf_load(c, " + addr + ", " + std::to_string(t.size) + ", " +
+                     (t.is_signed ? "1" : "0") + ")";
+      } else {
+        cv.unavailable = "it is a " + types.spelling(v.type) +
+                         " in memory, which xtap reads only as a scalar, pointer or array";
+      }
+      break;
+    }
+    case DwarfVar::Where::Constant:
+      cv.c_value = "(u64)" + std::to_string(v.offset) + "LL";
+      break;
+    case DwarfVar::Where::Unavailable: cv.unavailable = v.why; break;
+  }
+  return cv;
+}
+
+}  // namespace
+
+namespace {
+void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags,
+                  bool exported_only);
+}  // namespace
+
+void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
+                       Diagnostics &diags) {
+  const auto &cs = pp.components;
+  // .exported: only the functions the kernel exports to modules.
+  if (cs.size() >= 3 && cs[1].name == "function" && cs[2].name == "exported" && !cs[2].has_arg) {
+    ProbePoint rest = pp;
+    rest.components.erase(rest.components.begin() + 2);
+    derive_dwarf(rest, env, out, diags, true);
+    return;
+  }
+  derive_dwarf(pp, env, out, diags, false);
+}
+
+namespace {
+void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags,
+                  bool exported_only) {
+  const auto &cs = pp.components;
+  bool is_module = cs[0].name == "module";
+  bool is_statement = cs[1].name == "statement";
+  std::string kind = is_statement ? "statement" : "function";
+  if (is_module && (!cs[0].has_arg || !cs[0].arg_is_string || cs[0].str_arg.empty())) {
+    diags.error("XTP2151", cs[0].loc, "module needs a module name in quotes").hint =
+        "as in module(\"ext4\").function(\"ext4_file_open\")";
+    return;
+  }
+  if (!cs[1].has_arg || !cs[1].arg_is_string || cs[1].str_arg.empty()) {
+    auto &d = diags.error("XTP2151", cs[1].loc,
+                          cs[1].has_arg && !cs[1].arg_is_string
+                              ? "a " + kind + " probe at an address is not supported"
+                              : kind + " needs a location in quotes");
+    d.hint = is_statement ? "as in kernel.statement(\"vfs_read@fs/read_write.c:460\")"
+                          : "as in kernel.function(\"vfs_read\") or kernel.function(\"*@fs/open.c\")";
+    return;
+  }
+  std::string error;
+  std::vector<const KernelDwarf *> sources =
+      env.dwarf ? env.dwarf(is_module ? cs[0].str_arg : "", &error) : std::vector<const KernelDwarf *>{};
+  if (sources.empty()) {
+    if (pp.optional) return;
+    auto &d = diags.error("XTP2150", pp.loc,
+                          (is_module ? "module(\"" + cs[0].str_arg + "\")." + kind
+                           : is_statement ? std::string("kernel.statement")
+                           : cs.size() >= 3 ? "kernel.function(...)." + cs[2].name
+                                            : "a source location (" + at_file(cs[1].str_arg) + ")") +
+                              (is_module ? " needs the module's DWARF debuginfo: " : " needs the kernel's DWARF debuginfo: ") +
+                              (error.empty() ? "none found" : error));
+    d.hint = is_module || is_statement
+                 ? "install Debian's package linux-image-KVER-dbg, or point at the debuginfo "
+                   "with --debuginfo PATH"
+                 : "install Debian's package linux-image-KVER-dbg, or point at it with --debuginfo "
+                   "PATH; without debuginfo, kernel.function(\"name\") works from the kernel's BTF";
+    return;
+  }
+
+  bool is_return = false, is_call = false;
+  std::string label;  // .label("NAME"): a glob over the function's labels
+  if (cs.size() == 3 && !is_statement && !cs[2].has_arg &&
+      (cs[2].name == "call" || cs[2].name == "return")) {
+    is_return = cs[2].name == "return";
+    is_call = cs[2].name == "call";
+  } else if (cs.size() == 3 && !is_statement && cs[2].name == "label" && cs[2].has_arg &&
+             cs[2].arg_is_string && !cs[2].str_arg.empty()) {
+    label = cs[2].str_arg;
+  } else if (cs.size() >= 3) {
+    if (pp.optional) return;
+    bool later = cs[2].name == "inline" || cs[2].name == "callee" ||
+                 cs[2].name == "callees";
+    auto &d = diags.error("XTP2151", cs[2].loc,
+                          later ? "." + cs[2].name + " probes are not supported yet"
+                                : "unknown " + kind + " probe point '" + pp.str() + "'");
+    d.hint = is_statement ? "use kernel.statement(\"FUNC@FILE:LINE\")"
+                          : "use kernel.function(\"PATTERN[@FILE]\"), .call or .return";
+    return;
+  }
+  Spec spec = parse_spec(cs[1].str_arg);
+  if (spec.error.empty() && is_statement && spec.first == 0 && !spec.all_lines && spec.relative < 0)
+    spec.error = "a statement needs a line: FUNC@FILE:LINE, FUNC@FILE:N-M, FUNC@FILE:* or FUNC@FILE+N";
+  if (spec.error.empty() && spec.function.empty()) spec.function = "*";
+  if (!spec.error.empty()) {
+    diags.error("XTP2151", cs[1].loc, spec.error).hint =
+        "as in kernel.statement(\"vfs_read@fs/read_write.c:460\")";
+    return;
+  }
+
+  size_t before = out.size();
+  std::set<std::pair<std::string, uint64_t>> sites;  // one probe per kprobe site
+  for (const KernelDwarf *d : sources) {
+    for (const DwarfFunction *f : d->match(spec.function, spec.file)) {
+      if (!is_statement && spec.first && f->line != spec.first) continue;
+      if (exported_only && !f->exported) continue;
+      std::vector<DwarfLine> lines;
+      std::vector<std::string> label_names;
+      if (!label.empty()) {
+        for (auto &[name, at] : d->labels(*f, label)) {
+          lines.push_back(at);
+          label_names.push_back(name);
+        }
+        if (lines.empty()) continue;
+      } else if (is_statement) {
+        if (spec.all_lines) lines = d->lines(*f, 1, 1 << 30);
+        else if (spec.relative >= 0) lines = d->lines(*f, f->line + spec.relative, f->line + spec.relative);
+        else lines = d->lines(*f, spec.first, spec.last);
+        if (lines.empty()) continue;
+      } else {
+        lines.push_back({f->line, f->entry});
+      }
+      for (size_t li = 0; li < lines.size(); ++li) {
+        const DwarfLine &l = lines[li];
+        auto dp = std::make_unique<KernelFunctionProbe>();
+        d->kprobe_site(*f, l.addr, &dp->symbol, &dp->offset);
+        if (!sites.emplace(dp->symbol + (is_return ? "/r" : ""), dp->offset).second) continue;
+        dp->function = f->name;
+        dp->is_return = is_return;
+        dp->is_call = is_call;
+        dp->table = &d->types();
+        dp->display = family_prefix(*d) + "." + kind + "(\"" +
+                      where(*f, label.empty() ? f->line : l.line) + "\")" +
+                      (is_return ? ".return" : is_call ? ".call" : "");
+        if (!label.empty()) dp->display += ".label(\"" + label_names[li] + "\")";
+        if (is_statement) dp->display = family_prefix(*d) + ".statement(\"" + where(*f, l.line) + "\")";
+        dp->pattern = pp.str();
+        bool inside = is_statement || !label.empty();
+        dp->lazy_vars = [d, f, addr = l.addr, inside, is_return] {
+          std::vector<ContextVar> vars;
+          if (inside) {
+            // Parameters and locals where DWARF says they are at this address.
+            for (const DwarfVar &v : d->variables_at(*f, addr))
+              vars.push_back(context_var_of(d->types(), v));
+            return vars;
+          }
+          // At entry the parameters are in the argument registers (and a
+          // .return probe saved them there); locals have no value yet but
+          // are listed, as stap lists them.
+          KFunction proto;
+          if (!d->prototype(*f, &proto.params, &proto.return_type)) return vars;
+          vars = parameter_vars(d->types(), proto, is_return);
+          if (!is_return)
+            for (const DwarfVar &v : d->variables_at(*f, f->entry))
+              if (!v.parameter) vars.push_back(context_var_of(d->types(), v));
+          return vars;
+        };
+        out.push_back(std::move(dp));
+      }
+    }
+  }
+  bool several = out.size() - before > 1 || kfunc_is_glob(spec.function) || kfunc_is_glob(spec.file) ||
+                 kfunc_is_glob(label) ||
+                 spec.all_lines || spec.last > spec.first;
+  for (size_t i = before; i < out.size(); ++i) {
+    auto &kf = static_cast<KernelFunctionProbe &>(*out[i]);
+    kf.from_pattern = several;
+  }
+  if (out.size() == before && !pp.optional) {
+    std::string what = is_module ? "module \"" + cs[0].str_arg + "\"" : "this kernel";
+    auto &d = diags.error("XTP2153", label.empty() ? cs[1].loc : cs[2].loc,
+                          !label.empty() ? "no label '" + label + "' in a function of " + what +
+                                               " matching '" + cs[1].str_arg + "'"
+                          : is_statement ? "no line of " + what + " matches '" + cs[1].str_arg + "'"
+                                         : "no function of " + what + " matches '" + cs[1].str_arg + "'");
+    // A named function that exists, but not at that line: say where its lines are.
+    std::vector<std::string> names;
+    for (const KernelDwarf *k : sources)
+      for (const DwarfFunction *f : k->match(spec.function, spec.file)) {
+        std::vector<DwarfLine> ls = k->lines(*f, 1, 1 << 30);
+        if (is_statement && !ls.empty()) {
+          d.hint = f->name + " has code at lines " + std::to_string(ls.front().line) + "-" +
+                   std::to_string(ls.back().line) + " of " + f->file;
+          break;
+        }
+      }
+    if (d.hint.empty())
+      d.hint = "functions come from the DWARF of " + sources.front()->path() +
+               "; list them with: xtap -l '" + family_prefix(*sources.front()) +
+               ".function(\"*@FILE\")'";
+  }
+}
+
+}  // namespace
+
+}  // namespace xtap

@@ -1,0 +1,72 @@
+// The kernel.function family's derived probe, shared by its two sources of
+// functions: the kernel's BTF (kernel_function.cpp: names, prototypes) and
+// DWARF debuginfo (dwarf_function.cpp: source files and lines, statements,
+// modules). Both register kprobes/kretprobes through one runtime table
+// (runtime-kmod/probes/kprobes.c).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "probes/provider.h"
+#include "symbols/btf.h"
+
+namespace xtap {
+
+class KernelFunctionProbe : public DerivedProbe {
+ public:
+  std::string function;
+  bool is_return = false;
+  bool is_call = false;       // written .call: pp() keeps it, as in stap
+  bool from_pattern = false;  // one of several functions a glob matched
+  std::string pattern;        // the point as pass 2 matched it, for runtime messages
+  mutable std::vector<ContextVar> vars;
+  const TypeTable *table = nullptr;
+  // DWARF: pp() as stap spells it (kernel.function("f@fs/x.c:12"),
+  // kernel.statement(...), module("m").function(...)); the kprobe's symbol
+  // and offset ("m:f", _stext+N). Empty: the BTF defaults (function, +0).
+  std::string display;
+  std::string symbol;
+  uint64_t offset = 0;
+  uint32_t maxactive = 0;  // .return.maxactive(N); 0: the kernel's default
+
+  std::string name() const override {
+    std::string max = maxactive ? ".maxactive(" + std::to_string(maxactive) + ")" : "";
+    if (!display.empty()) return display + max;
+    return "kernel.function(\"" + function + "\")" +
+           (is_return ? ".return"
+            : is_call ? ".call"
+                      : "") + max;
+  }
+  // DWARF: the variables are worked out on first use (types and scopes are
+  // read only for the probes whose bodies use them).
+  mutable std::function<std::vector<ContextVar>()> lazy_vars;
+  const std::vector<ContextVar> &context_vars() const override {
+    if (lazy_vars) {
+      vars = lazy_vars();
+      lazy_vars = nullptr;
+    }
+    return vars;
+  }
+  const TypeTable *types() const override { return table; }
+};
+
+bool kfunc_is_glob(const std::string &s);
+
+// `value` (a u64 register) as the u64 a script sees for C type `type`
+// (narrow integers truncated or sign-extended); "" if it is not a scalar
+// that fits a register.
+std::string register_value(const TypeTable &types, int type, const std::string &value);
+
+// The parameters of `f` as context variables read from the argument
+// registers at entry (and $return in a return probe).
+std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &f, bool is_return);
+
+// kernel.function("f@file"), kernel.statement(...), module(...).function
+// and .statement from DWARF debuginfo (dwarf_function.cpp).
+void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
+                       Diagnostics &diags);
+
+}  // namespace xtap

@@ -1,0 +1,133 @@
+// What pass 2 learns from a kernel's or a module's DWARF debuginfo (Debian's
+// linux-image-KVER-dbg package, a build tree's vmlinux, a module built with
+// -g), read with elfutils' libdw: every function that has code, with its
+// source file and line, its entry address and the symbol the runtime
+// finds it by at load time; the line table rows of a function (statement
+// probes); a function's parameters with their C types, converted on demand
+// into the catalog's type model (symbols/catalog.h) so that target
+// expressions ($file->f_path) walk them as they walk BTF types.
+//
+// The function index takes a few seconds to build from a 600 MB vmlinux;
+// it is written once per debuginfo build-id under the cache directory and
+// read back in milliseconds on the next run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "symbols/catalog.h"
+
+namespace xtap {
+
+struct DwarfFunction {
+  std::string name;
+  std::string file;       // declaring source file as DWARF names it ("fs/read_write.c")
+  int line = 0;           // declaring line
+  uint64_t entry = 0;     // low_pc, as linked (before KASLR or module relocation)
+  uint64_t die = 0;       // offset of its DW_TAG_subprogram
+  // The ELF function symbol at `entry` ("f", or a clone's "f.isra.0") when
+  // no other function symbol has that name; "" otherwise.
+  std::string symbol;
+  bool exported = false;  // EXPORT_SYMBOL'd: a __ksymtab_NAME symbol exists
+};
+
+// One is_stmt row of the line table: the first address of `line` in a function.
+struct DwarfLine {
+  int line = 0;
+  uint64_t addr = 0;
+};
+
+// A parameter or local variable at one address, and where its value is
+// there, from its DWARF location expression.
+struct DwarfVar {
+  enum class Where {
+    Register,     // in DWARF register `reg` (x86-64 numbering)
+    Memory,       // in memory at (register `reg`) + `offset`
+    Constant,     // DW_AT_const_value: `offset` is the value
+    Unavailable,  // `why`
+  } where = Where::Unavailable;
+  std::string name;
+  int type = -1;  // in KernelDwarf::types()
+  bool parameter = false;
+  int reg = -1;
+  int64_t offset = 0;
+  std::string why;
+};
+
+class KernelDwarf {
+ public:
+  ~KernelDwarf();
+  // `module`: "" for vmlinux, else the module's name as the kernel knows it
+  // ("ext4"). With a non-empty `cache_dir`, the function index is read from
+  // and written to it. On failure returns null with *error set.
+  static std::unique_ptr<KernelDwarf> open(const std::string &path, const std::string &module,
+                                           const std::string &cache_dir, std::string *error);
+
+  const std::string &path() const { return path_; }
+  const std::string &module() const { return module_; }
+  bool index_from_cache() const { return from_cache_; }
+  // Sorted by name, then file.
+  const std::vector<DwarfFunction> &functions() const { return functions_; }
+  // Functions whose name matches `name_glob` and, when `file_glob` is not
+  // empty, whose file matches it (fnmatch, '*' crossing '/'; "fs/open.c"
+  // also matches any directory prefix, as a relative source path).
+  std::vector<const DwarfFunction *> match(const std::string &name_glob,
+                                           const std::string &file_glob) const;
+  static bool file_matches(const std::string &file_glob, const std::string &file);
+
+  // The lines of `f` in [first, last] (in its own file) with their lowest
+  // address, ascending by line. Empty when the line table has none.
+  std::vector<DwarfLine> lines(const DwarfFunction &f, int first, int last) const;
+
+  // The labels of `f` (C `name:`) matching `glob` that have an address.
+  std::vector<std::pair<std::string, DwarfLine>> labels(const DwarfFunction &f,
+                                                         const std::string &glob) const;
+
+  // The symbol and offset the runtime's kprobe finds `addr` (in `f`) by:
+  // the function's own name when it is unique, else a symbol every
+  // relocation moves with it (vmlinux: _stext). Module symbols are
+  // "module:name", as kallsyms spells them.
+  void kprobe_site(const DwarfFunction &f, uint64_t addr, std::string *symbol,
+                   uint64_t *offset) const;
+
+  // The parameters of `f` (names and C types in types()), and its return
+  // type (a Void type for void). False when its DIE cannot be read.
+  bool prototype(const DwarfFunction &f, std::vector<KParam> *params, int *return_type) const;
+  const TypeTable &types() const { return types_; }
+
+  // The parameters and local variables in scope at `addr` in `f`
+  // (innermost first where names repeat), each with where its value is
+  // at that address (symbols/dwarf_vars.cpp).
+  std::vector<DwarfVar> variables_at(const DwarfFunction &f, uint64_t addr) const;
+
+ private:
+  struct Impl;
+  KernelDwarf() = default;
+  bool build_index(std::string *error);
+  bool read_index(const std::string &file);
+  void write_index(const std::string &file) const;
+  int convert_type(const void *die) const;
+
+  std::string path_, module_;
+  bool from_cache_ = false;
+  uint64_t stext_ = 0;
+  std::vector<DwarfFunction> functions_;
+  std::unique_ptr<Impl> impl_;
+  mutable TypeTable types_;
+  mutable std::unordered_map<uint64_t, int> type_of_die_;
+};
+
+// Where the debuginfo of the kernel `release` or of one of its modules is:
+// `extra` (--debuginfo: a file, or directories searched first), then
+// Debian's /usr/lib/debug layout and /lib/modules/RELEASE/build/vmlinux.
+// `module` is "" for vmlinux, a module name or glob ("dccp*"), or a path to
+// a .ko file. Returns (module name, path) pairs; empty with *error saying
+// where it looked when there is none.
+std::vector<std::pair<std::string, std::string>> find_debuginfo(
+    const std::string &release, const std::vector<std::string> &extra, const std::string &module,
+    std::string *error);
+
+}  // namespace xtap
