@@ -153,6 +153,9 @@ char *xtap_task_execname(struct xtap_context *c, char *dst, s64 task);
 s64 xtap_inet_local_port(struct xtap_context *c, s64 sock);
 char *xtap_inet_peer(struct xtap_context *c, char *dst, s64 sock);
 
+/* GFP flags as the kmem events print them ("GFP_KERNEL|__GFP_ZERO"). */
+char *xtap_gfp_flag_str(char *out, size_t len, s64 gfp);
+
 enum xtap_task_id {
 	XTAP_TASK_UID,
 	XTAP_TASK_EUID,
