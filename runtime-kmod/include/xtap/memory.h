@@ -156,6 +156,10 @@ char *xtap_inet_peer(struct xtap_context *c, char *dst, s64 sock);
 /* GFP flags as the kmem events print them ("GFP_KERNEL|__GFP_ZERO"). */
 char *xtap_gfp_flag_str(char *out, size_t len, s64 gfp);
 
+/* IRQF_* flags ("IRQF_SHARED|IRQF_ONESHOT") and softirq names ("TIMER"). */
+char *xtap_irqflags_str(char *out, size_t len, s64 flags);
+char *xtap_softirq_name(char *out, size_t len, s64 nr);
+
 enum xtap_task_id {
 	XTAP_TASK_UID,
 	XTAP_TASK_EUID,
