@@ -2,10 +2,12 @@
 /* The memory tapset: GFP flags in words, with the kernel's own table. */
 #include <linux/gfp.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <trace/events/mmflags.h>
 #include <xtap/memory.h>
+#include <xtap/runtime.h>
 
 /* Most bits first, as the kernel's show_gfp_flags() matches them. */
 static const struct {
@@ -36,4 +38,13 @@ char *xtap_gfp_flag_str(char *out, size_t len, s64 gfp)
 	if (rest)
 		scnprintf(out + used, len - used, "%s%#lx", used ? "|" : "", rest);
 	return out;
+}
+
+s64 xtap_addr_to_node(struct xtap_context *c, s64 addr)
+{
+	if (!virt_addr_valid((void *)(uintptr_t)addr)) {
+		xtap_error(c, "invalid kernel virtual address 0x%llx", (unsigned long long)addr);
+		return 0;
+	}
+	return page_to_nid(virt_to_page((void *)(uintptr_t)addr));
 }

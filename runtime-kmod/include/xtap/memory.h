@@ -155,6 +155,8 @@ char *xtap_inet_peer(struct xtap_context *c, char *dst, s64 sock);
 
 /* GFP flags as the kmem events print them ("GFP_KERNEL|__GFP_ZERO"). */
 char *xtap_gfp_flag_str(char *out, size_t len, s64 gfp);
+/* The NUMA node of a kernel virtual address; an error for any other. */
+s64 xtap_addr_to_node(struct xtap_context *c, s64 addr);
 
 /* IRQF_* flags ("IRQF_SHARED|IRQF_ONESHOT") and softirq names ("TIMER"). */
 char *xtap_irqflags_str(char *out, size_t len, s64 flags);
