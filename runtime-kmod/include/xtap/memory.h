@@ -162,6 +162,14 @@ s64 xtap_addr_to_node(struct xtap_context *c, s64 addr);
 char *xtap_irqflags_str(char *out, size_t len, s64 flags);
 char *xtap_softirq_name(char *out, size_t len, s64 nr);
 
+/*
+ * A process's memory in pages (pid < 0: current's; 0 if there is no such
+ * process or its lock is busy) and a task's CPU times in ns (tid < 0: current).
+ */
+enum xtap_proc_mem { XTAP_PROC_MEM_SIZE, XTAP_PROC_MEM_RSS, XTAP_PROC_MEM_SHR };
+s64 xtap_proc_mem(s64 pid, enum xtap_proc_mem which);
+s64 xtap_task_cputime(s64 tid, bool system);
+
 enum xtap_task_id {
 	XTAP_TASK_UID,
 	XTAP_TASK_EUID,
