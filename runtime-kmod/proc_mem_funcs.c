@@ -27,17 +27,19 @@ static s64 xtap_mm_pages(struct mm_struct *mm, enum xtap_proc_mem which)
  * scheduler's locks are held, and a busy lock gives 0, as stap's "could
  * not be retrieved".
  */
+s64 xtap_proc_mem_current(enum xtap_proc_mem which)
+{
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return 0;
+	return xtap_mm_pages(current->mm, which);
+}
+
 s64 xtap_proc_mem(s64 pid, enum xtap_proc_mem which)
 {
 	struct task_struct *t;
 	s64 pages = 0;
 
-	if (pid < 0) {
-		if (!current->mm || (current->flags & PF_KTHREAD))
-			return 0;
-		return xtap_mm_pages(current->mm, which);
-	}
-	if (pid == 0 || pid > PID_MAX_LIMIT)
+	if (pid <= 0 || pid > PID_MAX_LIMIT)
 		return 0;
 	rcu_read_lock();
 	t = pid_task(find_vpid(pid), PIDTYPE_PID);
@@ -50,15 +52,13 @@ s64 xtap_proc_mem(s64 pid, enum xtap_proc_mem which)
 	return pages;
 }
 
-/* utime or stime in ns (the kernel's cputime), of current (tid < 0) or of a thread. */
+/* utime or stime in ns (the kernel's cputime), of a thread. */
 s64 xtap_task_cputime(s64 tid, bool system)
 {
-	struct task_struct *t = current;
+	struct task_struct *t;
 	s64 ns = 0;
 
-	if (tid < 0)
-		return system ? t->stime : t->utime;
-	if (tid == 0 || tid > PID_MAX_LIMIT)
+	if (tid <= 0 || tid > PID_MAX_LIMIT)
 		return 0;
 	rcu_read_lock();
 	t = pid_task(find_vpid(tid), PIDTYPE_PID);
