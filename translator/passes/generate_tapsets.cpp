@@ -3,6 +3,9 @@
 // own aliases) gets the syscall tapset of its kernel's catalog
 // (tapsets/syscalls.h), parsed like any tapset before aliases are expanded.
 // Scripts that use none of them never load the catalog for it.
+#include <set>
+#include <string>
+
 #include "parse/parser.h"
 #include "passes/passes.h"
 #include "symbols/catalog.h"
@@ -11,6 +14,35 @@
 namespace xtap {
 namespace {
 
+// The first words of the probe points a script can reach: its probes',
+// its own aliases', and those of the tapsets' aliases they name (so that a
+// tapset alias built on syscall.* loads the syscall tapset only for the
+// scripts that use it).
+std::set<std::string> reachable_first_words(const Script &s) {
+  std::set<std::string> words;
+  bool any = false;  // a glob first word ("*.exec") may name any alias
+  auto add = [&](const ProbePoint &pp) {
+    if (pp.components.empty()) return false;
+    const std::string &w = pp.components[0].name;
+    if (w.find_first_of("*?[") != std::string::npos) any = true;
+    return words.insert(w).second;
+  };
+  for (const auto &p : s.probes)
+    for (const auto &pp : p->points) add(pp);
+  for (const auto &a : s.aliases)
+    if (!a->from_tapset)
+      for (const auto &pp : a->points) add(pp);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto &a : s.aliases) {
+      if (!a->from_tapset || a->name.components.empty()) continue;
+      if (!any && !words.count(a->name.components[0].name)) continue;
+      for (const auto &pp : a->points) grew |= add(pp);
+    }
+  }
+  return words;
+}
+
 const ProbePoint *first_syscall_point(const Script &s) {
   auto uses = [](const ProbePoint &pp) {
     return !pp.components.empty() && names_syscall_tapset(pp.components[0].name);
@@ -18,9 +50,10 @@ const ProbePoint *first_syscall_point(const Script &s) {
   for (const auto &p : s.probes)
     for (const auto &pp : p->points)
       if (uses(pp)) return &pp;
+  std::set<std::string> reachable = reachable_first_words(s);
   for (const auto &a : s.aliases)
     for (const auto &pp : a->points)
-      if (uses(pp)) return &pp;
+      if (uses(pp) && reachable.count(pp.components[0].name)) return &pp;
   return nullptr;
 }
 

@@ -153,6 +153,24 @@ char *xtap_task_execname(struct xtap_context *c, char *dst, s64 task);
 s64 xtap_inet_local_port(struct xtap_context *c, s64 sock);
 char *xtap_inet_peer(struct xtap_context *c, char *dst, s64 sock);
 
+/* GFP flags as the kmem events print them ("GFP_KERNEL|__GFP_ZERO"). */
+char *xtap_gfp_flag_str(char *out, size_t len, s64 gfp);
+/* The NUMA node of a kernel virtual address; an error for any other. */
+s64 xtap_addr_to_node(struct xtap_context *c, s64 addr);
+
+/* IRQF_* flags ("IRQF_SHARED|IRQF_ONESHOT") and softirq names ("TIMER"). */
+char *xtap_irqflags_str(char *out, size_t len, s64 flags);
+char *xtap_softirq_name(char *out, size_t len, s64 nr);
+
+/*
+ * A process's memory in pages (0 if there is no such process or its lock
+ * is busy) and a thread's CPU times in ns (0 if there is none).
+ */
+enum xtap_proc_mem { XTAP_PROC_MEM_SIZE, XTAP_PROC_MEM_RSS, XTAP_PROC_MEM_SHR };
+s64 xtap_proc_mem_current(enum xtap_proc_mem which);
+s64 xtap_proc_mem(s64 pid, enum xtap_proc_mem which);
+s64 xtap_task_cputime(s64 tid, bool system);
+
 enum xtap_task_id {
 	XTAP_TASK_UID,
 	XTAP_TASK_EUID,
