@@ -38,6 +38,7 @@ sys.path.insert(0, os.path.join(REPO, "tests", "runtime"))
 import corpus  # noqa: E402
 import engine  # noqa: E402  (kernel choice, workloads, manifest, results)
 import run_corpus  # noqa: E402  (release choice, the expected lists)
+import stap_vm  # noqa: E402  (--stap: stap's runs in the same boot)
 import vm_plan  # noqa: E402
 
 EXPECTED_LIST = os.path.join(HERE, "xtap-vm-expected.txt")
@@ -102,13 +103,19 @@ def build(o, xtap, release, work):
     o.module = ko
 
 
-def run_vm(outcomes, vmbatch, release, work, workloads, verbose):
+def run_vm(outcomes, vmbatch, release, work, files, verbose, stap_runs=()):
+    """One boot for OUTCOMES (xtap) and STAP_RUNS (stap's, run by staprun);
+    judges both. Returns the seconds the VM took."""
     manifest = os.path.join(work, "manifest.txt")
     results = os.path.join(work, "results")
     shutil.rmtree(results, ignore_errors=True)
-    engine.write_manifest(manifest, outcomes, workloads)
+    engine.write_manifest(manifest, outcomes, files)
+    with open(manifest, "a") as f:
+        for o in stap_runs:
+            f.write("\n".join(stap_vm.job_lines(o.plan, o.module)) + "\n")
     cmd = [vmbatch, "--kernel", release] + (["-v"] if verbose else []) + [manifest, results]
-    print(f"vm: {len(outcomes)} example(s) in one {release} boot", flush=True)
+    print(f"vm: {len(outcomes)} example(s)" + (f" and {len(stap_runs)} under stap" if stap_runs else "")
+          + f" in one {release} boot", flush=True)
     start = time.monotonic()
     p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True)
     batch = engine.read_status(os.path.join(results, "batch.txt"))
@@ -125,16 +132,49 @@ def run_vm(outcomes, vmbatch, release, work, workloads, verbose):
               f"({os.path.join(results, 'kernel.log')}); every example fails:")
         for text in outside[:10]:
             print(f"    {text}")
-    for o in outcomes:
-        base = os.path.join(results, o.plan.job_name)
+    for o, job in [(o, o.plan.job_name) for o in outcomes] + \
+            [(o, stap_vm.job_name(o.plan)) for o in stap_runs]:
+        base = os.path.join(results, job)
         status = engine.read_status(base + ".status")
         o.out, o.err = engine.read_text(base + ".out"), engine.read_text(base + ".err")
         if status.get("elapsed_ms", "-1") not in ("", "-1"):
             o.elapsed_ms = int(status["elapsed_ms"])
-        o.reasons = vm_plan.judge(o.plan, status, o.out, o.err,
-                                  problems.get(o.plan.job_name, []) + outside)
+        o.reasons = vm_plan.judge(o.plan, status, o.out, o.err, problems.get(job, []) + outside)
         o.stage = "run" if o.reasons else "ok"
     return elapsed
+
+
+def build_with_stap(outcomes, release, work, jobs):
+    """stap's build of every plan (Outcome objects of their own)."""
+    setup = stap_vm.setup(release, work)
+    runs = [Outcome(o.plan) for o in outcomes]
+    start = time.monotonic()
+
+    def one(o):
+        o.module, why = stap_vm.build(o.plan, setup, work)
+        if not o.module:
+            o.stage, o.reasons = "build", [f"stap build failed: {why}"]
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        list(pool.map(one, runs))
+    print(f"stap: {sum(1 for o in runs if o.module)} of {len(runs)} built in "
+          f"{time.monotonic() - start:.1f} s", flush=True)
+    return runs
+
+
+def report_stap(outcomes, stap_runs):
+    if not stap_runs:
+        return
+    stap_by = {o.plan.example.rel: o for o in stap_runs}
+    stap_ok = [o.plan.example.rel for o in stap_runs if o.ran]
+    both = [o.plan.example.rel for o in outcomes if o.ran and o.plan.example.rel in stap_ok]
+    print()
+    print(f"stap: {len(stap_ok)} of {len(stap_runs)} run cleanly under stap 4.8; xtap runs "
+          f"{len(both)} of those {len(stap_ok)}")
+    for o in outcomes:
+        s = stap_by[o.plan.example.rel]
+        if s.ran != o.ran:
+            print(f"  {o.plan.short_name}: xtap {'runs' if o.ran else 'fails'}, "
+                  f"stap {'runs' if s.ran else 'fails: ' + '; '.join(s.reasons)[:200]}")
 
 
 def print_failure(o, indent="    "):
@@ -159,6 +199,9 @@ def main():
     ap.add_argument("--all", action="store_true",
                     help="try every example, not only those of xtap-p2-expected.txt")
     ap.add_argument("--list", action="store_true", help="print each example's plan and exit")
+    ap.add_argument("--stap", action="store_true",
+                    help="also build each example with stap 4.8 and run it under staprun in the "
+                         "same boot (needs systemtap and the kernel's -dbg package; not in CI)")
     ap.add_argument("filters", nargs="*", help="only examples whose path contains one")
     opts = ap.parse_args()
     started = time.monotonic()
@@ -219,13 +262,23 @@ def main():
     print(f"build: {len(built)} of {len(outcomes)} example(s) built in {build_s:.1f} s "
           f"(-j {opts.jobs}, xtap -p4 -r {release})", flush=True)
 
+    stap_runs = []
+    if opts.stap:
+        if not stap_vm.available():
+            print("stap: not installed (apt-get install systemtap): xtap only")
+        else:
+            stap_runs = build_with_stap(outcomes, release, work, opts.jobs)
+
     vm_s = 0.0
-    if built:
-        needed = {w for o in built for w in vm_plan.program_words(o.plan.command) or []}
-        workloads = []
+    if built or stap_runs:
+        needed = {w for o in outcomes for w in vm_plan.program_words(o.plan.command) or []}
+        files = []
         if needed & {os.path.splitext(f)[0] for f in os.listdir(os.path.join(REPO, "tests/runtime/workloads"))}:
-            workloads = engine.build_workloads(work, max(1, opts.jobs))
-        vm_s = run_vm(built, vmbatch, release, work, workloads, opts.verbose)
+            files = engine.build_workloads(work, max(1, opts.jobs))
+        if stap_runs:
+            files += stap_vm.guest_files([o.module for o in stap_runs if o.module])
+        vm_s = run_vm(built, vmbatch, release, work, files, opts.verbose,
+                      [o for o in stap_runs if o.module])
 
     names = [o.plan.example.rel for o in outcomes]
     by_name = {o.plan.example.rel: o for o in outcomes}
@@ -284,6 +337,8 @@ def main():
             o = by_name.get(n)
             print(f"  {n}: " + ("; ".join(o.reasons) if o else "not run: " +
                                 dict(not_runnable)[n]))
+    if opts.stap:
+        report_stap(outcomes, stap_runs)
     print(f"\ncorpus-vm: build {build_s:.0f} s + VM {vm_s:.0f} s, {time.monotonic() - started:.0f} s in all")
     print(f"corpus-vm: {len(still)} passed, {len(regressions)} failed")
     return 1 if regressions else 0
