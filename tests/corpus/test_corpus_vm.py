@@ -11,6 +11,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+import stap_vm  # noqa: E402
 import vm_plan  # noqa: E402
 
 GUEST = {"cat", "sleep", "ping", "touch", "grep", "find", "ls", "getppid_n"}
@@ -149,6 +150,15 @@ class Verdicts(unittest.TestCase):
     def test_problems_by_job(self):
         self.assertEqual(vm_plan.problems_by_job("a\tBUG: x\n-\tOops\na\tCall Trace\n"),
                          {"a": ["BUG: x", "Call Trace"], "-": ["Oops"]})
+
+
+class StapJobs(unittest.TestCase):
+    def test_staprun_gets_the_target_and_the_workload(self):
+        p, _, _ = plan_of("test_installcheck: stap -g ex.stp -x $$ -c 'sleep 1'\n")
+        self.assertEqual(stap_vm.job_lines(p, "/w/s_group_ex.ko"),
+                         ["job s.group.ex", "command staprun -x 1 -c 'sleep 1' /stap/s_group_ex.ko",
+                          f"timeout {p.timeout_s}"])
+        self.assertEqual(stap_vm.module_name(p), "s_group_ex")
 
 
 if __name__ == "__main__":
