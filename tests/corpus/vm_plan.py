@@ -45,6 +45,11 @@ SHELL_BUILTINS = {"true", "false", "echo", "test", "[", "exit", ":", "cd", "prin
 EXPECTED_OUTPUT = {
     "systemtap/examples/general/helloworld.stp": [r"^hello world$"],
     "doc/systemtap/examples/tutorial/hello-world.stp": [r"^hello world$"],
+    # The colour tables: a header, then one row per foreground and attribute.
+    "systemtap/examples/general/ansi_colors.stp": [r"^fg,t \\ bg \|   40      41",
+                                                   r"^   37,1   \|.* Bold "],
+    "systemtap/examples/general/ansi_colors2.stp": [r"^fg,t \\ bg \|   40      41",
+                                                    r"^   37,1   \|.* Colors "],
 }
 
 
