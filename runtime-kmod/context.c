@@ -183,7 +183,8 @@ static bool xtap_may_run(const struct xtap_probe *p)
 	if (st == XTAP_ST_STARTING)
 		return p >= s->begin && p < s->begin + s->nbegin;
 	if (st == XTAP_ST_ENDING)
-		return p >= s->end && p < s->end + s->nend;
+		return (p >= s->end && p < s->end + s->nend) ||
+		       (p >= s->error && p < s->error + s->nerror);
 	return false;
 }
 

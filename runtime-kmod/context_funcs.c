@@ -6,9 +6,11 @@
 #include <asm/irq_regs.h>
 #include <asm/ptrace.h>
 #include <linux/jiffies.h>
+#include <linux/kallsyms.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/task_stack.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -122,6 +124,35 @@ char *xtap_symdata(char *dst, s64 addr)
 	return dst;
 }
 
+/*
+ * modname(): the "[module]" part of the symbol that covers addr, or
+ * "kernel" for the kernel's own symbols; an address no symbol covers is an
+ * error, as stap's.
+ */
+char *xtap_modname(struct xtap_context *c, char *dst, s64 addr)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	char *open, *end;
+
+	snprintf(buf, sizeof(buf), "%pS", (void *)(unsigned long)addr);
+	open = strrchr(buf, '[');
+	if (open) {
+		end = strpbrk(open + 1, " ]");
+		if (end)
+			*end = '\0';
+		strscpy(dst, open + 1, xtap_sess.limits.maxstringlen);
+		return dst;
+	}
+	if (!strncmp(buf, "0x", 2)) {
+		xtap_error(c, "no module or kernel symbol at address 0x%llx",
+			   (unsigned long long)addr);
+		dst[0] = '\0';
+		return dst;
+	}
+	strscpy(dst, "kernel", xtap_sess.limits.maxstringlen);
+	return dst;
+}
+
 s64 xtap_get_cycles(void)
 {
 	return (s64)get_cycles();
@@ -163,4 +194,22 @@ char *xtap_ip_ntop(char *dst, s64 addr)
 s64 xtap_addr(struct xtap_context *c)
 {
 	return c->regs ? (s64)instruction_pointer(c->regs) : 0;
+}
+
+/*
+ * uaddr(): where the current task was in user space: the probe's own
+ * registers when it hit user code, else the user registers the kernel saved
+ * on entry; 0 for kernel threads.
+ */
+s64 xtap_uaddr(struct xtap_context *c)
+{
+	struct pt_regs *regs = c->regs;
+
+	if (!regs && in_hardirq())
+		regs = get_irq_regs();
+	if (regs && user_mode(regs))
+		return (s64)instruction_pointer(regs);
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return 0;
+	return (s64)instruction_pointer(task_pt_regs(current));
 }

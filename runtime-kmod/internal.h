@@ -111,6 +111,7 @@ void xtap_regexes_destroy(void);
 /* probes/: one family per file (struct xtap_family_ops), plus the phases. */
 void xtap_begin_run(void);
 void xtap_end_run(void);
+void xtap_error_run(void);
 
 /* Text for a registration errno, for "cannot register ..." messages. */
 const char *xtap_errno_text(int err);

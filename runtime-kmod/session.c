@@ -159,8 +159,9 @@ static void xtap_done(void)
 }
 
 /*
- * STOP (and module unload): disarm, wait for in-flight handlers, run end
- * probes unless a fatal error ended the session, report DONE. Idempotent.
+ * STOP (and module unload): disarm, wait for in-flight handlers, run the end
+ * probes, or the error probes if a fatal error ended the session, report
+ * DONE. Idempotent.
  */
 void xtap_cmd_stop(bool run_end)
 {
@@ -174,9 +175,12 @@ void xtap_cmd_stop(bool run_end)
 	}
 	if (st != XTAP_ST_INIT) {
 		xtap_disarm_all();
-		if (run_end && !atomic_read(&xtap_sess.errored)) {
+		if (run_end) {
 			atomic_set(&xtap_sess.state, XTAP_ST_ENDING);
-			xtap_end_run();
+			if (atomic_read(&xtap_sess.errored))
+				xtap_error_run();
+			else
+				xtap_end_run();
 		}
 	}
 	atomic_set(&xtap_sess.state, XTAP_ST_DONE);

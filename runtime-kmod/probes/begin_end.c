@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* begin and end probes: run in order, in the runner's process context. */
+/* begin, end and error probes: run in order, in the runner's process context. */
 #include "internal.h"
 
 static void xtap_run_phase(const struct xtap_probe *probes, u16 n, int state)
@@ -25,4 +25,12 @@ void xtap_end_run(void)
 	const struct xtap_script *s = xtap_sess.script;
 
 	xtap_run_phase(s->end, s->nend, XTAP_ST_ENDING);
+}
+
+/* error probes: the session was stopped by an error (end probes do not run). */
+void xtap_error_run(void)
+{
+	const struct xtap_script *s = xtap_sess.script;
+
+	xtap_run_phase(s->error, s->nerror, XTAP_ST_ENDING);
 }

@@ -285,8 +285,8 @@ def report(o):
 def main():
     ap = argparse.ArgumentParser(description="xtap runtime tests (one VM boot per batch)")
     ap.add_argument("build_dir", help="CMake build dir with cli/xtap, cli/xtap-run, cli/xtap-vmbatch")
-    ap.add_argument("filter", nargs="?", default="",
-                    help="run tests whose id (group/name) contains this, or matches it as a glob")
+    ap.add_argument("filter", nargs="*", default=[],
+                    help="run tests whose id (group/name) contains one of these, or matches it as a glob")
     ap.add_argument("-j", type=int, default=2, help="parallel module builds (2)")
     ap.add_argument("-v", action="store_true", help="show the VM's progress")
     ap.add_argument("--kernel", default="", help="kernel release (default: newest cloud kernel)")
@@ -302,8 +302,7 @@ def main():
     for path in testfile.discover(HERE):
         rel = os.path.relpath(path, HERE)
         tid = os.path.splitext(rel)[0]
-        f = args.filter
-        if f and f not in tid and not fnmatch.fnmatch(tid, f):
+        if args.filter and not any(f in tid or fnmatch.fnmatch(tid, f) for f in args.filter):
             continue
         try:
             tests.append(testfile.parse_test_file(path, HERE))

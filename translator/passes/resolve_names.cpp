@@ -40,8 +40,23 @@ class NameResolver {
       }
       stmt(*p->body);
     }
+    resolve_pending_deletes();
     propagate_globals();
     warn_unread_locals();
+  }
+
+  // `delete g` of globals whose kind was unknown when it was seen.
+  void resolve_pending_deletes() {
+    for (auto &[e, body] : pending_deletes_) {
+      body_ = body;
+      GlobalDecl *g = script_.find_global(e->text);
+      if (g->is_array || g->arity > 0) {
+        if ((e->global = array(g->name, e->loc, 0))) use(g, false, true);
+      } else {
+        target(*e, false);
+      }
+    }
+    body_ = nullptr;
   }
 
   // Like stap's "eliding assignment": a local that is set and never read is
@@ -351,11 +366,19 @@ class NameResolver {
       case StmtKind::Delete:
         if (s.expr->kind == ExprKind::Var || s.expr->kind == ExprKind::Index) {
           if (s.expr->kind == ExprKind::Var) {
-            if (GlobalDecl *g = script_.find_global(s.expr->text);
-                g && (g->is_array || g->arity > 0 || g->max_entries > 0)) {
-              s.expr->global = array(g->name, s.expr->loc, 0);
-              if (s.expr->global) use(g, false, true);
-              return;
+            if (GlobalDecl *g = script_.find_global(s.expr->text)) {
+              if (g->is_array || g->arity > 0 || g->max_entries > 0) {
+                s.expr->global = array(g->name, s.expr->loc, 0);
+                if (s.expr->global) use(g, false, true);
+                return;
+              }
+              if (g->arity < 0) {
+                // `delete g` says nothing of g's kind: decide once every
+                // other use has been seen (a tapset may clear an array
+                // before the code that fills it).
+                pending_deletes_.push_back({s.expr.get(), body_});
+                return;
+              }
             }
           }
           if (s.expr->kind == ExprKind::Index) {
@@ -467,6 +490,7 @@ class NameResolver {
   Diagnostics &diags_;
   Body *body_ = nullptr;
   FunctionDecl *function_ = nullptr;
+  std::vector<std::pair<Expr *, Body *>> pending_deletes_;
   int loops_ = 0;
 };
 

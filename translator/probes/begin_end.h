@@ -1,4 +1,4 @@
-// The begin/end family, visible to the module emitter, which adds the
+// The begin/end/error family, visible to the module emitter, which adds the
 // display of unread globals as the last end probe.
 #pragma once
 
@@ -11,6 +11,7 @@ namespace xtap {
 class BeginEndProbe : public DerivedProbe {
  public:
   bool is_end = false;
+  bool is_error = false;   // error(N): runs at a stop caused by an error, instead of end
   long long sequence = 0;  // begin(N)/end(N) run in order of N
 };
 

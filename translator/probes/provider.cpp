@@ -7,11 +7,13 @@ const ProbeProvider *kprobe_provider();
 const ProbeProvider *tracepoint_provider();
 const ProbeProvider *kernel_function_provider();
 const ProbeProvider *never_provider();
+const ProbeProvider *perf_provider();
 
 const std::vector<const ProbeProvider *> &probe_providers() {
   static const std::vector<const ProbeProvider *> all = {
       begin_end_provider(),  timer_provider(),           kprobe_provider(),
-      tracepoint_provider(), kernel_function_provider(), never_provider()};
+      tracepoint_provider(), kernel_function_provider(), never_provider(),
+      perf_provider()};
   return all;
 }
 

@@ -38,7 +38,11 @@ class TimerProvider : public ProbeProvider {
             "timer.sec",  "timer.msec", "timer.jiffies"};
   }
 
-  bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "timer"; }
+  // timer.profile samples on perf events (probes/perf.cpp).
+  bool matches(const ProbePoint &pp) const override {
+    const auto &cs = pp.components;
+    return cs[0].name == "timer" && !(cs.size() >= 2 && cs[1].name == "profile");
+  }
 
   void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &, DerivedProbes &out,
               Diagnostics &diags) const override {

@@ -169,6 +169,7 @@ extern const struct xtap_family_ops xtap_kprobe_ops;
 extern const struct xtap_family_ops xtap_kfunc_ops;
 extern const struct xtap_family_ops xtap_timer_ops;
 extern const struct xtap_family_ops xtap_tracepoint_ops;
+extern const struct xtap_family_ops xtap_perf_ops;
 
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {
@@ -200,6 +201,17 @@ u64 xtap_kfunc_return(struct xtap_context *c);
  * timer.jiffies in jiffies (converted at start, with the kernel's own HZ);
  * each interval is then moved by a random amount in [-M, M] of the same unit.
  */
+/* One entry per perf.*, timer.profile probe: a perf event on every CPU. */
+struct xtap_perf_spec {
+	const struct xtap_probe *probe;
+	u32 type;		/* perf_event_attr.type */
+	u64 config;		/* perf_event_attr.config */
+	u64 sample_period;	/* 0: sample_freq instead */
+	u64 sample_freq;
+	u8 tick;		/* timer.profile: a sample each tick (TICK_NSEC) */
+	u8 optional;		/* pp?: an event this machine lacks is skipped */
+};
+
 struct xtap_timer_spec {
 	const struct xtap_probe *probe;
 	u64 period_ns;
@@ -249,6 +261,8 @@ struct xtap_script {
 	u16 nbegin;
 	const struct xtap_probe *end;     /* run in order at STOP */
 	u16 nend;
+	const struct xtap_probe *error;   /* run instead of end when an error stopped the session */
+	u16 nerror;
 	const struct xtap_probe_group *groups; /* registered families, armed in order */
 	u16 ngroups;
 	const struct xtap_stat_spec *stats;
@@ -476,6 +490,7 @@ s64 xtap_get_cycles(void);                                /* the CPU's cycle cou
 char *xtap_symname(char *dst, s64 addr);   /* "vfs_read", or "0x..." */
 s64 xtap_user_mode(struct xtap_context *c);              /* the probe hit user code */
 s64 xtap_addr(struct xtap_context *c);                   /* the probe's instruction pointer */
+s64 xtap_uaddr(struct xtap_context *c);                  /* where the task was in user space */
 /* backtrace(): the kernel stack from the probe point, "0x... 0x..." (20 deep). */
 char *xtap_backtrace(struct xtap_context *c, char *dst);
 /* print_backtrace(), print_syms(addrs): " 0x... : sym+0x4/0x1a0 [mod]" a line. */
@@ -485,6 +500,8 @@ s64 xtap_target_set_pid(s64 pid);          /* pid is target() or a descendant */
 s64 xtap_randint(struct xtap_context *c, s64 n);         /* 0..n-1 */
 char *xtap_ip_ntop(char *dst, s64 addr);   /* "127.0.0.1" */
 char *xtap_symdata(char *dst, s64 addr);   /* "vfs_read+0x4/0x1a0 [module]" */
+/* modname(addr): the module whose symbol covers addr, "kernel", or an error. */
+char *xtap_modname(struct xtap_context *c, char *dst, s64 addr);
 
 /* ------------------------------------------------------------ names and dates */
 
