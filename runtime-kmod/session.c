@@ -46,7 +46,7 @@ static int xtap_limits_setup(const struct xtap_limits *in)
 	for (i = 0; i < sizeof(*l) / sizeof(u32); i++)
 		dst[i] = src[i] ? src[i] : def[i];
 	l->maxerrors = in->maxerrors;
-	/* As stap: begin and end handlers may run ten times MAXACTION. */
+	/* As stap: begin, end and error handlers may run ten times MAXACTION. */
 	if (!in->maxaction_interruptible)
 		l->maxaction_interruptible = l->maxaction > U32_MAX / 10 ? U32_MAX : l->maxaction * 10;
 

@@ -22,7 +22,7 @@ struct Limits {
   unsigned long long subbuf_size = XTAP_RELAY_DEFAULT_SUBBUF_SIZE;
   unsigned long long n_subbufs = XTAP_RELAY_DEFAULT_SUBBUFS;  // cut to fit free memory at run time
   unsigned long long printbuf_size = 8192;
-  // begin/end handlers (stap's "interruptible" probes); 0: ten times maxaction.
+  // begin/end/error handlers (stap's "interruptible" probes); 0: ten times maxaction.
   unsigned long long maxaction_interruptible = 0;
 
   // Applies NAME=VALUE (-D); returns an error text or "".
