@@ -202,6 +202,7 @@ def main():
     ap.add_argument("--stap", action="store_true",
                     help="also build each example with stap 4.8 and run it under staprun in the "
                          "same boot (needs systemtap and the kernel's -dbg package; not in CI)")
+    ap.add_argument("--work", help="work directory, emptied first (default: BUILD/corpus-vm)")
     ap.add_argument("filters", nargs="*", help="only examples whose path contains one")
     opts = ap.parse_args()
     started = time.monotonic()
@@ -249,7 +250,7 @@ def main():
             print(f"corpus-vm: no {tool} (build first)")
             print("corpus-vm: 0 passed, 1 failed")
             return 1
-    work = os.path.join(opts.build, "corpus-vm")
+    work = os.path.abspath(opts.work or os.path.join(opts.build, "corpus-vm"))
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
 
