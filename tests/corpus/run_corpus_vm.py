@@ -2,7 +2,7 @@
 """Run the systemtap-doc examples xtap accepts in one VM boot, and compare.
 
     python3 tests/corpus/run_corpus_vm.py [--build build] [--kernel REL]
-        [-j N] [-v] [--update] [--all] [--list] [FILTER...]
+        [-j N] [-v] [--update] [--all] [--list] [--stap] [--work DIR] [FILTER...]
 
 The candidates are the examples of tests/corpus/xtap-p2-expected.txt (with
 --all: every example). Each runs as its .meta's install check says, with the
