@@ -18,8 +18,8 @@ Compared with tests/corpus/xtap-vm-expected.txt: a listed example that does
 not run cleanly is a regression (exit status 1); one that runs but is not
 listed is printed as newly running (--update adds it), so the list only
 grows. Ends with `corpus-vm: N passed, N failed` (listed examples that run;
-regressions). Without systemtap-doc, or without a VM kernel, it says so and
-prints `corpus-vm: 0 passed, 0 failed`.
+regressions). Without systemtap-doc it says so and prints `corpus-vm: 0
+passed, 0 failed`; without a VM kernel the listed examples count as failed.
 """
 
 import argparse
