@@ -23,7 +23,6 @@ passed, 0 failed`; without a VM kernel the listed examples count as failed.
 """
 
 import argparse
-import collections
 import concurrent.futures
 import os
 import shutil
