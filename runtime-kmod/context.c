@@ -165,6 +165,16 @@ void xtap_warn(struct xtap_context *c, const char *msg)
 	xtap_msg_text(XTAP_MSG_WARNING, msg);
 }
 
+/* begin, end and error handlers: stap's "interruptible" probes. */
+static bool xtap_is_begin_end(const struct xtap_probe *p)
+{
+	const struct xtap_script *s = xtap_sess.script;
+
+	return (p >= s->begin && p < s->begin + s->nbegin) ||
+	       (p >= s->end && p < s->end + s->nend) ||
+	       (p >= s->error && p < s->error + s->nerror);
+}
+
 static bool xtap_may_run(const struct xtap_probe *p)
 {
 	const struct xtap_script *s = xtap_sess.script;
@@ -247,6 +257,12 @@ struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs
 	c->error = NULL;
 	c->error_where = NULL;
 	c->actions = 0;
+	/*
+	 * begin, end and error handlers run in process context, as stap's
+	 * "interruptible" probes, with MAXACTION_INTERRUPTIBLE.
+	 */
+	c->maxaction = xtap_is_begin_end(p) ? xtap_sess.limits.maxaction_interruptible
+		: xtap_sess.limits.maxaction;
 	c->nesting = 0;
 	c->stack_used = 0;
 	c->printbuf_used = 0;

@@ -26,6 +26,7 @@ static const struct xtap_limits xtap_default_limits = {
 	.subbuf_size = XTAP_RELAY_DEFAULT_SUBBUF_SIZE,
 	.n_subbufs = XTAP_RELAY_DEFAULT_SUBBUFS,
 	.printbuf_size = 8192,
+	.maxaction_interruptible = 10000,
 };
 
 const struct xtap_limits *xtap_limits(void)
@@ -45,6 +46,9 @@ static int xtap_limits_setup(const struct xtap_limits *in)
 	for (i = 0; i < sizeof(*l) / sizeof(u32); i++)
 		dst[i] = src[i] ? src[i] : def[i];
 	l->maxerrors = in->maxerrors;
+	/* As stap: begin, end and error handlers may run ten times MAXACTION. */
+	if (!in->maxaction_interruptible)
+		l->maxaction_interruptible = l->maxaction > U32_MAX / 10 ? U32_MAX : l->maxaction * 10;
 
 	if (l->maxstringlen < 16 || l->maxstringlen > (1U << 20) ||
 	    l->subbuf_size < XTAP_RELAY_MIN_SUBBUF_SIZE || l->n_subbufs < XTAP_RELAY_MIN_SUBBUFS ||

@@ -22,6 +22,8 @@ struct Limits {
   unsigned long long subbuf_size = XTAP_RELAY_DEFAULT_SUBBUF_SIZE;
   unsigned long long n_subbufs = XTAP_RELAY_DEFAULT_SUBBUFS;  // cut to fit free memory at run time
   unsigned long long printbuf_size = 8192;
+  // begin/end/error handlers (stap's "interruptible" probes); 0: ten times maxaction.
+  unsigned long long maxaction_interruptible = 0;
 
   // Applies NAME=VALUE (-D); returns an error text or "".
   std::string set(const std::string &name, const std::string &value);

@@ -41,6 +41,7 @@ struct xtap_limits {
 	u32 subbuf_size;    /* relay sub-buffer bytes */
 	u32 n_subbufs;      /* relay sub-buffers per CPU */
 	u32 printbuf_size;  /* per-CPU output staging buffer */
+	u32 maxaction_interruptible; /* statements per begin/end/error handler run */
 };
 
 /* ---------------------------------------------------------------- context */
