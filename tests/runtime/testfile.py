@@ -121,7 +121,9 @@ def parse_test_file(path, root):
         elif key == "SCRIPT":
             test.script = os.path.join(os.path.dirname(path), value)
         elif key == "ARGS":
-            test.args = shlex.split(value)
+            # $TESTDIR: the test file's directory (for -I DIR next to it).
+            test.args = [a.replace("$TESTDIR", os.path.dirname(os.path.abspath(path)))
+                         for a in shlex.split(value)]
         elif key == "RUN":
             test.run = value
         elif key == "RUNNER_ARGS":

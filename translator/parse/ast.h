@@ -232,6 +232,9 @@ struct ProbeDecl : Body {
   // entry handler instead of being registered on its own.
   int entry_group = 0;
   bool entry_half = false;
+  // Declared in a tapset file: it runs only when the script uses something
+  // that file defines (prune_tapset_probes).
+  bool from_tapset = false;
 };
 
 // probe NAME = points { prologue }  /  probe NAME += points { epilogue }

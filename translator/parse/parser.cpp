@@ -170,6 +170,7 @@ class Parser {
 
   void probe_decl(Script &s) {
     auto p = std::make_unique<ProbeDecl>();
+    p->from_tapset = opts_.tapset;
     p->loc = take().loc;
     p->points = probe_points();
     if ((cur().is_op("=") || cur().is_op("+=")) && p->points.size() == 1)

@@ -9,6 +9,7 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   if (diags.has_errors()) return false;
   expand_aliases(s, diags);
   if (diags.has_errors()) return false;
+  prune_tapset_probes(s);
   std::optional<Location> first_probe;
   if (!s.probes.empty())
     first_probe = s.probes.front()->points.empty() ? s.probes.front()->loc

@@ -51,6 +51,7 @@ std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasUse &u, const P
   auto via = std::make_shared<Expansion>(Expansion{"probe alias '" + a.name.str() + "'", use.loc});
   auto n = std::make_unique<ProbeDecl>();
   n->loc = p.loc;
+  n->from_tapset = p.from_tapset;
   n->alias = p.alias;
   if (n->alias.empty()) {
     ProbePoint named = a.name;

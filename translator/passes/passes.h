@@ -41,6 +41,9 @@ void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagno
 void elide_dead_code(Script &s);
 void elide_unread_assignments(Script &s);
 void prune_tapsets(Script &s);
+// Drops the probes of tapset files the script uses nothing of (runs after
+// expand_aliases, before the probes are resolved).
+void prune_tapset_probes(Script &s);
 void resolve_names(Script &s, Diagnostics &diags);
 void infer_types(Script &s, Diagnostics &diags);
 

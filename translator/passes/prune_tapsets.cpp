@@ -1,6 +1,11 @@
 // Pass 2b: drops tapset functions and globals that the script does not
 // use, directly or through other tapset code, so that a module carries only
 // what it runs. Runs on names, before they are bound.
+//
+// Probes declared in tapset files go earlier (prune_tapset_probes): as stap
+// includes a tapset file only when the script refers to something it
+// defines, a tapset file's probes run only when the script (or tapset code
+// it reaches) uses one of the file's functions or globals.
 #include <set>
 
 #include "passes/passes.h"
@@ -31,31 +36,73 @@ struct Uses {
     if (!s.foreach_array.empty()) names.insert(s.foreach_array);
     for (const auto &b : s.body) stmt(*b);
   }
+
+  void probe(const ProbeDecl &p) {
+    if (p.condition) expr(*p.condition);
+    stmt(*p.body);
+  }
+
+  // Follows calls into tapset functions until nothing new is reached. By
+  // declaration: overloads share a name, and a call may reach any of them.
+  // Returns whether it reached anything new.
+  bool follow_calls(const Script &s) {
+    bool any = false;
+    for (bool more = true; more;) {
+      more = false;
+      for (const auto &f : s.functions) {
+        if (!f->from_tapset || !functions.count(f->name) || walked.count(f.get())) continue;
+        walked.insert(f.get());
+        stmt(*f->body);
+        more = any = true;
+      }
+    }
+    return any;
+  }
+
+  std::set<const FunctionDecl *> walked;
 };
+
+// What the script's own code uses, with the tapset functions it reaches.
+Uses script_uses(const Script &s) {
+  Uses uses;
+  for (const auto &p : s.probes)
+    if (!p->from_tapset) uses.probe(*p);
+  for (const auto &f : s.functions)
+    if (!f->from_tapset) uses.stmt(*f->body);
+  uses.follow_calls(s);
+  return uses;
+}
 
 }  // namespace
 
-void prune_tapsets(Script &s) {
-  Uses uses;
-  for (const auto &p : s.probes) {
-    if (p->condition) uses.expr(*p->condition);
-    uses.stmt(*p->body);
-  }
-  for (const auto &f : s.functions)
-    if (!f->from_tapset) uses.stmt(*f->body);
-
-  // Follow calls into tapset functions until nothing new is reached.
-  // By declaration: overloads share a name, and a call may reach any of them.
-  std::set<const FunctionDecl *> walked;
+void prune_tapset_probes(Script &s) {
+  Uses uses = script_uses(s);
+  std::set<const ProbeDecl *> kept;
   for (bool more = true; more;) {
+    // The tapset files the uses reach so far.
+    std::set<const SourceFile *> used;
+    for (const auto &f : s.functions)
+      if (f->from_tapset && uses.functions.count(f->name)) used.insert(f->loc.file);
+    for (const auto &g : s.globals)
+      if (g->from_tapset && uses.names.count(g->name)) used.insert(g->loc.file);
     more = false;
-    for (const auto &f : s.functions) {
-      if (!f->from_tapset || !uses.functions.count(f->name) || walked.count(f.get())) continue;
-      walked.insert(f.get());
-      uses.stmt(*f->body);
+    for (const auto &p : s.probes) {
+      if (!p->from_tapset || kept.count(p.get()) || !used.count(p->loc.file)) continue;
+      kept.insert(p.get());
+      uses.probe(*p);
       more = true;
     }
+    if (uses.follow_calls(s)) more = true;
   }
+  std::erase_if(s.probes, [&](const std::unique_ptr<ProbeDecl> &p) { return p->from_tapset && !kept.count(p.get()); });
+}
+
+void prune_tapsets(Script &s) {
+  Uses uses;
+  for (const auto &p : s.probes) uses.probe(*p);
+  for (const auto &f : s.functions)
+    if (!f->from_tapset) uses.stmt(*f->body);
+  uses.follow_calls(s);
   std::erase_if(s.functions, [&](const std::unique_ptr<FunctionDecl> &f) {
     bool drop = f->from_tapset && !uses.functions.count(f->name);
     if (drop) s.pruned_functions.push_back(f->name);
