@@ -156,6 +156,7 @@ std::string BodyEmitter::expr(const Expr &e) {
     case ExprKind::Aggregate: return aggregate(e);
     case ExprKind::Target: return target_read(e);
     case ExprKind::Defined: return number(e.number);  // pass 2 replaces these
+    case ExprKind::Entry: return "0";  // expand_entry rewrites every @entry
   }
   return "0";
 }

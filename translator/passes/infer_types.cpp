@@ -200,6 +200,8 @@ class TypeInferrer {
         return set(e, want);
       case ExprKind::Defined:  // replaced by pass 2b
         return set(e, Type::Long);
+      case ExprKind::Entry:  // rewritten by expand_entry before this pass
+        return Type::Unknown;
     }
     return Type::Unknown;
   }

@@ -285,6 +285,8 @@ class NameResolver {
       case ExprKind::EmbeddedC:
         embedded_args(e);
         return;
+      case ExprKind::Entry:  // rewritten by expand_entry before this pass
+        return;
       case ExprKind::Star:
         diags_.error("XTP2242", e.loc, "'*' (any key) is only allowed in a slice")
             .hint = "slices are 'foreach (k in a[x, *])', 'delete a[x, *]' and '[x, *] in a'";
