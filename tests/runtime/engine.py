@@ -124,7 +124,7 @@ def build_module(o, xtap, release, work):
         with open(script, "w") as f:
             f.write(t.prog)
     helper = [] if not t.helper_module else ["--debuginfo", o.helper_ko]
-    cmd = [xtap, "-p4", "-r", release, "-m", t.module_name] + helper + t.args + [script]
+    cmd = [xtap, "-p4", "-r", release, "-m", t.module_name] + helper + t.args + [script] + t.script_args
     with open(os.path.join(d, "build.cmd"), "w") as f:
         f.write(" ".join(cmd) + "\n")
     code, out, err = run(cmd, d, BUILD_TIMEOUT_S)

@@ -13,7 +13,7 @@ import textwrap
 # Directives that may appear more than once (their values accumulate).
 REPEATABLE = {"EXPECT", "EXPECT_REGEX", "EXPECT_NOT_REGEX", "EXPECT_STDERR_REGEX", "REQUIRES"}
 SINGLE = {
-    "NAME", "PROG", "SCRIPT", "ARGS", "RUN", "RUNNER_ARGS", "EXPECT_FILE", "EXPECT_SEQ",
+    "NAME", "PROG", "SCRIPT", "ARGS", "SCRIPT_ARGS", "RUN", "RUNNER_ARGS", "EXPECT_FILE", "EXPECT_SEQ",
     "EXIT_STATUS", "TIMEOUT", "INTERRUPT_AFTER_MS", "INTERRUPT_SIGNAL", "AFTER", "BEFORE",
     "BUILD_FAIL_REGEX", "HELPER_MODULE",
 }
@@ -36,6 +36,7 @@ class Test:
         self.prog = None
         self.script = None            # absolute path of SCRIPT
         self.args = []                # extra xtap options
+        self.script_args = []         # the script's own arguments (@1, $1 ...)
         self.run = ""                 # guest workload (-c)
         self.runner_args = []         # extra xtap-run options
         self.expect_lines = None      # list of lines, or None
@@ -124,6 +125,8 @@ def parse_test_file(path, root):
             # $TESTDIR: the test file's directory (for -I DIR next to it).
             test.args = [a.replace("$TESTDIR", os.path.dirname(os.path.abspath(path)))
                          for a in shlex.split(value)]
+        elif key == "SCRIPT_ARGS":
+            test.script_args = shlex.split(value)
         elif key == "RUN":
             test.run = value
         elif key == "RUNNER_ARGS":

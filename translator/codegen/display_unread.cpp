@@ -8,7 +8,8 @@
 namespace xtap {
 namespace {
 
-bool displayed(const GlobalDecl &g) { return g.written && !g.read; }
+// A tapset's globals are its own state, not results the script left unread.
+bool displayed(const GlobalDecl &g) { return g.written && !g.read && !g.from_tapset; }
 
 // printf pieces for an array entry's keys: ["x",1]
 void key_format(const GlobalDecl &g, const std::string &m, std::string *fmt, std::string *args) {

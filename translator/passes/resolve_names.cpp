@@ -19,8 +19,10 @@ class NameResolver {
     for (auto &f : script_.functions) {
       body_ = f.get();
       function_ = f.get();
+      // A parameter may share a tapset global's name (stap's argv tapset
+      // has `argv`; strace.stp's functions take an `argv`): it hides it.
       for (auto *p : f->params)
-        if (script_.find_global(p->name) && !f->embedded)
+        if (const GlobalDecl *g = script_.find_global(p->name); g && !g->from_tapset && !f->embedded)
           diags_.error("XTP2213", p->loc, "parameter '" + p->name + "' has the name of a global");
       if (f->embedded) {
         for (auto *p : f->params)
@@ -251,6 +253,12 @@ class NameResolver {
   }
 
   void var(Expr &e, bool read, bool write) {
+    if (LocalVar *param = parameter(e.text)) {
+      e.local = param;
+      param->read |= read;
+      param->written |= write;
+      return;
+    }
     if (GlobalDecl *g = script_.find_global(e.text)) {
       if (g->is_array || g->arity > 0 || g->max_entries > 0) {
         diags_.error("XTP2206", e.loc, "array '" + e.text + "' used without an index").hint =
@@ -486,6 +494,14 @@ class NameResolver {
                                std::to_string(e.args.size()) + " given");
     d.hint = "it is defined at " + defs[0]->loc.str();
     for (size_t i = 1; i < defs.size(); ++i) d.hint += " and " + defs[i]->loc.str();
+  }
+
+  // The current function's parameter of this name, which hides a global.
+  LocalVar *parameter(const std::string &name) const {
+    if (function_)
+      for (auto *p : function_->params)
+        if (p->name == name) return p;
+    return nullptr;
   }
 
   Script &script_;
