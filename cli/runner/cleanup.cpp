@@ -27,7 +27,10 @@ std::vector<std::string> xtap_modules(const std::string& debugfs) {
   if (DIR* d = opendir(debugfs.c_str())) {
     while (dirent* e = readdir(d)) {
       std::string n = e->d_name;
-      if (n.size() > prefix.size() && n.compare(0, prefix.size(), prefix) == 0)
+      // A session's directory has its control file; anything else with the
+      // prefix (a test module's own debugfs file) is not ours.
+      if (n.size() > prefix.size() && n.compare(0, prefix.size(), prefix) == 0 &&
+          access((debugfs + "/" + n + "/ctl").c_str(), F_OK) == 0)
         names.push_back(n.substr(prefix.size()));
     }
     closedir(d);

@@ -25,11 +25,15 @@ int main(int argc, char **argv)
 	strcpy(ifr.ifr_name, "lo");
 	if (ioctl(tx, SIOCGIFFLAGS, &ifr) < 0)
 		return 2;
-	if (!(ifr.ifr_flags & IFF_UP)) {
-		ifr.ifr_flags |= IFF_UP;
+	/* Down first if an earlier test brought it up: the device must open now. */
+	if (ifr.ifr_flags & IFF_UP) {
+		ifr.ifr_flags &= ~IFF_UP;
 		if (ioctl(tx, SIOCSIFFLAGS, &ifr) < 0)
 			return 3;
 	}
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(tx, SIOCSIFFLAGS, &ifr) < 0)
+		return 3;
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons(9999);
