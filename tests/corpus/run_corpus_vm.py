@@ -56,6 +56,7 @@ class Outcome:
         self.elapsed_ms = None
         self.out = ""
         self.err = ""
+        self.helper_ko = None  # examples load no helper module of the runtime tests
 
     @property
     def test(self):
@@ -63,7 +64,8 @@ class Outcome:
         p = self.plan
         return argparse.Namespace(job_name=p.job_name, runner_args=p.runner_args,
                                   run=p.command, timeout_s=p.timeout_s,
-                                  interrupt_after_ms=-1, interrupt_signal="INT", after="")
+                                  interrupt_after_ms=-1, interrupt_signal="INT", after="",
+                                  before="", helper_module=None)
 
     @property
     def ran(self):

@@ -59,6 +59,23 @@ class Plans(unittest.TestCase):
         self.assertEqual(p.timeout_s, 2 + vm_plan.TIMEOUT_MARGIN_S)
         self.assertIn("-T 7 capped at 2", p.notes)
 
+    def test_manifest_is_written_by_the_runtime_engine(self):
+        # The runner hands its outcomes to engine.write_manifest, which reads
+        # the fields of a runtime test's outcome (helper modules included).
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime"))
+        import engine  # noqa: E402
+        import run_corpus_vm  # noqa: E402
+        p, why, _ = plan_of("test_installcheck: stap ex.stp -T 7 bash\n")
+        self.assertEqual(why, "")
+        o = run_corpus_vm.Outcome(p)
+        o.module = "/host/c_ex.ko"
+        path = os.path.join(SCRATCH.name, "manifest.txt")
+        engine.write_manifest(path, [o], [("/usr/bin/getppid_n", "/host/getppid_n")])
+        with open(path) as f:
+            text = f.read()
+        self.assertIn(f"job {p.job_name}\nmodule /host/c_ex.ko\narg -T\narg 2\n", text)
+        self.assertNotIn("before", text)
+
     def test_build_options_and_target_pid(self):
         p, _, ex = plan_of("test_installcheck: stap -DMAXACTION=10000 -g ex.stp -x $$ -Itapset/\n")
         self.assertEqual(p.build_options,
