@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "parse/parser.h"
 
 #include <gtest/gtest.h>
@@ -97,7 +98,10 @@ TEST(Parser, ErrorsCarryLocationAndCaret) {
 TEST(Parser, RecoversAndReportsSeveralErrors) {
   auto r = test::run("probe begin { x = }\nprobe end { y = ) }\nprobe begin { }", false);
   EXPECT_EQ(r->diags.error_count(), 2) << r->printed();
-  EXPECT_EQ(r->script->probes.size(), 1u);
+  // The script's own probes (tapset files may add theirs, such as argv.stp's).
+  auto own = std::count_if(r->script->probes.begin(), r->script->probes.end(),
+                           [](const auto &p) { return !p->from_tapset; });
+  EXPECT_EQ(own, 1);
 }
 
 TEST(Parser, UnclosedBrace) {

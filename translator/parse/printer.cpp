@@ -155,6 +155,7 @@ std::string print_script(const Script &s) {
     print_stmt(*f->body, 0, out);
   }
   for (const auto &p : s.probes) {
+    if (p->from_tapset) continue;
     line(out, 0, "probe " + points(p->points) + (p->condition ? " if (" + print_expr(*p->condition) + ")" : ""));
     print_stmt(*p->body, 0, out);
   }
