@@ -7,6 +7,25 @@ cd "$(dirname "$0")/.."
 bash scripts/build.sh || exit 1
 
 status=0
+# Runs a suite whose last summary line is "NAME: N passed, N failed" and adds
+# its counts to counted_suite_pass/fail (a failing suite or a missing line
+# fails the run).
+counted_suite_pass=0 counted_suite_fail=0
+run_counted() {
+  local name=$1 log line
+  shift
+  log=$(mktemp)
+  "$@" 2>&1 | tee "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$log" | tail -1)
+  if [ -z "$line" ]; then
+    echo "$name: no summary line"
+    status=1
+    return
+  fi
+  counted_suite_pass=$((counted_suite_pass + $(echo "$line" | sed -nE "s/^$name: ([0-9]+) passed.*/\1/p")))
+  counted_suite_fail=$((counted_suite_fail + $(echo "$line" | sed -nE "s/^$name: [0-9]+ passed, ([0-9]+) failed.*/\1/p")))
+}
 unit_log=$(mktemp)
 (cd build && ctest --output-on-failure -j2) 2>&1 | tee "$unit_log" || status=1
 unit_pass=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2 \1/p' "$unit_log" | awk '{print $1-$2}')
@@ -15,14 +34,8 @@ unit_fail=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/p' "$unit_
 # The SystemTap example corpus through xtap -p2 (seconds; skips itself
 # without systemtap-doc): listed examples that pass count as passed,
 # regressions as failed.
-corpus_log=$(mktemp)
 echo "== corpus: systemtap-doc examples through xtap -p2"
-python3 tests/corpus/run_corpus.py 2>&1 | tee "$corpus_log"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-corpus_line=$(grep -E '^corpus: [0-9]+ passed, [0-9]+ failed' "$corpus_log" | tail -1)
-[ -n "$corpus_line" ] || { echo "corpus: no summary line"; status=1; }
-corpus_pass=$(echo "$corpus_line" | sed -nE 's/^corpus: ([0-9]+) passed.*/\1/p')
-corpus_fail=$(echo "$corpus_line" | sed -nE 's/^corpus: [0-9]+ passed, ([0-9]+) failed.*/\1/p')
+run_counted corpus python3 tests/corpus/run_corpus.py
 
 # The runtime tests, once per installed VM kernel (bootstrap installs the
 # 6.1 and 6.12 cloud kernels): one boot each.
@@ -45,16 +58,10 @@ done
 # The examples xtap accepts, built for the 6.1 cloud kernel and run in one
 # boot of it (skips itself without systemtap-doc): listed examples that run
 # cleanly count as passed, regressions as failed.
-cvm_log=$(mktemp)
 echo "== corpus-vm: systemtap-doc examples run in the 6.1 VM"
-python3 tests/corpus/run_corpus_vm.py 2>&1 | tee "$cvm_log"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-cvm_line=$(grep -E '^corpus-vm: [0-9]+ passed, [0-9]+ failed' "$cvm_log" | tail -1)
-[ -n "$cvm_line" ] || { echo "corpus-vm: no summary line"; status=1; }
-cvm_pass=$(echo "$cvm_line" | sed -nE 's/^corpus-vm: ([0-9]+) passed.*/\1/p')
-cvm_fail=$(echo "$cvm_line" | sed -nE 's/^corpus-vm: [0-9]+ passed, ([0-9]+) failed.*/\1/p')
+run_counted corpus-vm python3 tests/corpus/run_corpus_vm.py
 
 echo
-counted_fail=$(( ${unit_fail:-0} + ${corpus_fail:-0} + ${rt_fail:-0} + ${cvm_fail:-0} ))
-echo "total: $(( ${unit_pass:-0} + ${corpus_pass:-0} + ${rt_pass:-0} + ${cvm_pass:-0} )) passed, $(( counted_fail + (status && !counted_fail ? 1 : 0) )) failed"
+counted_fail=$(( ${unit_fail:-0} + counted_suite_fail + ${rt_fail:-0} ))
+echo "total: $(( ${unit_pass:-0} + counted_suite_pass + ${rt_pass:-0} )) passed, $(( counted_fail + (status && !counted_fail ? 1 : 0) )) failed"
 exit $status
