@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "common/process.h"
@@ -84,16 +85,17 @@ bool extract_from_elf(const std::string &elf, const fs::path &out, std::string *
   return ok;
 }
 
-// The BTF of the vmlinux inside the bzImage `image`, as raw BTF in `out`:
-// each place a known compressor's magic occurs is tried until one yields
-// an ELF file with BTF. `work` holds the temporary files.
-bool extract_from_bzimage(const std::string &image, const fs::path &work, const fs::path &out,
-                          std::string *error) {
+}  // namespace
+
+bool with_vmlinux_from_image(const std::string &image, const std::string &work_dir,
+                             const std::function<bool(const std::string &, std::string *)> &use,
+                             std::string *error) {
   std::string bytes = slurp(image);
   if (bytes.empty()) {
     *error = "cannot read " + image + (access(image.c_str(), R_OK) ? " (permission denied)" : "");
     return false;
   }
+  fs::path work = work_dir;
   fs::path payload = work / "payload", elf = work / "vmlinux", log = work / "log";
   std::string tried;
   for (const auto &c : kCompressors) {
@@ -124,17 +126,15 @@ bool extract_from_bzimage(const std::string &image, const fs::path &work, const 
                       "ELF",
                       4) != 0)
         continue;
-      std::string elf_error;
-      if (extract_from_elf(elf.string(), out, &elf_error)) return true;
-      tried += std::string(tried.empty() ? "" : "; ") + elf_error;
+      std::string use_error;
+      if (use(elf.string(), &use_error)) return true;
+      tried += std::string(tried.empty() ? "" : "; ") + use_error;
     }
   }
-  *error = "found no compressed vmlinux with BTF in " + image +
+  *error = "found no usable compressed vmlinux in " + image +
            (tried.empty() ? "" : " (" + tried + ")");
   return false;
 }
-
-}  // namespace
 
 bool extract_btf_from_image(const std::string &image, const std::string &out, std::string *error) {
   fs::path work = out + ".work" + std::to_string(getpid());
@@ -144,7 +144,9 @@ bool extract_btf_from_image(const std::string &image, const std::string &out, st
     *error = "cannot create " + work.string() + ": " + ec.message();
     return false;
   }
-  bool ok = extract_from_bzimage(image, work, out, error);
+  bool ok = with_vmlinux_from_image(
+      image, work.string(),
+      [&](const std::string &elf, std::string *why) { return extract_from_elf(elf, out, why); }, error);
   fs::remove_all(work, ec);
   return ok;
 }

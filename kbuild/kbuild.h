@@ -8,6 +8,7 @@
 // whole modules are cached by a hash of their generated C and the runtime.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,18 @@ bool ensure_btf(const Target &t, const Env &env, std::string *path, std::string 
 // The step of ensure_btf for a kernel image: the compressed vmlinux inside
 // the bzImage `image` decompressed and its .BTF written to `out` as raw BTF.
 bool extract_btf_from_image(const std::string &image, const std::string &out, std::string *error);
+
+// Decompresses the vmlinux inside the bzImage `image` into `work_dir` and
+// calls `use` with its path, for each candidate payload until `use`
+// accepts one (true); false with the reasons in *error if none is accepted.
+bool with_vmlinux_from_image(const std::string &image, const std::string &work_dir,
+                             const std::function<bool(const std::string &, std::string *)> &use,
+                             std::string *error);
+
+// The GNU build-id of kernel `t` (hex): the running kernel's from
+// /sys/kernel/notes, else from its debug vmlinux or its decompressed
+// /boot/vmlinuz, cached under <cache>/build-id/ like the BTF.
+bool kernel_build_id(const Target &t, const Env &env, std::string *id, std::string *error);
 
 struct ModuleBuild {
   std::string name;        // module name, a C identifier

@@ -61,6 +61,11 @@ done
 echo "== corpus-vm: systemtap-doc examples run in the 6.1 VM"
 run_counted corpus-vm python3 tests/corpus/run_corpus_vm.py
 
+# Bundles and signatures (docs/fleet.md): built for both kernels, then
+# three boots: each kernel picks its module, and 6.1 with sig_enforce=1.
+echo "== fleet: bundles and signed modules in the 6.1 and 6.12 VMs"
+run_counted fleet python3 tests/fleet/run_fleet_vm.py
+
 echo
 counted_fail=$(( ${unit_fail:-0} + counted_suite_fail + ${rt_fail:-0} ))
 echo "total: $(( ${unit_pass:-0} + counted_suite_pass + ${rt_pass:-0} )) passed, $(( counted_fail + (status && !counted_fail ? 1 : 0) )) failed"

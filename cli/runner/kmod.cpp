@@ -11,6 +11,9 @@
 #include <cstring>
 #include <thread>
 
+#include "common/file_io.h"
+#include "common/module_signature.h"
+
 namespace xtap::runner {
 
 std::string kernel_release() {
@@ -26,6 +29,28 @@ std::string wrong_kernel(const ModInfo& mi, const std::string& module_path,
   return "module " + file + " was built for kernel " + mi.release() + ", but this kernel is " +
          running + " (build it for this kernel with xtap -r " + running + ")";
 }
+
+namespace {
+
+bool module_is_signed(const std::string& path) {
+  return has_module_signature(read_file(path));
+}
+
+// Lockdown (Secure Boot) refuses unsigned modules with EPERM rather than
+// EKEYREJECTED; an unsigned module is the only thing that tells the two EPERMs apart.
+bool signature_required(const std::string& path) {
+  bool ok = false;
+  std::string lockdown = read_file("/sys/kernel/security/lockdown", &ok);
+  return ok && lockdown.find("[none]") == std::string::npos && !module_is_signed(path);
+}
+
+std::string unsigned_refused(const std::string& path, const std::string& why) {
+  return why + " (module.sig_enforce=1 or Secure Boot), and " + path +
+         " is not signed\n  hint: build it with xtap --sign-key KEY.pem --sign-cert CERT.pem, "
+         "with a key this kernel trusts";
+}
+
+}  // namespace
 
 int load_module(const std::string& path, const std::string& name, const std::string& params,
                 std::string* err) {
@@ -44,14 +69,21 @@ int load_module(const std::string& path, const std::string& name, const std::str
       *err = "a module named '" + name + "' is already loaded (a running session? otherwise: rmmod " + name + ")";
       break;
     case EPERM:
-      *err = "not permitted to load modules (need root/CAP_SYS_MODULE; module loading may be disabled or locked down)";
+      *err = signature_required(path) ? unsigned_refused(path, "the kernel is locked down")
+                                      : "not permitted to load modules (need root/CAP_SYS_MODULE; module loading may be disabled or locked down)";
       break;
     case ENOEXEC:
       *err = "invalid module format: " + path + " was not built for this kernel or architecture";
       break;
     case EKEYREJECTED:
+    case ENOKEY:
     case EBADMSG:
-      *err = "the kernel rejected the signature of " + path + " (sign the module for this kernel)";
+      *err = module_is_signed(path)
+                 ? "the kernel does not trust the key " + path +
+                       " is signed with\n  hint: enrol the signing certificate (on Secure Boot machines: "
+                       "mokutil --import CERT.der, reboot and confirm), or sign with --sign-key/--sign-cert "
+                       "using a key this kernel already trusts"
+                 : unsigned_refused(path, "the kernel accepts only signed modules");
       break;
     case ENOSYS:
       *err = "this kernel does not support loadable modules";

@@ -5,14 +5,17 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/build_id.h"
+#include "runner/bundle.h"
 #include "runner/cleanup.h"
+#include "runner/kmod.h"
 #include "runner/session.h"
 
 namespace {
 
 void usage(FILE* f) {
   std::fprintf(f,
-               "Usage: xtap-run [-o FILE] [-c CMD] [-x PID] [-T SECONDS] [-v] MODULE.ko\n"
+               "Usage: xtap-run [-o FILE] [-c CMD] [-x PID] [-T SECONDS] [-v] MODULE.ko|BUNDLE_DIR\n"
                "       xtap-run --cleanup [-v]\n"
                "  -o FILE     write script output to FILE instead of stdout\n"
                "  -c CMD      run CMD (words run directly, shell syntax through /bin/sh -c) once probes are armed; stop when it exits\n"
@@ -72,5 +75,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   opt.module = argv[optind];
+  if (xtap::runner::is_bundle(opt.module)) {
+    std::string module, error;
+    std::string release = xtap::runner::kernel_release();
+    if (!xtap::runner::pick_from_bundle(opt.module, release, xtap::running_kernel_build_id(), &module,
+                                        &error)) {
+      std::fprintf(stderr, "xtap-run: %s\n", error.c_str());
+      return 1;
+    }
+    if (opt.verbose) std::fprintf(stderr, "xtap-run: %s: the module for %s\n", module.c_str(), release.c_str());
+    opt.module = module;
+  }
   return xtap::runner::run_session(opt);
 }

@@ -15,6 +15,8 @@
 //   memory-mb N             guest memory (1024)
 //   cpus N                  guest CPUs (2)
 //   boot-timeout N          seconds until the guest's /init must report (60)
+//   append ARGS             add ARGS to the guest kernel's command line
+//                           (e.g. module.sig_enforce=1)
 //   file GUEST_PATH HOST_PATH   copy HOST_PATH into the guest (e.g. a static
 //                           workload at /usr/bin/NAME); GUEST_PATH has no spaces
 //
@@ -105,6 +107,8 @@ bool parse_manifest(const std::string& path, std::vector<Job>* jobs, BatchOption
       if (!parse_int(value, &opts->cpus)) return fail("bad number '" + value + "'");
     } else if (key == "boot-timeout" && !job) {
       if (!parse_int(value, &opts->boot_timeout_s)) return fail("bad number '" + value + "'");
+    } else if (key == "append" && !job) {
+      opts->extra_append += (opts->extra_append.empty() ? "" : " ") + value;
     } else if (key == "file" && !job) {
       size_t s = value.find(' ');
       if (s == std::string::npos) return fail("file needs GUEST_PATH HOST_PATH");

@@ -27,8 +27,10 @@
 #include "symbols/catalog.h"
 #include "symbols/dwarf.h"
 #include "vm/vm.h"
+#include "xtap/bundle.h"
 #include "xtap/listing.h"
 #include "xtap/options.h"
+#include "xtap/signing.h"
 
 namespace fs = std::filesystem;
 using namespace xtap;
@@ -255,12 +257,8 @@ int run_in_vm(const cli::Options &o, const vm::Kernel &k, const std::string &ko)
   return r.jobs.empty() ? 1 : r.jobs[0].exit_status;
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
-  cli::Options o;
-  int code = 0;
-  if (!cli::parse_options(argc, argv, &o, &code)) return code;
+// Passes 1-5 for one kernel (o.kernel), stopping where -p says.
+int compile_and_run(const cli::Options &o) {
   PassTimer timer(o.verbose > 0);
 
   SourceFile file;
@@ -413,6 +411,10 @@ int main(int argc, char **argv) {
              std::to_string(script->embedded_c.size()) + " embeds, " +
              std::to_string(script->globals.size()) + " globals");
   if (!ok) return 1;
+  if (!o.probe_list_file.empty()) {
+    std::ofstream list(o.probe_list_file);
+    for (const auto &dp : elab.probes) list << dp->name() << "\n";
+  }
   if (!o.list_pattern.empty()) {
     cli::print_probe_list(std::cout, elab, o.list_vars);
     return 0;
@@ -476,9 +478,21 @@ int main(int argc, char **argv) {
   if (o.keep) std::cerr << "xtap: kept build directory " << mb.keep_dir << "\n";
   timer.done(std::string(hit ? "4: found " : "4: compiled C into ") + "\"" + ko + "\"" +
              (hit ? " in the cache" : ""));
+  if (!o.sign_key.empty() || o.strip_debug) {
+    // The cached module stays as built; the stripped or signed copy is the
+    // one written out (-p4) or run (pass 5).
+    std::string copy = o.last_pass == 4 ? (fs::current_path() / (name + ".ko")).string()
+                                        : (fs::temp_directory_path() / ("xtap-signed-" + std::to_string(getpid())) / (name + ".ko")).string();
+    if (!cli::prepare_module_copy(target, ko, copy, o.strip_debug, o.sign_key, o.sign_cert, &err)) {
+      std::cerr << "xtap: " << err << "\n";
+      return 1;
+    }
+    timer.done(std::string("4: ") + (o.sign_key.empty() ? "stripped" : "signed") + " \"" + copy + "\"");
+    ko = copy;
+  }
   if (o.last_pass == 4) {
     std::string out = ko;
-    if (!o.module_name.empty()) {
+    if (!o.module_name.empty() && ko != (fs::current_path() / (name + ".ko")).string()) {
       out = (fs::current_path() / (name + ".ko")).string();
       std::error_code ec;
       fs::copy_file(ko, out, fs::copy_options::overwrite_existing, ec);
@@ -493,4 +507,21 @@ int main(int argc, char **argv) {
 
   // Pass 5: run.
   return o.vm ? run_in_vm(o, *vmk, ko) : run_local(o, ko);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  cli::Options o;
+  int code = 0;
+  if (!cli::parse_options(argc, argv, &o, &code)) return code;
+  if (!o.sign_key.empty()) {
+    std::string err;
+    if (!cli::check_signing_files(o.sign_key, o.sign_cert, &err)) {
+      std::cerr << "xtap: " << err << "\n";
+      return 1;
+    }
+  }
+  if (!o.kernels.empty()) return cli::build_bundle(o, compile_and_run);
+  return compile_and_run(o);
 }

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+
 namespace xtap::cli {
 
 bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
@@ -15,7 +17,17 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
       ->check(CLI::Range(1, 5))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // stap: the last -p wins
   app.add_option("-m", o->module_name, "module name (a C identifier)");
-  app.add_option("-r", o->kernel, "target kernel release or build directory (default: running kernel)");
+  std::vector<std::string> releases, kernel_list;
+  app.add_option("-r", releases,
+                 "target kernel release or build directory (default: running kernel); "
+                 "several -r build a bundle")
+      ->allow_extra_args(false);
+  app.add_option("--kernels", kernel_list,
+                 "build a bundle of modules for these kernel releases (comma-separated), with -p4 -o DIR")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--sign-key", o->sign_key, "sign the module(s) with this private key (PEM)");
+  app.add_option("--sign-cert", o->sign_cert, "the X.509 certificate that goes with --sign-key");
   app.add_flag("-k", o->keep, "keep the module build directory");
   app.add_flag("-v", o->verbose, "verbose: show pass timings and build commands");
   app.add_option("-D", o->defines, "set a limit, as in -D MAXACTION=10000")->allow_extra_args(false);
@@ -60,6 +72,15 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     positionals.erase(positionals.begin());
   }
   o->script_args = positionals;
+  for (const auto &r : releases)
+    if (std::find(o->kernels.begin(), o->kernels.end(), r) == o->kernels.end()) o->kernels.push_back(r);
+  for (const auto &r : kernel_list)
+    if (!r.empty() && std::find(o->kernels.begin(), o->kernels.end(), r) == o->kernels.end())
+      o->kernels.push_back(r);
+  if (o->kernels.size() == 1 && kernel_list.empty()) {
+    o->kernel = o->kernels.front();  // one -r: an ordinary build for that kernel
+    o->kernels.clear();
+  }
   if (!list_l.empty() || !list_L.empty()) {
     o->list_pattern = list_L.empty() ? list_l : list_L;
     o->list_vars = !list_L.empty();
@@ -71,6 +92,22 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     std::cerr << "xtap: --suppress-time-limits lets a probe run without bound, so it needs -g (guru mode), as in stap\n";
     *exit_code = 1;
     return false;
+  }
+  if (o->sign_key.empty() != o->sign_cert.empty()) {
+    std::cerr << "xtap: signing needs both --sign-key KEY and --sign-cert CERT\n";
+    *exit_code = 1;
+    return false;
+  }
+  if (!o->kernels.empty()) {
+    std::string why;
+    if (o->last_pass != 4) why = "a bundle is built here and run elsewhere with xtap-run: add -p4";
+    else if (o->output_file.empty()) why = "name the bundle's directory with -o DIR";
+    else if (o->vm) why = "--vm runs one kernel; run a bundle's module with xtap-run";
+    if (!why.empty()) {
+      std::cerr << "xtap: building for " << o->kernels.size() << " kernels makes a bundle: " << why << "\n";
+      *exit_code = 1;
+      return false;
+    }
   }
   if (o->script_file.empty() == o->script_text.empty()) {
     std::cerr << "xtap: give exactly one of a script file or -e SCRIPT (see --help)\n";

@@ -13,6 +13,10 @@ struct Options {
   int last_pass = 5;                    // -p N
   std::string module_name;              // -m
   std::string kernel;                   // -r release or build dir
+  std::vector<std::string> kernels;     // several -r, or --kernels A,B: build a bundle (docs/fleet.md)
+  std::string sign_key, sign_cert;      // --sign-key/--sign-cert: sign the module(s)
+  bool strip_debug = false;             // internal (bundle builds): write the module without DWARF
+  std::string probe_list_file;          // internal (bundle builds): write the probe points here after pass 2
   bool keep = false;                    // -k
   int verbose = 0;                      // -v
   std::vector<std::string> defines;     // -D NAME=VALUE
