@@ -175,8 +175,10 @@ int build_bundle(const Options &o, const std::function<int(const Options &)> &co
     parts.push_back(std::move(p));
   }
 
-  // Each child runs make with two jobs; more children than CPUs only queue.
-  size_t parallel = std::max(1u, std::thread::hardware_concurrency() / 2);
+  // Each child runs make with two jobs, and much of a module build is
+  // make's own single-threaded work: two children at least, else one per
+  // two CPUs.
+  size_t parallel = std::max(2u, std::thread::hardware_concurrency() / 2);
   size_t next = 0, running = 0, done = 0;
   std::map<pid_t, Part *> by_pid;
   while (done < parts.size()) {
