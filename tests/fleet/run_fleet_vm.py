@@ -72,6 +72,44 @@ def guest_files(bundle, guest_dir):
     return lines
 
 
+MARKER = b"~Module signature appended~\n"
+
+
+def signature_parts(ko, work):
+    """Splits a module signed by sign-file into (content, RSA signature):
+    the PKCS#7 blob has no signed attributes, so the RSA-2048 signature is
+    over SHA-256 of the content and is the blob's last OCTET STRING."""
+    b = open(ko, "rb").read()
+    if not b.endswith(MARKER):
+        return None
+    info = b[-len(MARKER) - 12:-len(MARKER)]
+    sig_len = int.from_bytes(info[8:12], "big")
+    end = len(b) - len(MARKER) - 12
+    p7, content = b[end - sig_len:end], b[:end - sig_len]
+    if p7[-260:-256] != b"\x04\x82\x01\x00":
+        return None
+    return content, p7[-256:]
+
+
+def verify_files(ko, cert, work):
+    """Host files for tests/fleet/pkey_verify.c: the certificate in DER, the
+    digest of the module's content, the signature, and a tampered digest."""
+    import hashlib
+    parts = signature_parts(ko, work)
+    if not parts:
+        return None
+    content, rsa = parts
+    out = {n: os.path.join(work, n) for n in ("cert.der", "digest.bin", "tampered.bin", "sig.bin", "pkey_verify")}
+    run(["openssl", "x509", "-in", cert, "-outform", "DER", "-out", out["cert.der"]], check=True)
+    open(out["digest.bin"], "wb").write(hashlib.sha256(content).digest())
+    open(out["tampered.bin"], "wb").write(hashlib.sha256(content[:-1] + bytes([content[-1] ^ 1])).digest())
+    open(out["sig.bin"], "wb").write(rsa)
+    r = run(["cc", "-static", "-O2", "-o", out["pkey_verify"], os.path.join(ROOT, "tests", "fleet", "pkey_verify.c")])
+    if r.returncode:
+        sys.exit(f"fleet: cannot build pkey_verify: {r.stderr}")
+    return out
+
+
 def boot(build, release, jobs, files, append=""):
     """jobs: [(name, shell command)]; returns {name: (exit, out, err)}, kernel log."""
     with tempfile.TemporaryDirectory(prefix="xtap-fleet-") as d:
@@ -163,8 +201,15 @@ def main():
                 check(f"{rel}: a signed module loads where signatures are not enforced",
                       code == 0 and out == "bundle module for 6.1 ran\n", f"exit {code}: {out!r} {err!r}")
 
-        res, log = boot(args.build, K61, [("unsigned", "xtap-run /b/both"), ("untrusted", "xtap-run /b/signed61")],
-                        files, append="module.sig_enforce=1")
+        signed_ko = os.path.join(signed61, K61, m["module"] + ".ko") if m else ""
+        vf = verify_files(signed_ko, cert, work) if m else None
+        check("the signed module carries a PKCS#7 signature without signed attributes", vf is not None)
+        jobs = [("unsigned", "xtap-run /b/both"), ("untrusted", "xtap-run /b/signed61")]
+        if vf:
+            files += [f"file /k/{n} {p}" for n, p in vf.items()]
+            jobs += [("kernel_verifies", "/k/pkey_verify /k/cert.der /k/digest.bin /k/sig.bin"),
+                     ("kernel_rejects_tampered", "/k/pkey_verify /k/cert.der /k/tampered.bin /k/sig.bin")]
+        res, log = boot(args.build, K61, jobs, files, append="module.sig_enforce=1")
         if res:
             code, out, err = res["unsigned"]
             check("sig_enforce: an unsigned module is refused with the remedy",
@@ -175,6 +220,13 @@ def main():
             check("sig_enforce: the kernel's own log names both refusals",
                   "Loading of unsigned module is rejected" in log
                   and "Loading of module with unavailable key is rejected" in log, log[-2000:])
+            if vf:
+                code, out, err = res["kernel_verifies"]
+                check("the kernel's public-key code verifies the module's signature with the certificate",
+                      code == 0 and out.strip() == "verified", f"exit {code}: {out!r} {err!r}")
+                code, out, err = res["kernel_rejects_tampered"]
+                check("... and rejects it for a module changed by one bit",
+                      code == 1 and out.startswith("rejected:"), f"exit {code}: {out!r} {err!r}")
 
     passed = sum(results)
     print(f"fleet: {passed} passed, {len(results) - passed} failed")
