@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Per-CPU handler contexts: the enter/leave bracket, locks, errors, limits. */
+#include <linux/timex.h>
 #include <linux/delay.h>
 #include <linux/irqflags.h>
 #include <linux/mm.h>
@@ -280,7 +281,41 @@ struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs
 		return NULL;
 	}
 	c->locks_held = p->nlocks;
+	cc->run_start = get_cycles();
 	return c;
+}
+
+/*
+ * The overload guard, as stap's STP_OVERLOAD: handler time is summed per
+ * CPU, and when a window of overload_interval cycles has passed, a sum over
+ * overload_threshold ends the session. begin, end and error probes run in
+ * process context and are not counted. True when this run tipped it over.
+ */
+static bool xtap_overloaded(struct xtap_cpu_ctx *cc)
+{
+	const struct xtap_limits *l = &xtap_sess.limits;
+	u64 now, window;
+
+	if (!l->overload_threshold || xtap_is_begin_end(cc->c.probe))
+		return false;
+	now = get_cycles();
+	cc->window_used += now - cc->run_start;
+	window = now - cc->window_start;
+	if (window <= l->overload_interval)
+		return false;
+	if (cc->window_used > l->overload_threshold) {
+		snprintf(cc->c.error_buf, l->maxstringlen + XTAP_ERRBUF_EXTRA,
+			 "probe overhead exceeded threshold: handlers took %llu of %llu cycles on CPU %d "
+			 "(STP_OVERLOAD_THRESHOLD=%llu per STP_OVERLOAD_INTERVAL=%llu; -DSTP_NO_OVERLOAD turns the check off)",
+			 cc->window_used, window, smp_processor_id(), l->overload_threshold,
+			 l->overload_interval);
+		cc->window_start = now;
+		cc->window_used = 0;
+		return true;
+	}
+	cc->window_start = now;
+	cc->window_used = 0;
+	return false;
 }
 
 void xtap_leave(struct xtap_context *c)
@@ -302,6 +337,10 @@ void xtap_leave(struct xtap_context *c)
 		}
 		xtap_msg_text(XTAP_MSG_ERROR, c->error);
 		fatal = n > xtap_sess.limits.maxerrors;
+	}
+	if (unlikely(xtap_overloaded(cc))) {
+		xtap_msg_text(XTAP_MSG_ERROR, c->error_buf);
+		fatal = true;
 	}
 	xtap_unlock_n(c->probe, c->locks_held);
 	c->locks_held = 0;

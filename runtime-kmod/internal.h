@@ -36,6 +36,9 @@ struct xtap_cpu_ctx {
 	char *tok_next;		/* tokenize(): where the next token starts, or NULL */
 	char *tok_end;
 	char *str_tmp;		/* maxstringlen scratch for string functions */
+	u64 run_start;		/* overload guard: get_cycles() when this run began */
+	u64 window_start;	/* ... when the accounting window began */
+	u64 window_used;	/* ... handler cycles spent in the window */
 };
 
 struct xtap_session {

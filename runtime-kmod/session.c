@@ -43,9 +43,12 @@ static int xtap_limits_setup(const struct xtap_limits *in)
 	u32 *dst = (u32 *)l;
 	size_t i;
 
-	for (i = 0; i < sizeof(*l) / sizeof(u32); i++)
+	/* The u32 limits come first; the overload guard's u64 pair is taken as is. */
+	for (i = 0; i < offsetof(struct xtap_limits, overload_interval) / sizeof(u32); i++)
 		dst[i] = src[i] ? src[i] : def[i];
 	l->maxerrors = in->maxerrors;
+	l->overload_interval = in->overload_interval;
+	l->overload_threshold = in->overload_interval ? in->overload_threshold : 0;
 	/* As stap: begin, end and error handlers may run ten times MAXACTION. */
 	if (!in->maxaction_interruptible)
 		l->maxaction_interruptible = l->maxaction > U32_MAX / 10 ? U32_MAX : l->maxaction * 10;

@@ -434,7 +434,9 @@ int compile_and_run(const cli::Options &o) {
   }
   for (const auto &d : o.defines) {
     auto eq = d.find('=');
-    std::string err = eq == std::string::npos ? "-D" + d + " needs a value, as in -D" + d + "=100"
+    // -DSTP_NO_OVERLOAD is a switch in stap: no value needed.
+    std::string err = eq == std::string::npos && d == "STP_NO_OVERLOAD" ? mo.limits.set(d, "1")
+                      : eq == std::string::npos ? "-D" + d + " needs a value, as in -D" + d + "=100"
                                               : mo.limits.set(d.substr(0, eq), d.substr(eq + 1));
     if (!err.empty()) {
       std::cerr << "xtap: " << err << "\n";

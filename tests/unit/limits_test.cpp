@@ -30,5 +30,21 @@ TEST(Limits, RelayBoundsAreTheSharedOnes) {
   EXPECT_NE(set("STP_BUFFER_SUBBUFS", XTAP_RELAY_MAX_SUBBUFS + 1), "");
 }
 
+TEST(Limits, OverloadGuardAsInStap) {
+  Limits l;
+  EXPECT_EQ(l.overload_interval, 1000000000u);
+  EXPECT_EQ(l.overload_threshold, 500000000u);
+  EXPECT_EQ(l.no_overload, 0u);
+  EXPECT_EQ(l.set("STP_OVERLOAD_THRESHOLD", "1000"), "");
+  EXPECT_EQ(l.overload_threshold, 1000u);
+  EXPECT_NE(l.set("STP_OVERLOAD_INTERVAL", "10"), "");  // a window of a few cycles measures nothing
+  EXPECT_NE(l.set("STP_OVERLOAD_THRESHOLD", "0"), "");  // -DSTP_NO_OVERLOAD says "off"
+  EXPECT_EQ(l.set("STP_NO_OVERLOAD", "1"), "");
+  EXPECT_EQ(l.no_overload, 1u);
+  Limits lifted;
+  lifted.lift_time_limits();  // --suppress-time-limits, as stap's, turns it off too
+  EXPECT_EQ(lifted.no_overload, 1u);
+}
+
 }  // namespace
 }  // namespace xtap

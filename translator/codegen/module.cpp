@@ -18,6 +18,7 @@ void Limits::lift_time_limits() {
   maxaction = kMaxActionLimit;
   maxaction_interruptible = kMaxActionLimit;
   maxtrylock = kMaxTrylockLimit;
+  no_overload = 1;  // as stap: the overload guard is a time limit too
 }
 
 std::string Limits::set(const std::string &name, const std::string &value) {
@@ -37,6 +38,9 @@ std::string Limits::set(const std::string &name, const std::string &value) {
       {"MAXTRYLOCK", &Limits::maxtrylock, 1, kMaxTrylockLimit},
       {"STP_BUFFER_SUBBUF_SIZE", &Limits::subbuf_size, XTAP_RELAY_MIN_SUBBUF_SIZE, XTAP_RELAY_MAX_SUBBUF_SIZE},
       {"STP_BUFFER_SUBBUFS", &Limits::n_subbufs, XTAP_RELAY_MIN_SUBBUFS, XTAP_RELAY_MAX_SUBBUFS},
+      {"STP_OVERLOAD_INTERVAL", &Limits::overload_interval, 1000, 1ull << 62},
+      {"STP_OVERLOAD_THRESHOLD", &Limits::overload_threshold, 1, 1ull << 62},
+      {"STP_NO_OVERLOAD", &Limits::no_overload, 0, 1},
   };
   for (const auto &f : fields) {
     if (name != f.name) continue;
@@ -52,7 +56,7 @@ std::string Limits::set(const std::string &name, const std::string &value) {
   }
   return "unknown limit -D" + name +
          " (known: MAXSTRINGLEN MAXACTION MAXACTION_INTERRUPTIBLE MAXNESTING MAXMAPENTRIES MAXSKIPPED MAXERRORS MAXTRYLOCK "
-         "STP_BUFFER_SUBBUF_SIZE STP_BUFFER_SUBBUFS)";
+         "STP_BUFFER_SUBBUF_SIZE STP_BUFFER_SUBBUFS STP_OVERLOAD_INTERVAL STP_OVERLOAD_THRESHOLD STP_NO_OVERLOAD)";
 }
 
 namespace {
@@ -254,6 +258,8 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   w.line(".subbuf_size = " + std::to_string(lim.subbuf_size) + ",");
   w.line(".n_subbufs = " + std::to_string(lim.n_subbufs) + ",");
   w.line(".printbuf_size = " + std::to_string(lim.printbuf_size) + ",");
+  w.line(".overload_interval = " + std::to_string(lim.overload_interval) + "ULL,");
+  w.line(".overload_threshold = " + std::to_string(lim.no_overload ? 0 : lim.overload_threshold) + "ULL,");
   w.close("},");
   w.line(".nglobals = " + std::to_string(script.globals.size()) + ",");
   w.line(".init_globals = xtap_init_globals,");

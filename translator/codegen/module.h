@@ -24,6 +24,10 @@ struct Limits {
   unsigned long long printbuf_size = 8192;
   // begin/end/error handlers (stap's "interruptible" probes); 0: ten times maxaction.
   unsigned long long maxaction_interruptible = 0;
+  // The overload guard (stap's values, in CPU cycles); no_overload: off.
+  unsigned long long overload_interval = 1000000000;
+  unsigned long long overload_threshold = 500000000;
+  unsigned long long no_overload = 0;
 
   // Applies NAME=VALUE (-D); returns an error text or "".
   std::string set(const std::string &name, const std::string &value);

@@ -42,6 +42,8 @@ struct xtap_limits {
 	u32 n_subbufs;      /* relay sub-buffers per CPU */
 	u32 printbuf_size;  /* per-CPU output staging buffer */
 	u32 maxaction_interruptible; /* statements per begin/end/error handler run */
+	u64 overload_interval;  /* STP_OVERLOAD_INTERVAL: cycles per accounting window */
+	u64 overload_threshold; /* STP_OVERLOAD_THRESHOLD: handler cycles allowed per window; 0: no check */
 };
 
 /* ---------------------------------------------------------------- context */
