@@ -443,6 +443,14 @@ int compile_and_run(const cli::Options &o) {
       return 1;
     }
   }
+  if (o.buffer_mb) {
+    // -s MB, as stap's: the per-CPU total, in sub-buffers of the current size.
+    unsigned long long n = (static_cast<unsigned long long>(o.buffer_mb) << 20) / mo.limits.subbuf_size;
+    if (std::string err = mo.limits.set("STP_BUFFER_SUBBUFS", std::to_string(std::max(n, 2ull))); !err.empty()) {
+      std::cerr << "xtap: -s " << o.buffer_mb << ": " << err << "\n";
+      return 1;
+    }
+  }
   if (std::string err = relay_buffers_error(mo.limits); !err.empty()) {
     std::cerr << "xtap: " << err << "\n";
     return 1;

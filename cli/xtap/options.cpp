@@ -34,6 +34,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   app.add_option("-c", o->command, "run CMD during the session; end when it exits");
   app.add_option("-x", o->target_pid, "target process id for target()");
   app.add_option("-o", o->output_file, "write the script's output to FILE");
+  app.add_option("-s", o->buffer_mb, "output buffer of MB megabytes per CPU (default 16, cut to fit free memory)")
+      ->check(CLI::Range(1, 256));
   app.add_option("-T", o->timeout_s, "end the session after N seconds")->check(CLI::NonNegativeNumber);
   app.add_flag("-g", o->guru, "guru mode: allow embedded C (%{ %}) in the script");
   app.add_flag("-u", o->keep_unused, "keep unused code (no elision, no unused warnings)");

@@ -23,6 +23,7 @@ struct Options {
   std::string command;                  // -c CMD
   long target_pid = 0;                  // -x PID
   std::string output_file;              // -o FILE
+  int buffer_mb = 0;                    // -s MB: relay buffer per CPU
   int timeout_s = 0;                    // -T SECONDS
   bool guru = false;                    // -g: embedded C in the script
   bool keep_unused = false;             // -u: no elision of unused code
