@@ -66,6 +66,11 @@ run_counted corpus-vm python3 tests/corpus/run_corpus_vm.py
 echo "== fleet: bundles and signed modules in the 6.1 and 6.12 VMs"
 run_counted fleet python3 tests/fleet/run_fleet_vm.py
 
+# Lifecycle soak (issue 11): sessions started and stopped again and again
+# on hot probes under a workload, one boot per kernel; nothing left behind.
+echo "== soak: start/stop cycles on hot probes in the 6.1 and 6.12 VMs"
+run_counted soak python3 tests/reliability/soak_vm.py
+
 echo
 counted_fail=$(( ${unit_fail:-0} + counted_suite_fail + ${rt_fail:-0} ))
 echo "total: $(( ${unit_pass:-0} + counted_suite_pass + ${rt_pass:-0} )) passed, $(( counted_fail + (status && !counted_fail ? 1 : 0) )) failed"
