@@ -525,6 +525,16 @@ int main(int argc, char **argv) {
   cli::Options o;
   int code = 0;
   if (!cli::parse_options(argc, argv, &o, &code)) return code;
+  if (o.cleanup) {
+    std::string runner = vm::sibling_program("xtap-run");
+    std::vector<char *> args = {runner.empty() ? const_cast<char *>("xtap-run") : runner.data(),
+                                const_cast<char *>("--cleanup")};
+    if (o.verbose) args.push_back(const_cast<char *>("-v"));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    std::cerr << "xtap: cannot run xtap-run: " << strerror(errno) << "\n";
+    return 1;
+  }
   if (!o.sign_key.empty()) {
     std::string err;
     if (!cli::check_signing_files(o.sign_key, o.sign_cert, &err)) {

@@ -58,6 +58,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
       ->allow_extra_args(false);
   app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (kallsyms covers them)");
   app.add_flag("--ldd", o->ldd, "symbol data for a process's shared libraries (accepted; no user-space probes yet)");
+  app.add_flag("--cleanup", o->cleanup,
+               "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)");
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel");
   app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest")->check(CLI::Range(1, 16));
   app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB")->check(CLI::Range(256, 16384));
@@ -95,6 +97,7 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     *exit_code = 1;
     return false;
   }
+  if (o->cleanup) return true;  // needs no script
   if (o->sign_key.empty() != o->sign_cert.empty()) {
     std::cerr << "xtap: signing needs both --sign-key KEY and --sign-cert CERT\n";
     *exit_code = 1;

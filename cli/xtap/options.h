@@ -36,6 +36,7 @@ struct Options {
   bool suppress_time_limits = false;    // --suppress-time-limits: no MAXACTION/MAXTRYLOCK (guru)
   std::vector<std::string> symbol_modules;  // -d MODULE, --all-modules, --ldd: accepted, see README
   bool all_modules = false, ldd = false;
+  bool cleanup = false;                 // --cleanup: xtap-run --cleanup
   bool vm = false;                      // --vm
   int vm_cpus = 2;
   int vm_memory_mb = 1024;
