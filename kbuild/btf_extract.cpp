@@ -49,17 +49,6 @@ std::string slurp(const fs::path &p) {
   return ss.str();
 }
 
-bool is_running_kernel(const std::string &release) {
-  struct utsname u {};
-  return uname(&u) == 0 && release == u.release;
-}
-
-std::string identity(const std::string &path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return "missing";
-  return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec);
-}
-
 // Writes `btf`'s raw bytes to `out`.
 bool write_raw(const struct btf *btf, const fs::path &out, std::string *error) {
   uint32_t size = 0;
@@ -177,7 +166,7 @@ bool ensure_btf(const Target &t, const Env &env, std::string *path, std::string 
   }
   fs::path final_path =
       cache /
-      (t.release + "-" + hash_hex(env.version + "\n" + identity(source)).substr(0, 16) + ".btf");
+      (t.release + "-" + hash_hex(env.version + "\n" + file_identity(source)).substr(0, 16) + ".btf");
   *path = final_path.string();
   if (fs::exists(final_path)) return true;
 

@@ -82,4 +82,11 @@ bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::s
 
 std::string hash_hex(const std::string &data);
 
+// A file's identity for cache keys: its path, size and modification time
+// ("missing" if it does not exist).
+std::string file_identity(const std::string &path);
+
+// True if `release` is the kernel this program runs on.
+bool is_running_kernel(const std::string &release);
+
 }  // namespace xtap::kbuild

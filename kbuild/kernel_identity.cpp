@@ -19,17 +19,6 @@ namespace fs = std::filesystem;
 namespace xtap::kbuild {
 namespace {
 
-bool is_running_kernel(const std::string &release) {
-  struct utsname u {};
-  return uname(&u) == 0 && release == u.release;
-}
-
-std::string identity(const std::string &path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return "missing";
-  return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec);
-}
-
 bool build_id_of_elf(const std::string &path, std::string *id, std::string *error) {
   auto elf = ElfFile::open(path, error);
   if (!elf) return false;
@@ -58,7 +47,7 @@ bool kernel_build_id(const Target &t, const Env &env, std::string *id, std::stri
   fs::path cache = fs::path(env.cache_dir) / "build-id";
   std::error_code ec;
   fs::create_directories(cache, ec);
-  fs::path cached = cache / (t.release + "-" + hash_hex(env.version + "\n" + identity(source)).substr(0, 16));
+  fs::path cached = cache / (t.release + "-" + hash_hex(env.version + "\n" + file_identity(source)).substr(0, 16));
   bool ok = false;
   *id = read_file(cached.string(), &ok);
   if (ok && !id->empty()) return true;
