@@ -79,6 +79,18 @@ def script_file(work, const):
     return path
 
 
+def stap_build_dir(work, rel, system_map):
+    """-r DIR for stap: the kernel's build directory plus the real System.map
+    (Debian ships it only in the -dbg package), which kprobe.function needs."""
+    build = os.path.join(work, "stap-kbuild")
+    os.mkdir(build)
+    real = os.path.realpath(f"/lib/modules/{rel}/build")
+    for name in os.listdir(real):
+        os.symlink(os.path.join(real, name), os.path.join(build, name))
+    shutil.copy(system_map, os.path.join(build, "System.map"))
+    return build
+
+
 def stap_runtime(work, rel):
     """-R DIR for stap: its runtime, patched for the 6.1 stable kernels."""
     runtime = os.path.join(work, "stap-runtime")
@@ -99,6 +111,8 @@ def main():
     ap.add_argument("--kernel", default="")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-cold", action="store_true", help="skip the cold figure")
+    ap.add_argument("--system-map", default="",
+                    help="the kernel's real System.map for stap (default: the -dbg package's)")
     args = ap.parse_args()
     xtap = os.path.join(os.path.abspath(args.build), "cli", "xtap")
     rel = find_kernel(args.kernel)
@@ -135,14 +149,20 @@ def main():
              ("xtap same script again (module cache)", median(cached))]
 
     stap_new = None
+    system_map = args.system_map or f"/usr/lib/debug/boot/System.map-{rel}"
     if not shutil.which("stap"):
         print("stap: not installed (apt-get install systemtap): xtap figures only")
+    elif not os.path.exists(system_map):
+        print(f"stap: no real System.map for {rel} (--system-map; Debian's is in the -dbg "
+              "package): xtap figures only")
     else:
         runtime = stap_runtime(work, rel)
+        stap_build = stap_build_dir(work, rel, system_map)
+        print(f"stap: -r {stap_build} (the headers plus {system_map})")
         stap_env = dict(os.environ, SYSTEMTAP_DIR=os.path.join(work, "stap-home"))
 
         def stap_p4(const):
-            return timed(["stap", "-p4", "-r", rel, "-R", runtime, script_file(work, const)],
+            return timed(["stap", "-p4", "-r", stap_build, "-R", runtime, script_file(work, const)],
                          env=stap_env, cwd=work)
 
         stap_p4(const)  # warm-up: page cache, stap's own caches
