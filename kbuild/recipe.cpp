@@ -3,7 +3,6 @@
 // xtap_script.c plus copies of the runtime objects), is built through the
 // kernel's make with V=1, and its .cmd files (and, for module BTF, the
 // verbose log) give the exact compile, link, modpost and BTF commands.
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <filesystem>
