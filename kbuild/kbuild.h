@@ -4,8 +4,11 @@
 // xtap_runtime.o, together with the kernel feature tests (kbuild/features/)
 // that produce its xtap_features.h; both are cached, keyed by the kernel
 // release, the build directory's identity, the xtap version and the runtime
-// sources. A script module is its generated C linked with that object, and
-// whole modules are cached by a hash of their generated C and the runtime.
+// sources. A script module is its generated C linked with the runtime's
+// objects, compiled and linked by replaying the commands Kbuild ran for a
+// template module of the same layout (recorded once per runtime), or by
+// Kbuild itself; whole modules are cached by a hash of their generated C
+// and the runtime.
 #pragma once
 
 #include <functional>
@@ -23,7 +26,12 @@ struct Env {
   std::string datadir;    // holds runtime-kmod/ and kbuild/features/
   std::string cache_dir;  // ~/.cache/xtap unless XTAP_CACHE_DIR is set
   std::string version;    // xtap version, part of every cache key
-  bool verbose = false;   // echo build commands and output
+  bool verbose = false;   // echo build commands and output (-vv)
+  bool explain = false;   // say when a module is built through Kbuild, and why (-v)
+  // How script modules are built (docs/architecture.md, pass 4): "direct"
+  // (the kernel's recorded Kbuild commands, no fallback), "make" (Kbuild),
+  // or "" for direct with a fallback to Kbuild; "" reads XTAP_KBUILD.
+  std::string method;
   int jobs = 2;
 };
 

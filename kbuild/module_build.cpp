@@ -1,23 +1,60 @@
-// A script module: generated C linked with the cached runtime object.
+// A script module: generated C linked with the cached runtime objects,
+// compiled with the kernel's recorded Kbuild commands (direct_build.cpp)
+// or, when those are unavailable or fail, through Kbuild itself.
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
-#include <sstream>
+#include <iostream>
 
 #include "common/file_io.h"
+#include "kbuild/direct_build.h"
 #include "kbuild/kbuild.h"
-#include "kbuild/run_make.h"
+#include "kbuild/module_layout.h"
 
 namespace fs = std::filesystem;
 
 namespace xtap::kbuild {
 namespace {
 
-// probes/kprobes.o -> probes_kprobes.o
-std::string flat_name(std::string rel) {
-  std::replace(rel.begin(), rel.end(), '/', '_');
-  return rel;
+// "make" (always Kbuild), "direct" (never Kbuild) or "" (direct, falling
+// back to Kbuild): Env::method, else XTAP_KBUILD.
+std::string build_method(const Env &env) {
+  if (!env.method.empty()) return env.method;
+  const char *m = getenv("XTAP_KBUILD");
+  return m ? m : "";
+}
+
+bool write_sources(const fs::path &dir, const ModuleBuild &mb, std::string *error) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  if (!write_file((dir / "xtap_script.c").string(), mb.c_source)) {
+    *error = "cannot write the module's build directory " + dir.string() +
+             (ec ? ": " + ec.message() : "");
+    return false;
+  }
+  return true;
+}
+
+bool build_with_kbuild(const Target &t, const Env &env, const std::string &rt,
+                       const fs::path &dir, const ModuleBuild &mb, std::string *error) {
+  std::vector<std::string> rt_objs = runtime_objects(rt);
+  if (rt_objs.empty()) {
+    *error = "the cached runtime in " + rt + " has no objects; remove it and retry";
+    return false;
+  }
+  if (!write_sources(dir, mb, error)) return false;
+  if (!write_file((dir / "Kbuild").string(), module_kbuild_file(mb.name, rt, rt_objs))) {
+    *error = "cannot write " + (dir / "Kbuild").string();
+    return false;
+  }
+  std::string out;
+  if (!kbuild_module_in(t.build_dir, dir.string(), mb.name, env.jobs, env.verbose, {}, &out)) {
+    *error = "building module " + mb.name + " for " + t.release + " failed (build dir " +
+             dir.string() + "):\n" + out;
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -38,59 +75,30 @@ bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::s
   if (cache_hit) *cache_hit = in_cache;
   if (in_cache && mb.keep_dir.empty()) return true;
 
-  // Link the runtime's objects one by one, not its linked xtap_runtime.o:
-  // kernels that run objtool on whole modules (IBT, 6.12's call padding)
-  // would otherwise process the runtime twice.
-  std::vector<std::string> rt_objs;
-  std::error_code ec;
-  for (auto &e : fs::recursive_directory_iterator(rt, ec)) {
-    fs::path rel = fs::relative(e.path(), rt);
-    std::string r = rel.string();
-    if (e.path().extension() != ".o" || r == "xtap_runtime.o" || r.starts_with("features/") ||
-        r.ends_with(".mod.o"))
-      continue;
-    rt_objs.push_back(r);
-  }
-  std::sort(rt_objs.begin(), rt_objs.end());
-  if (rt_objs.empty()) {
-    *error = "the cached runtime in " + rt + " has no objects; remove it and retry";
-    return false;
-  }
-
   fs::path dir = mb.keep_dir.empty()
                      ? fs::path(env.cache_dir) / "build" / (key + "." + std::to_string(getpid()))
                      : fs::path(mb.keep_dir);
-  fs::create_directories(dir, ec);
-  std::ostringstream kb;
-  kb << "obj-m := " << mb.name << ".o\n" << mb.name << "-y := xtap_script.o";
-  for (const auto &o : rt_objs) kb << " xtap_rt_" << flat_name(o);
-  kb << "\nccflags-y := -I" << rt << "/include -I" << rt << "\n"
-     << "# The runtime is compiled once per kernel: link copies of its cached\n"
-     << "# objects (modpost reads every object's .cmd file, so give each one).\n";
-  for (const auto &o : rt_objs) {
-    std::string flat = "xtap_rt_" + flat_name(o);
-    kb << "$(obj)/" << flat << ": " << rt << "/" << o << "\n"
-       << "\t@cp $< $@\n"
-       << "\t@echo 'cmd_$@ := cp $< $@' > $(obj)/." << flat << ".cmd\n";
+  const std::string method = build_method(env);
+  bool built = false;
+  if (method != "make") {
+    std::string why;
+    if (!write_sources(dir, mb, error)) return false;
+    built = build_direct(t, env, rt, dir.string(), mb.name, mb.c_source, &why);
+    if (!built && method == "direct") {
+      *error = "building module " + mb.name + " for " + t.release +
+               " with the recorded Kbuild commands failed (XTAP_KBUILD=direct): " + why;
+      return false;
+    }
+    if (!built && env.explain)
+      std::cerr << "xtap: pass 4: " << why << "; building through Kbuild instead\n";
+  } else if (env.explain) {
+    std::cerr << "xtap: pass 4: XTAP_KBUILD=make: building through Kbuild\n";
   }
-  if (!write_file((dir / "xtap_script.c").string(), mb.c_source) ||
-      !write_file((dir / "Kbuild").string(), kb.str())) {
-    *error = "cannot write the module's build directory " + dir.string() +
-             (ec ? ": " + ec.message() : "");
-    return false;
-  }
-  std::string log = (dir / "build.log").string();
-  std::string make_error;
-  int rc = run_make({"-C" + t.build_dir, "M=" + dir.string(), "-j" + std::to_string(env.jobs),
-                     "modules"},
-                    log, env.verbose, &make_error);
-  fs::path ko = dir / (mb.name + ".ko");
-  if (rc != 0 || !fs::exists(ko)) {
-    *error = "building module " + mb.name + " for " + t.release + " failed (build dir " +
-             dir.string() + "):\n" + (rc < 0 ? make_error : read_file(log));
-    return false;
-  }
+  if (!built && !build_with_kbuild(t, env, rt, dir, mb, error)) return false;
+
   // Copy, then rename: another xtap may be reading the cached module.
+  std::error_code ec;
+  fs::path ko = dir / (mb.name + ".ko");
   fs::create_directories(cached.parent_path(), ec);
   fs::path partial = cached.string() + ".tmp" + std::to_string(getpid());
   fs::copy_file(ko, partial, fs::copy_options::overwrite_existing, ec);

@@ -142,6 +142,7 @@ kbuild::Env build_env(const cli::Options &o) {
   env.cache_dir = kbuild::default_cache_dir();
   env.version = XTAP_VERSION;
   env.verbose = o.verbose > 1;
+  env.explain = o.verbose > 0;
   return env;
 }
 

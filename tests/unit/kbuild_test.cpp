@@ -103,6 +103,22 @@ TEST_F(FakeKernel, CompilerErrorsReachTheUser) {
   EXPECT_NE(err.find("error: XTAP_TEST_FAIL is not a type"), std::string::npos) << err;
 }
 
+// The stand-in leaves no .cmd files: Kbuild's commands cannot be recorded,
+// so the direct path gives way to Kbuild, or says why when it may not.
+TEST_F(FakeKernel, DirectPathFallsBackToKbuildOrSaysWhy) {
+  std::string ko, err;
+  env_.method = "direct";
+  EXPECT_FALSE(build_module(target_, env_, module("t_direct"), &ko, &err));
+  EXPECT_NE(err.find("with the recorded Kbuild commands failed (XTAP_KBUILD=direct)"),
+            std::string::npos) << err;
+  EXPECT_NE(err.find("could not be recorded: Kbuild left no .xtap_script.o.cmd"), std::string::npos)
+      << err;
+  env_.method = "";
+  EXPECT_TRUE(build_module(target_, env_, module("t_direct"), &ko, &err)) << err;
+  env_.method = "make";
+  EXPECT_TRUE(build_module(target_, env_, module("t_make"), &ko, &err)) << err;
+}
+
 TEST_F(FakeKernel, ReservedModuleNamesAreRefused) {
   std::string ko, err;
   EXPECT_FALSE(build_module(target_, env_, module("xtap_runtime"), &ko, &err));

@@ -1,0 +1,38 @@
+// Pass 4 without make: a script module compiled and linked by replaying the
+// commands Kbuild ran for a template module of the same layout, recorded
+// once per cached runtime (docs/architecture.md, "Pass 4").
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kbuild/kbuild.h"
+
+namespace xtap::kbuild {
+
+// What Kbuild did to build the template module, with its directory and
+// name replaced by {{XTAP_DIR}} and {{XTAP_NAME}}.
+struct Recipe {
+  std::vector<std::pair<std::string, std::string>> env;    // exported by Kbuild's make
+  std::vector<std::pair<std::string, std::string>> steps;  // name, shell command
+  std::string modules_order;                               // modules.order's contents
+};
+
+// The recipe of the runtime in `rt`: read from <cache>/recipes/<runtime>/,
+// or recorded there by building the template module through Kbuild with V=1. False
+// with *why when Kbuild's commands cannot be recorded (remembered, so that
+// later builds do not retry).
+bool ensure_recipe(const Target &t, const Env &env, const std::string &rt, Recipe *r,
+                   std::string *why);
+
+// Builds module `name` in `dir` (which holds xtap_script.c) with the recipe
+// of the runtime `rt`. False with *why when the recipe is unavailable or a
+// command fails (the caller falls back to Kbuild).
+bool build_direct(const Target &t, const Env &env, const std::string &rt, const std::string &dir,
+                  const std::string &name, const std::string &c_source, std::string *why);
+
+// Text substitution of every occurrence of `from` in `s`.
+std::string replace_all(std::string s, const std::string &from, const std::string &to);
+
+}  // namespace xtap::kbuild
