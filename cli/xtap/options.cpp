@@ -29,6 +29,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   // One value per flag, as -D: `-I DIR script.stp` must not take the script.
   app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10")->allow_extra_args(false);
   app.add_option("-I", o->include_dirs, "also load tapsets from DIR")->allow_extra_args(false);
+  app.add_option("--sysroot", o->sysroot,
+                 "read process(\"PATH\") programs as DIR/PATH on this machine (probed as PATH)");
   app.add_option("--debuginfo", o->debuginfo,
                  "DWARF debuginfo: a vmlinux or module .ko file, or a directory searched first")
       ->allow_extra_args(false);

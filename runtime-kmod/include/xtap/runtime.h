@@ -171,6 +171,19 @@ extern const struct xtap_family_ops xtap_timer_ops;
 extern const struct xtap_family_ops xtap_tracepoint_ops;
 extern const struct xtap_family_ops xtap_perf_ops;
 extern const struct xtap_family_ops xtap_procfs_ops_family;
+extern const struct xtap_family_ops xtap_uprobe_ops;
+
+/*
+ * One entry per process("PATH").function("f")[.call|.return] location: a
+ * uprobe (or uretprobe) at a file offset of the program or library PATH.
+ */
+struct xtap_uprobe_spec {
+	const struct xtap_probe *probe;
+	const char *path;	/* absolute path on the target */
+	u64 offset;		/* file offset of the probed instruction */
+	u8 is_return;		/* uretprobe */
+	u8 optional;		/* probe point?: skip silently if it cannot be registered */
+};
 
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {

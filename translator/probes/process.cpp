@@ -1,0 +1,216 @@
+// process("PATH").function("SYM"), .function("SYM").call and
+// .function("SYM").return, with globs over SYM ("add*"): a uprobe on a
+// user-space function's entry, or a uretprobe on its return. The program
+// (or shared library) is read here, at translation time: SYM is looked up
+// in its ELF symbol table (symbols/elf_symbols.h) and turned into the file
+// offset the kernel's uprobes take; the runtime registers the uprobe on the
+// file's inode (runtime-kmod/probes/uprobes.c), so every process that maps
+// the file hits it, wherever the file is mapped.
+//
+// --sysroot DIR: PATH is read as DIR/PATH on this machine and probed as
+// PATH on the target (stap's option of that name).
+//
+// Context: the argument registers through uint_arg(n) and the other
+// *_arg() functions, $return (and returnval()) in .return probes.
+#include <fnmatch.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "probes/provider.h"
+#include "symbols/catalog.h"
+#include "symbols/elf_symbols.h"
+
+namespace xtap {
+namespace {
+
+bool is_glob(const std::string &s) { return s.find_first_of("*?[") != std::string::npos; }
+
+// The types of the context variables these probes have without DWARF:
+// $return is a long, as the return register holds it.
+const TypeTable &register_types() {
+  static const TypeTable table = [] {
+    TypeTable t;
+    KType l;
+    l.kind = KTypeKind::Int;
+    l.name = "long int";
+    l.size = 8;
+    l.is_signed = true;
+    t.add(l);
+    return t;
+  }();
+  return table;
+}
+
+class ProcessFunctionProbe : public DerivedProbe {
+ public:
+  std::string path;      // as probed on the target
+  std::string function;  // the symbol
+  uint64_t offset = 0;   // in the file
+  bool is_return = false;
+  bool is_call = false;
+  std::vector<ContextVar> vars;
+
+  std::string name() const override {
+    return "process(\"" + path + "\").function(\"" + function + "\")" +
+           (is_return ? ".return" : is_call ? ".call" : "");
+  }
+  const std::vector<ContextVar> &context_vars() const override { return vars; }
+  const TypeTable *types() const override { return &register_types(); }
+};
+
+// Where `written` is on this machine: under the sysroot, and for a bare
+// name searched in $PATH as stap does. Sets *target to the path the target
+// sees. "" if it does not exist.
+std::string host_path(const std::string &written, const std::string &sysroot, std::string *target) {
+  auto exists = [](const std::string &p) {
+    struct stat st;
+    return stat(p.c_str(), &st) == 0;
+  };
+  if (written.find('/') != std::string::npos) {
+    *target = written;
+    return exists(sysroot + written) ? sysroot + written : "";
+  }
+  const char *env = std::getenv("PATH");
+  std::string dirs = env ? env : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    if (!dir.empty()) {
+      std::string p = dir + "/" + written;
+      if (exists(sysroot + p) && access((sysroot + p).c_str(), X_OK) == 0) {
+        *target = p;
+        return sysroot + p;
+      }
+    }
+    start = end + 1;
+  }
+  *target = written;
+  return "";
+}
+
+class ProcessProvider : public ProbeProvider {
+ public:
+  std::vector<std::string> spellings() const override {
+    return {"process(\"path\").function(\"name\")", "process(\"path\").function(\"name\").call",
+            "process(\"path\").function(\"name\").return"};
+  }
+
+  bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "process"; }
+
+  void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &env, DerivedProbes &out,
+              Diagnostics &diags) const override {
+    const auto &cs = pp.components;
+    bool shape = cs.size() >= 2 && cs.size() <= 3 && cs[1].name == "function" &&
+                 (cs.size() == 2 || (!cs[2].has_arg && (cs[2].name == "return" || cs[2].name == "call")));
+    if (!shape) {
+      diags.error("XTP2170", pp.loc, "unknown or unsupported process probe point '" + pp.str() + "'").hint =
+          "use process(\"PATH\").function(\"NAME\") with .call or .return";
+      return;
+    }
+    if (!cs[0].has_arg || !cs[0].arg_is_string || cs[0].str_arg.empty()) {
+      diags.error("XTP2170", cs[0].loc, "process(...) needs the program's path in quotes here").hint =
+          "as in process(\"/usr/bin/ls\").function(\"main\")";
+      return;
+    }
+    if (!cs[1].has_arg || !cs[1].arg_is_string || cs[1].str_arg.empty()) {
+      diags.error("XTP2170", cs[1].loc, "process(...).function needs a function name in quotes").hint =
+          "as in process(\"/usr/bin/ls\").function(\"main\") or .function(\"str*\")";
+      return;
+    }
+    std::string target;
+    std::string file = host_path(cs[0].str_arg, env.sysroot, &target);
+    if (file.empty()) {
+      if (pp.optional) return;
+      auto &d = diags.error("XTP2171", cs[0].loc, "no program '" + cs[0].str_arg + "' to probe" +
+                                                      (env.sysroot.empty() ? "" : " under " + env.sysroot));
+      d.hint = cs[0].str_arg.find('/') == std::string::npos
+                   ? "give its full path, or put it in $PATH"
+                   : "the program is read at translation time; --sysroot DIR reads it from DIR";
+      return;
+    }
+    std::string why;
+    auto elf = ElfSymbols::open(file, &why);
+    if (!elf) {
+      if (pp.optional) return;
+      diags.error("XTP2172", cs[0].loc, "cannot probe '" + file + "': " + why).hint =
+          "process(...) takes an x86-64 ELF program or shared library";
+      return;
+    }
+    const std::string &pattern = cs[1].str_arg;
+    std::vector<const ElfFunction *> found;
+    if (!is_glob(pattern)) {
+      if (const ElfFunction *f = elf->find(pattern)) found.push_back(f);
+    } else {
+      for (const auto &f : elf->functions())
+        if (fnmatch(pattern.c_str(), f.name.c_str(), 0) == 0) found.push_back(&f);
+    }
+    if (found.empty()) {
+      if (pp.optional) return;
+      auto &d = diags.error("XTP2173", cs[1].loc, "no function of " + file + " matches '" + pattern + "'");
+      std::vector<std::string> names;
+      for (const auto &f : elf->functions()) names.push_back(f.name);
+      std::string guess = is_glob(pattern) ? "" : closest_match(pattern, names);
+      d.hint = elf->table().empty()          ? "the file has no symbol table (.symtab or .dynsym)"
+               : !guess.empty()              ? "did you mean '" + guess + "'?"
+                                             : "its functions come from its " + elf->table() +
+                                      "; list them with: xtap -l 'process(\"" + cs[0].str_arg + "\").function(\"*\")'";
+      return;
+    }
+    bool is_return = cs.size() == 3 && cs[2].name == "return";
+    bool is_call = cs.size() == 3 && cs[2].name == "call";
+    for (const ElfFunction *f : found) {
+      auto off = elf->file_offset(f->address);
+      if (!off) {
+        if (found.size() > 1 || pp.optional) continue;
+        diags.error("XTP2174", cs[1].loc,
+                    "function '" + f->name + "' of " + file + " is in no loadable segment of the file")
+            .hint = "the file may be corrupt";
+        return;
+      }
+      auto dp = std::make_unique<ProcessFunctionProbe>();
+      dp->path = target;
+      dp->function = f->name;
+      dp->offset = *off;
+      dp->is_return = is_return;
+      dp->is_call = is_call;
+      if (is_return) {
+        ContextVar r;
+        r.name = "return";
+        r.type = 0;
+        r.parameter = false;
+        r.c_value = "xtap_kfunc_return(c)";
+        dp->vars.push_back(r);
+      }
+      out.push_back(std::move(dp));
+    }
+  }
+
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+    if (mine.empty()) return;
+    emit_probe_array(w, "xtap_uprobe_probes", mine);
+    w.open("static const struct xtap_uprobe_spec xtap_uprobes[] = {");
+    for (size_t i = 0; i < mine.size(); ++i) {
+      auto *up = static_cast<const ProcessFunctionProbe *>(mine[i]);
+      w.line("{ .probe = &xtap_uprobe_probes[" + std::to_string(i) + "], .path = " + c_string_literal(up->path) +
+             ", .offset = " + std::to_string(up->offset) + "ULL, .is_return = " + (up->is_return ? "1" : "0") +
+             ", .optional = " + (up->optional ? "1" : "0") + " },");
+    }
+    w.close("};");
+    out.groups.push_back(probe_group("xtap_uprobe_ops", "xtap_uprobes", mine.size()));
+  }
+};
+
+}  // namespace
+
+const ProbeProvider *process_provider() {
+  static ProcessProvider p;
+  return &p;
+}
+
+}  // namespace xtap
