@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/namei.h>
 #include <linux/path.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include "internal.h"
 #include "compat/uprobes.h"
@@ -24,10 +25,22 @@ struct xtap_uprobe {
 static struct xtap_uprobe *xtap_ups;
 static u32 xtap_nups;
 
+/*
+ * With -c or -x, process probes see only the target's process hierarchy,
+ * as stap's do; without, every process that runs the file.
+ */
+static bool xtap_uprobe_wanted(void)
+{
+	return xtap_sess.target <= 0 || xtap_target_set_pid(task_tgid_nr(current));
+}
+
 static void xtap_uprobe_run(const struct xtap_uprobe *xu, struct pt_regs *regs)
 {
-	struct xtap_context *c = xtap_enter(xu->spec->probe, regs);
+	struct xtap_context *c;
 
+	if (!xtap_uprobe_wanted())
+		return;
+	c = xtap_enter(xu->spec->probe, regs);
 	if (!c)
 		return;
 	xu->spec->probe->handler(c);

@@ -547,6 +547,8 @@ char *xtap_backtrace(struct xtap_context *c, char *dst);
 void xtap_print_backtrace(struct xtap_context *c);
 void xtap_print_syms(struct xtap_context *c, const char *addrs);
 s64 xtap_target_set_pid(s64 pid);          /* pid is target() or a descendant */
+/* register("rdi"), u_register(...): a register of the probe's pt_regs by name. */
+s64 xtap_register(struct xtap_context *c, const char *name, int is_signed);
 s64 xtap_randint(struct xtap_context *c, s64 n);         /* 0..n-1 */
 char *xtap_ip_ntop(char *dst, s64 addr);   /* "127.0.0.1" */
 char *xtap_symdata(char *dst, s64 addr);   /* "vfs_read+0x4/0x1a0 [module]" */
