@@ -13,6 +13,7 @@
 // Context: the argument registers through uint_arg(n) and the other
 // *_arg() functions, $return (and returnval()) in .return probes.
 #include <fnmatch.h>
+#include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,7 +55,12 @@ class ProcessFunctionProbe : public DerivedProbe {
   bool is_call = false;
   std::vector<ContextVar> vars;
 
+  std::string program, library;  // .library("LIB") of process("PROGRAM"), as written
+
   std::string name() const override {
+    if (!library.empty())
+      return "process(\"" + program + "\").library(\"" + library + "\").function(\"" + function + "\")" +
+             (is_return ? ".return" : is_call ? ".call" : "");
     return "process(\"" + path + "\").function(\"" + function + "\")" +
            (is_return ? ".return" : is_call ? ".call" : "");
   }
@@ -98,17 +104,25 @@ class ProcessProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
     return {"process(\"path\").function(\"name\")", "process(\"path\").function(\"name\").call",
-            "process(\"path\").function(\"name\").return"};
+            "process(\"path\").function(\"name\").return",
+            "process(\"path\").library(\"lib\").function(\"name\")[.call|.return]"};
   }
 
   bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "process"; }
 
-  void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &env, DerivedProbes &out,
+  void derive(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
               Diagnostics &diags) const override {
+    if (pp.components.size() >= 3 && pp.components[1].name == "library") {
+      derive_library(pp, decl, env, out, diags);
+      return;
+    }
     const auto &cs = pp.components;
     bool shape = cs.size() >= 2 && cs.size() <= 3 && cs[1].name == "function" &&
                  (cs.size() == 2 || (!cs[2].has_arg && (cs[2].name == "return" || cs[2].name == "call")));
     if (!shape) {
+      // stap drops an optional point it cannot resolve; xtap also one it
+      // cannot yet (ucalls.stp's process("php").mark(...)?).
+      if (pp.optional) return;
       diags.error("XTP2170", pp.loc, "unknown or unsupported process probe point '" + pp.str() + "'").hint =
           "use process(\"PATH\").function(\"NAME\") with .call or .return";
       return;
@@ -121,6 +135,31 @@ class ProcessProvider : public ProbeProvider {
     if (!cs[1].has_arg || !cs[1].arg_is_string || cs[1].str_arg.empty()) {
       diags.error("XTP2170", cs[1].loc, "process(...).function needs a function name in quotes").hint =
           "as in process(\"/usr/bin/ls\").function(\"main\") or .function(\"str*\")";
+      return;
+    }
+    if (is_glob(cs[0].str_arg) && cs[0].str_arg.find('/') != std::string::npos) {
+      // A glob over paths ("/usr/lib*/libc.so.*"): each file it matches;
+      // files that are no x86-64 programs are left out.
+      glob_t g{};
+      std::vector<std::string> files;
+      if (glob((env.sysroot + cs[0].str_arg).c_str(), 0, nullptr, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc; ++i) files.push_back(g.gl_pathv[i]);
+      globfree(&g);
+      size_t before = out.size();
+      for (const auto &f : files) {
+        std::string why;
+        if (!ElfSymbols::open(f, &why)) continue;
+        ProbePoint one = pp;
+        one.components[0].str_arg = f.substr(env.sysroot.size());
+        one.optional = true;
+        derive(one, decl, env, out, diags);
+      }
+      if (out.size() == before && !pp.optional) {
+        diags.error("XTP2171", cs[0].loc, "no program matching '" + cs[0].str_arg + "' has a function '" +
+                                              cs[1].str_arg + "'" + (env.sysroot.empty() ? "" : " under " + env.sysroot))
+            .hint = files.empty() ? "no file matches the pattern" : "the files matching it: " + files.front() +
+                                                                         (files.size() > 1 ? " ..." : "");
+      }
       return;
     }
     std::string target;
@@ -188,6 +227,51 @@ class ProcessProvider : public ProbeProvider {
         dp->vars.push_back(r);
       }
       out.push_back(std::move(dp));
+    }
+  }
+
+  // process("PATH").library("LIB").function(...): the function in the
+  // shared library LIB (a path, or a name or glob searched in the usual
+  // library directories), probed in the library's file; -c/-x filter by
+  // process as for every process probe. pp() keeps the point as written.
+  void derive_library(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
+                      Diagnostics &diags) const {
+    const auto &lib = pp.components[1];
+    if (!lib.has_arg || !lib.arg_is_string || lib.str_arg.empty()) {
+      if (pp.optional) return;
+      diags.error("XTP2170", lib.loc, ".library needs the library's name or path in quotes").hint =
+          "as in process(\"/bin/ls\").library(\"libc.so.6\").function(\"malloc\")";
+      return;
+    }
+    std::string path = lib.str_arg;
+    if (path.find('/') == std::string::npos) {
+      std::string found;
+      for (const char *dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+                              "/lib", "/usr/lib", "/usr/local/lib"}) {
+        glob_t g{};
+        std::string pattern = env.sysroot + dir + "/" + lib.str_arg + (is_glob(lib.str_arg) ? "" : "*");
+        if (glob(pattern.c_str(), 0, nullptr, &g) == 0 && g.gl_pathc > 0) found = g.gl_pathv[0];
+        globfree(&g);
+        if (!found.empty()) break;
+      }
+      if (found.empty()) {
+        if (pp.optional) return;
+        diags.error("XTP2171", lib.loc, "no shared library '" + lib.str_arg + "' in the library directories" +
+                                            (env.sysroot.empty() ? "" : " under " + env.sysroot))
+            .hint = "give the library's full path";
+        return;
+      }
+      path = found.substr(env.sysroot.size());
+    }
+    ProbePoint in_lib = pp;
+    in_lib.components.erase(in_lib.components.begin() + 1);
+    in_lib.components[0].str_arg = path;
+    size_t before = out.size();
+    derive(in_lib, decl, env, out, diags);
+    for (size_t i = before; i < out.size(); ++i) {
+      auto &dp = static_cast<ProcessFunctionProbe &>(*out[i]);
+      dp.program = pp.components[0].has_arg ? pp.components[0].str_arg : "";
+      dp.library = lib.str_arg;
     }
   }
 
