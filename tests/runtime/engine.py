@@ -180,14 +180,30 @@ def build_workloads(work, jobs):
     def one(src):
         name = os.path.splitext(os.path.basename(src))[0]
         exe = os.path.join(out_dir, name)
-        # -g: the uprobe tests' programs carry their DWARF.
-        code, out, err = run(["gcc", "-static", "-O2", "-g", "-Wall", "-o", exe, src], out_dir, 120)
+        # -g: the uprobe tests' programs carry their DWARF. NAME_dyn.c is
+        # linked dynamically (the shared-library uprobe tests).
+        link = [] if name.endswith("_dyn") else ["-static"]
+        code, out, err = run(["gcc"] + link + ["-O2", "-g", "-Wall", "-o", exe, src], out_dir, 120)
         if code != 0:
             raise RuntimeError(f"cannot build workload {src}:\n{err}")
         return f"/usr/bin/{name}", exe
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        return list(pool.map(one, sources))
+        files = list(pool.map(one, sources))
+    # What the dynamic workloads need in the guest (and in the sysroot, where
+    # uprobe tests read libc.so.6): the host's loader and libc.
+    for guest in GUEST_LIBRARIES:
+        host = os.path.realpath(guest)
+        if any(g.endswith("_dyn") for g, _ in files) and os.path.isfile(host):
+            files.append((guest, host))
+            link = os.path.join(sysroot_dir(work), guest.lstrip("/"))
+            os.makedirs(os.path.dirname(link), exist_ok=True)
+            if not os.path.lexists(link):
+                os.symlink(host, link)
+    return files
+
+
+GUEST_LIBRARIES = ["/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6"]
 
 
 def write_manifest(path, outcomes, workloads):
