@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -57,7 +58,14 @@ class ProcessFunctionProbe : public DerivedProbe {
 
   std::string program, library;  // .library("LIB") of process("PROGRAM"), as written
 
+  uint64_t statement = 0;  // .statement(ADDR): the address as written
+
   std::string name() const override {
+    if (statement) {
+      char buf[32];
+      snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(statement));
+      return "process(\"" + path + "\").statement(" + buf + ")";
+    }
     if (!library.empty())
       return "process(\"" + program + "\").library(\"" + library + "\").function(\"" + function + "\")" +
              (is_return ? ".return" : is_call ? ".call" : "");
@@ -105,7 +113,8 @@ class ProcessProvider : public ProbeProvider {
   std::vector<std::string> spellings() const override {
     return {"process(\"path\").function(\"name\")", "process(\"path\").function(\"name\").call",
             "process(\"path\").function(\"name\").return",
-            "process(\"path\").library(\"lib\").function(\"name\")[.call|.return]"};
+            "process(\"path\").library(\"lib\").function(\"name\")[.call|.return]",
+            "process(\"path\").statement(ADDR)"};
   }
 
   bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "process"; }
@@ -117,6 +126,10 @@ class ProcessProvider : public ProbeProvider {
       return;
     }
     const auto &cs = pp.components;
+    if (cs.size() == 2 && cs[1].name == "statement" && cs[1].has_arg && !cs[1].arg_is_string) {
+      derive_statement(pp, env, out, diags);
+      return;
+    }
     bool shape = cs.size() >= 2 && cs.size() <= 3 && cs[1].name == "function" &&
                  (cs.size() == 2 || (!cs[2].has_arg && (cs[2].name == "return" || cs[2].name == "call")));
     if (!shape) {
@@ -228,6 +241,44 @@ class ProcessProvider : public ProbeProvider {
       }
       out.push_back(std::move(dp));
     }
+  }
+
+  // process("PATH").statement(ADDR): a uprobe at the instruction at
+  // link-time address ADDR (as `objdump -d` and `nm` show it).
+  void derive_statement(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
+                        Diagnostics &diags) const {
+    const auto &cs = pp.components;
+    std::string target;
+    std::string file = host_path(cs[0].str_arg, env.sysroot, &target);
+    std::string why = "no such file";
+    auto elf = file.empty() ? nullptr : ElfSymbols::open(file, &why);
+    if (!elf) {
+      if (pp.optional) return;
+      diags.error(file.empty() ? "XTP2171" : "XTP2172", cs[0].loc,
+                  "cannot probe '" + cs[0].str_arg + "': " + why);
+      return;
+    }
+    auto addr = static_cast<uint64_t>(cs[1].num_arg);
+    auto off = elf->file_offset(addr);
+    if (!off) {
+      if (pp.optional) return;
+      diags.error("XTP2174", cs[1].loc, "address " + hex(addr) + " is in no loadable segment of " + file).hint =
+          "give a link-time address of an instruction, as objdump -d shows it";
+      return;
+    }
+    auto dp = std::make_unique<ProcessFunctionProbe>();
+    dp->path = target;
+    dp->offset = *off;
+    dp->statement = addr;
+    for (const auto &f : elf->functions())
+      if (addr >= f.address && addr < f.address + f.size) dp->function = f.name;
+    out.push_back(std::move(dp));
+  }
+
+  static std::string hex(uint64_t v) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    return buf;
   }
 
   // process("PATH").library("LIB").function(...): the function in the
