@@ -23,16 +23,23 @@ struct xtap_uprobe_reg {
 #endif
 };
 
+/*
+ * ref_ctr_offset: non-zero, the file offset of a USDT semaphore the kernel
+ * increments while the probe is armed (and decrements after).
+ */
 static inline int xtap_uprobe_register(struct xtap_uprobe_reg *r, struct inode *inode,
-				       loff_t offset, struct uprobe_consumer *uc)
+				       loff_t offset, loff_t ref_ctr_offset,
+				       struct uprobe_consumer *uc)
 {
 	r->inode = inode;
 	r->offset = offset;
 	r->uc = uc;
 #ifdef XTAP_HAVE_UPROBE_REGISTER_RETURNS_UPROBE
-	r->uprobe = uprobe_register(inode, offset, 0, uc);
+	r->uprobe = uprobe_register(inode, offset, ref_ctr_offset, uc);
 	return IS_ERR(r->uprobe) ? PTR_ERR(r->uprobe) : 0;
 #else
+	if (ref_ctr_offset)
+		return uprobe_register_refctr(inode, offset, ref_ctr_offset, uc);
 	return uprobe_register(inode, offset, uc);
 #endif
 }

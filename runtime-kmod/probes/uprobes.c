@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * process("PATH").function("f")[.call|.return]: uprobes and uretprobes at a
+ * process("PATH").function("f")[.call|.return], .statement(ADDR) and
+ * .mark("NAME") (USDT, with its semaphore): uprobes and uretprobes at a
  * file offset of a program or shared library (the translator found it in
  * the file's symbol table). A uprobe lives on the file's inode, so it fires
  * in every process that runs the file, wherever it is mapped; the handlers
@@ -113,7 +114,8 @@ static int xtap_uprobe_arm_one(struct xtap_uprobe *xu)
 		xu->uc.ret_handler = xtap_uretprobe_handler;
 	else
 		xu->uc.handler = xtap_uprobe_handler;
-	err = xtap_uprobe_register(&xu->reg, d_real_inode(xu->path.dentry), spec->offset, &xu->uc);
+	err = xtap_uprobe_register(&xu->reg, d_real_inode(xu->path.dentry), spec->offset,
+				   spec->ref_ctr_offset, &xu->uc);
 	if (err) {
 		path_put(&xu->path);
 		return err;

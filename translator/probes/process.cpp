@@ -17,10 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <sstream>
 
 #include "probes/provider.h"
 #include "symbols/catalog.h"
@@ -59,8 +61,13 @@ class ProcessFunctionProbe : public DerivedProbe {
   std::string program, library;  // .library("LIB") of process("PROGRAM"), as written
 
   uint64_t statement = 0;  // .statement(ADDR): the address as written
+  std::string mark, provider;  // .mark("NAME"): the USDT site's name; .provider("P") as written
+  uint64_t ref_ctr_offset = 0; // USDT: file offset of its semaphore, or 0
 
   std::string name() const override {
+    if (!mark.empty())
+      return "process(\"" + path + "\")" + (provider.empty() ? "" : ".provider(\"" + provider + "\")") +
+             ".mark(\"" + mark + "\")";
     if (statement) {
       char buf[32];
       snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(statement));
@@ -114,7 +121,8 @@ class ProcessProvider : public ProbeProvider {
     return {"process(\"path\").function(\"name\")", "process(\"path\").function(\"name\").call",
             "process(\"path\").function(\"name\").return",
             "process(\"path\").library(\"lib\").function(\"name\")[.call|.return]",
-            "process(\"path\").statement(ADDR)"};
+            "process(\"path\").statement(ADDR)", "process(\"path\").mark(\"name\")",
+            "process(\"path\").provider(\"p\").mark(\"name\")"};
   }
 
   bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "process"; }
@@ -126,6 +134,11 @@ class ProcessProvider : public ProbeProvider {
       return;
     }
     const auto &cs = pp.components;
+    if ((cs.size() == 2 && cs[1].name == "mark") ||
+        (cs.size() == 3 && cs[1].name == "provider" && cs[2].name == "mark")) {
+      derive_mark(pp, env, out, diags);
+      return;
+    }
     if (cs.size() == 2 && cs[1].name == "statement" && cs[1].has_arg && !cs[1].arg_is_string) {
       derive_statement(pp, env, out, diags);
       return;
@@ -243,6 +256,119 @@ class ProcessProvider : public ProbeProvider {
     }
   }
 
+  // process("PATH")[.provider("P")].mark("NAME"): the USDT sites of
+  // .note.stapsdt whose name (and provider) match, NAME a glob; $arg1..$argN
+  // from each site's operand specs; its semaphore is raised while armed.
+  void derive_mark(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags) const {
+    const auto &cs = pp.components;
+    const ProbePointComponent &mark = cs.back();
+    const ProbePointComponent *prov = cs.size() == 3 ? &cs[1] : nullptr;
+    if (!mark.has_arg || !mark.arg_is_string || (prov && (!prov->has_arg || !prov->arg_is_string))) {
+      if (pp.optional) return;
+      diags.error("XTP2170", mark.loc, ".mark and .provider need a name in quotes").hint =
+          "as in process(\"/usr/bin/prog\").mark(\"request__start\")";
+      return;
+    }
+    std::string target;
+    std::string file = host_path(cs[0].str_arg, env.sysroot, &target);
+    std::string why = "no such file";
+    auto elf = file.empty() ? nullptr : ElfSymbols::open(file, &why);
+    if (!elf) {
+      if (pp.optional) return;
+      diags.error(file.empty() ? "XTP2171" : "XTP2172", cs[0].loc,
+                  "cannot probe '" + cs[0].str_arg + "': " + why);
+      return;
+    }
+    std::vector<std::string> names;
+    size_t before = out.size();
+    for (const SdtNote &n : elf->sdt_notes()) {
+      names.push_back(n.name);
+      if (fnmatch(mark.str_arg.c_str(), n.name.c_str(), 0) != 0) continue;
+      if (prov && fnmatch(prov->str_arg.c_str(), n.provider.c_str(), 0) != 0) continue;
+      auto off = elf->file_offset(n.pc);
+      if (!off) continue;
+      auto dp = std::make_unique<ProcessFunctionProbe>();
+      dp->path = target;
+      dp->offset = *off;
+      dp->mark = n.name;
+      dp->provider = prov ? n.provider : "";
+      if (n.semaphore) {
+        auto sem = elf->file_offset(n.semaphore);
+        if (sem) dp->ref_ctr_offset = *sem;
+      }
+      for (const auto &f : elf->functions())
+        if (n.pc >= f.address && n.pc < f.address + f.size) dp->function = f.name;
+      std::istringstream specs(n.args);
+      std::string spec;
+      int i = 0;
+      while (specs >> spec) {
+        ContextVar v;
+        v.name = "arg" + std::to_string(++i);
+        v.type = 0;
+        v.c_value = sdt_arg_value(spec);
+        if (v.c_value.empty()) v.unavailable = "its operand '" + spec + "' is of a form xtap cannot read yet";
+        dp->vars.push_back(v);
+      }
+      out.push_back(std::move(dp));
+    }
+    if (out.size() == before && !pp.optional) {
+      auto &d = diags.error("XTP2176", mark.loc, "no USDT probe of " + file + " matches '" + mark.str_arg + "'" +
+                                                     (prov ? " of provider '" + prov->str_arg + "'" : ""));
+      std::string guess = closest_match(mark.str_arg, names);
+      d.hint = names.empty()      ? "the file has no .note.stapsdt section (no sys/sdt.h probes)"
+               : !guess.empty() ? "did you mean '" + guess + "'?"
+                                : "list them with: xtap -l 'process(\"" + cs[0].str_arg + "\").mark(\"*\")'";
+    }
+  }
+
+  // One sys/sdt.h operand spec ("-4@%edi", "8@$5", "-2@14(%rsp)") as a C
+  // u64 expression of the handler, widened from its size and sign; "" for
+  // forms not read yet (indexed or symbol-relative memory operands).
+  static std::string sdt_arg_value(const std::string &spec) {
+    std::string op = spec;
+    int size = 8;
+    bool is_signed = false;
+    size_t at = spec.find('@');
+    if (at != std::string::npos) {
+      std::string sz = spec.substr(0, at);
+      if (!sz.empty() && sz[0] == '-') {
+        is_signed = true;
+        sz = sz.substr(1);
+      }
+      size = std::atoi(sz.c_str());
+      op = spec.substr(at + 1);
+    }
+    if (size != 1 && size != 2 && size != 4 && size != 8) return "";
+    auto reg_ok = [](const std::string &r) {
+      if (r.empty()) return false;
+      for (char ch : r)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) return false;
+      return true;
+    };
+    std::string raw;
+    if (op.size() > 1 && op[0] == '%' && reg_ok(op.substr(1))) {
+      raw = "(u64)xtap_register(c, \"" + op.substr(1) + "\", 0)";
+    } else if (op.size() > 1 && op[0] == '$') {
+      char *end = nullptr;
+      long long v = std::strtoll(op.c_str() + 1, &end, 0);
+      if (!end || *end) return "";
+      raw = "(u64)" + std::to_string(v) + "LL";
+    } else {
+      size_t lp = op.find('('), rp = op.find(')');
+      if (lp == std::string::npos || rp != op.size() - 1 || op.size() < lp + 3 || op[lp + 1] != '%') return "";
+      std::string reg = op.substr(lp + 2, rp - lp - 2);
+      std::string disp = op.substr(0, lp);
+      char *end = nullptr;
+      long long d = disp.empty() ? 0 : std::strtoll(disp.c_str(), &end, 0);
+      if (!reg_ok(reg) || (!disp.empty() && (!end || *end))) return "";
+      raw = "({ u64 xtap_v = 0; xtap_uread(c, (unsigned long)(xtap_register(c, \"" + reg + "\", 0) + (" +
+            std::to_string(d) + "LL)), &xtap_v, " + std::to_string(size) + "); xtap_v; })";
+    }
+    if (size == 8) return raw;
+    std::string bits = std::to_string(size * 8);
+    return is_signed ? "(u64)(s64)(s" + bits + ")" + raw : "(u64)(u" + bits + ")" + raw;
+  }
+
   // process("PATH").statement(ADDR): a uprobe at the instruction at
   // link-time address ADDR (as `objdump -d` and `nm` show it).
   void derive_statement(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
@@ -334,7 +460,8 @@ class ProcessProvider : public ProbeProvider {
       auto *up = static_cast<const ProcessFunctionProbe *>(mine[i]);
       w.line("{ .probe = &xtap_uprobe_probes[" + std::to_string(i) + "], .path = " + c_string_literal(up->path) +
              ", .offset = " + std::to_string(up->offset) + "ULL, .is_return = " + (up->is_return ? "1" : "0") +
-             ", .optional = " + (up->optional ? "1" : "0") + " },");
+             ", .optional = " + (up->optional ? "1" : "0") +
+             (up->ref_ctr_offset ? ", .ref_ctr_offset = " + std::to_string(up->ref_ctr_offset) + "ULL" : "") + " },");
     }
     w.close("};");
     out.groups.push_back(probe_group("xtap_uprobe_ops", "xtap_uprobes", mine.size()));

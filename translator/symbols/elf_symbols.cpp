@@ -158,6 +158,52 @@ std::optional<std::string> ElfSymbols::section(const std::string &name) const {
   return std::nullopt;
 }
 
+std::vector<SdtNote> ElfSymbols::sdt_notes() const {
+  std::vector<SdtNote> out;
+  auto notes = section(".note.stapsdt");
+  if (!notes) return out;
+  // Where .stapsdt.base is now, against where each note says it was.
+  std::optional<uint64_t> base_now;
+  {
+    const Elf64_Ehdr eh = read_at<Elf64_Ehdr>(bytes_, 0);
+    Sections s = read_sections(bytes_, eh);
+    for (const auto &sh : s.headers)
+      if (s.name_of(sh) == ".stapsdt.base") base_now = sh.sh_addr;
+  }
+  const std::string &n = *notes;
+  uint64_t off = 0;
+  while (off + sizeof(Elf64_Nhdr) <= n.size()) {
+    const Elf64_Nhdr nh = read_at<Elf64_Nhdr>(n, off);
+    uint64_t name_off = off + sizeof(Elf64_Nhdr);
+    uint64_t desc_off = name_off + ((uint64_t(nh.n_namesz) + 3) & ~uint64_t(3));
+    uint64_t next = desc_off + ((uint64_t(nh.n_descsz) + 3) & ~uint64_t(3));
+    if (!in_bounds(desc_off, nh.n_descsz, n.size())) break;
+    if (nh.n_type == 3 && nh.n_namesz == 8 && n.compare(name_off, 7, "stapsdt") == 0 && nh.n_descsz >= 24) {
+      SdtNote note;
+      note.pc = read_at<uint64_t>(n, desc_off);
+      uint64_t base = read_at<uint64_t>(n, desc_off + 8);
+      note.semaphore = read_at<uint64_t>(n, desc_off + 16);
+      if (base_now && base) {
+        note.pc += *base_now - base;
+        if (note.semaphore) note.semaphore += *base_now - base;
+      }
+      std::string strs = n.substr(desc_off + 24, nh.n_descsz - 24);
+      size_t a = strs.find('\0');
+      size_t b = a == std::string::npos ? a : strs.find('\0', a + 1);
+      if (b != std::string::npos) {
+        note.provider = strs.substr(0, a);
+        note.name = strs.substr(a + 1, b - a - 1);
+        size_t c = strs.find('\0', b + 1);
+        note.args = strs.substr(b + 1, c == std::string::npos ? std::string::npos : c - b - 1);
+        out.push_back(std::move(note));
+      }
+    }
+    if (next <= off) break;
+    off = next;
+  }
+  return out;
+}
+
 std::string ElfSymbols::build_id() const {
   auto notes = section(".note.gnu.build-id");
   if (!notes || notes->size() < sizeof(Elf64_Nhdr)) return "";

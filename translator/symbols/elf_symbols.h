@@ -15,6 +15,15 @@
 
 namespace xtap {
 
+// One USDT probe site of .note.stapsdt (sys/sdt.h), its addresses already
+// adjusted for prelinking (.stapsdt.base).
+struct SdtNote {
+  std::string provider, name;
+  uint64_t pc = 0;         // the probed instruction (a nop)
+  uint64_t semaphore = 0;  // address of its enabling counter, or 0
+  std::string args;        // operand specs: "-4@%edi 8@%rsi 2@14(%rsp)"
+};
+
 struct ElfFunction {
   std::string name;
   uint64_t address = 0;  // st_value: the link-time virtual address
@@ -42,6 +51,8 @@ class ElfSymbols {
   std::optional<uint64_t> file_offset(uint64_t vaddr) const;
   // The contents of the first section named `name`, or nullopt.
   std::optional<std::string> section(const std::string &name) const;
+  // The USDT probe sites of .note.stapsdt, in file order.
+  std::vector<SdtNote> sdt_notes() const;
   // The GNU build-id as lowercase hex, or "" when the file has none.
   std::string build_id() const;
 

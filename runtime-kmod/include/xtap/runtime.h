@@ -183,6 +183,7 @@ struct xtap_uprobe_spec {
 	u64 offset;		/* file offset of the probed instruction */
 	u8 is_return;		/* uretprobe */
 	u8 optional;		/* probe point?: skip silently if it cannot be registered */
+	u64 ref_ctr_offset;	/* USDT: file offset of its semaphore, or 0 */
 };
 
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
