@@ -45,7 +45,7 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   app.add_option("-d", o->symbol_modules, "symbol data for MODULE (kallsyms covers every module)")
       ->allow_extra_args(false);
   app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (kallsyms covers them)");
-  app.add_flag("--ldd", o->ldd, "symbol data for a process's shared libraries (accepted; no user-space probes yet)");
+  app.add_flag("--ldd", o->ldd, "symbol data for a process's shared libraries (accepted; process probes read each probed file's own symbols)");
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel");
   app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest")->check(CLI::Range(1, 16));
   app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB")->check(CLI::Range(256, 16384));
