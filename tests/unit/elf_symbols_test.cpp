@@ -9,9 +9,11 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "symbols/elf_symbols.h"
+#include "temp_dir.h"
 
 extern "C" __attribute__((noinline, used)) int xtap_elf_symbols_probe_target(int x) { return x * 3 + 1; }
 
@@ -107,6 +109,40 @@ TEST(ElfSymbols, RefusesWhatIsNoProgram) {
     auto elf = ElfSymbols::parse(bytes.substr(0, cut), &why);
     if (elf) (void)elf->build_id();
   }
+}
+
+// The USDT workload of the runtime tests, compiled here: its notes as
+// readelf -n shows them (skipped without gcc or sys/sdt.h).
+TEST(ElfSymbols, ReadsUsdtNotes) {
+  if (access("/usr/include/x86_64-linux-gnu/sys/sdt.h", R_OK) != 0 && access("/usr/include/sys/sdt.h", R_OK) != 0)
+    GTEST_SKIP() << "no sys/sdt.h (systemtap-sdt-dev)";
+  test::TempDir dir;
+  std::string exe = (dir.path() / "usdt_n").string();
+  std::string cmd = "gcc -O2 -o " + exe + " " + std::string(XTAP_SOURCE_DIR) +
+                    "/tests/runtime/workloads/usdt_n.c 2>/dev/null";
+  if (system(cmd.c_str()) != 0) GTEST_SKIP() << "cannot compile the USDT workload";
+  std::string why;
+  auto elf = ElfSymbols::open(exe, &why);
+  ASSERT_TRUE(elf) << why;
+  auto notes = elf->sdt_notes();
+  ASSERT_EQ(notes.size(), 3u);
+  std::map<std::string, SdtNote> by_name;
+  for (const auto &n : notes) {
+    EXPECT_EQ(n.provider, "xtap");
+    EXPECT_TRUE(elf->file_offset(n.pc)) << n.name;
+    EXPECT_NE(n.semaphore, 0u) << n.name;  // _SDT_HAS_SEMAPHORES
+    by_name[n.name] = n;
+  }
+  ASSERT_TRUE(by_name.count("tick") && by_name.count("guarded") && by_name.count("hello"));
+  std::istringstream tick(by_name["tick"].args);
+  std::string spec;
+  int nargs = 0;
+  while (tick >> spec) {
+    ++nargs;
+    EXPECT_NE(spec.find('@'), std::string::npos) << spec;
+  }
+  EXPECT_EQ(nargs, 3);
+  EXPECT_EQ(by_name["hello"].args.substr(0, 2), "8@");
 }
 
 }  // namespace
