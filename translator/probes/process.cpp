@@ -10,6 +10,11 @@
 // --sysroot DIR: PATH is read as DIR/PATH on this machine and probed as
 // PATH on the target (stap's option of that name).
 //
+// The same uprobes serve .library("LIB").function(...) (the function in
+// the library's file), .statement(ADDR) (a link-time address) and
+// [.provider("P")].mark("NAME") (USDT sites of .note.stapsdt, $argN from
+// their operand specs, the semaphore raised by the kernel while armed).
+//
 // Context: the argument registers through uint_arg(n) and the other
 // *_arg() functions, $return (and returnval()) in .return probes.
 #include <fnmatch.h>
