@@ -85,9 +85,9 @@ char *xtap_pp(struct xtap_context *c, char *dst)
 }
 
 /*
- * The function a kernel.function/kernel.statement/module(...) point names,
- * as stap's ppfunc() parses it from pp(): kernel.function("vfs_read@fs/x.c:1")
- * gives vfs_read. False for other points and for wildcards.
+ * The function a kernel.function/kernel.statement/module(...)/process(...)
+ * point names, as stap's ppfunc() parses it from pp():
+ * kernel.function("vfs_read@fs/x.c:1") gives vfs_read. False for other points and for wildcards.
  */
 static bool xtap_pp_function(const char *pp, char *dst, size_t size)
 {
@@ -97,7 +97,8 @@ static bool xtap_pp_function(const char *pp, char *dst, size_t size)
 
 	if (!start)
 		start = strstr(pp, ".statement(\"");
-	if (!start || (strncmp(pp, "kernel.", 7) && strncmp(pp, "module(", 7)))
+	if (!start || (strncmp(pp, "kernel.", 7) && strncmp(pp, "module(", 7) &&
+		       strncmp(pp, "process(", 8)))
 		return false;
 	start = strchr(start, '"') + 1;
 	n = strcspn(start, "@\"");

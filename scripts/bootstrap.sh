@@ -11,6 +11,7 @@ pkgs=(
   libbpf-dev lz4 zstd pahole  # BTF: libbpf reads it; vmlinuz payloads are LZ4 (6.1) or ZSTD (6.12); pahole makes the test fixture
   openssl  # signed bundles: the kernel's sign-file needs libcrypto; the fleet tests make a test key
   systemtap-doc  # the example corpus that tests/corpus runs (examples only, not stap)
+  systemtap-sdt-dev  # sys/sdt.h: the USDT workload of tests/runtime/uprobe (usdt_n.c)
   linux-image-cloud-amd64 linux-headers-cloud-amd64
   linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64
 )

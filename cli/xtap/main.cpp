@@ -389,6 +389,9 @@ int compile_and_run(const cli::Options &o) {
     }
     return found;
   };
+  probe_env.sysroot = o.sysroot;
+  while (probe_env.sysroot.size() > 1 && probe_env.sysroot.back() == '/') probe_env.sysroot.pop_back();
+  if (probe_env.sysroot == "/") probe_env.sysroot.clear();
   ElaborateOptions eopts;
   eopts.keep_unused = o.keep_unused || o.list_vars;
   bool ok = elaborate(*script, probe_env, elab, diags, eopts);

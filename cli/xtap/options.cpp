@@ -43,6 +43,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   // One value per flag, as -D: `-I DIR script.stp` must not take the script.
   app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10")->allow_extra_args(false);
   app.add_option("-I", o->include_dirs, "also load tapsets from DIR")->allow_extra_args(false);
+  app.add_option("--sysroot", o->sysroot,
+                 "read process(\"PATH\") programs as DIR/PATH on this machine (probed as PATH)");
   app.add_option("--debuginfo", o->debuginfo,
                  "DWARF debuginfo: a vmlinux or module .ko file, or a directory searched first")
       ->allow_extra_args(false);
@@ -57,7 +59,7 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   app.add_option("-d", o->symbol_modules, "symbol data for MODULE (kallsyms covers every module)")
       ->allow_extra_args(false);
   app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (kallsyms covers them)");
-  app.add_flag("--ldd", o->ldd, "symbol data for a process's shared libraries (accepted; no user-space probes yet)");
+  app.add_flag("--ldd", o->ldd, "symbol data for a process's shared libraries (accepted; process probes read each probed file's own symbols)");
   app.add_flag("--cleanup", o->cleanup,
                "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)");
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel");

@@ -31,6 +31,7 @@ struct Options {
   std::vector<std::string> global_sets; // -G NAME=VALUE
   std::vector<std::string> include_dirs;// -I DIR: more tapsets
   std::vector<std::string> debuginfo;   // --debuginfo PATH: a vmlinux/.ko with DWARF, or a directory of them
+  std::string sysroot;                  // --sysroot DIR: process("PATH") read as DIR/PATH
   std::string list_pattern;             // -l / -L PROBE: list matching probe points
   bool list_vars = false;               // -L: with their context variables
   bool suppress_time_limits = false;    // --suppress-time-limits: no MAXACTION/MAXTRYLOCK (guru)

@@ -124,7 +124,8 @@ def build_module(o, xtap, release, work):
         with open(script, "w") as f:
             f.write(t.prog)
     helper = [] if not t.helper_module else ["--debuginfo", o.helper_ko]
-    cmd = [xtap, "-p4", "-r", release, "-m", t.module_name] + helper + t.args + [script] + t.script_args
+    args = [a.replace("$SYSROOT", sysroot_dir(work)) for a in t.args]
+    cmd = [xtap, "-p4", "-r", release, "-m", t.module_name] + helper + args + [script] + t.script_args
     with open(os.path.join(d, "build.cmd"), "w") as f:
         f.write(" ".join(cmd) + "\n")
     code, out, err = run(cmd, d, BUILD_TIMEOUT_S)
@@ -164,22 +165,45 @@ def build_helper(name, release, work):
     return ko, None
 
 
+def sysroot_dir(work):
+    """Where the workloads are built: the guest's file tree as the host sees it
+    (uprobe tests read /usr/bin/NAME there with xtap --sysroot $SYSROOT)."""
+    return os.path.join(work, "sysroot")
+
+
 def build_workloads(work, jobs):
     """Static workload programs: (guest path, host path) pairs, or raises."""
-    out_dir = os.path.join(work, "workloads")
+    out_dir = os.path.join(sysroot_dir(work), "usr", "bin")
     os.makedirs(out_dir, exist_ok=True)
     sources = sorted(glob.glob(os.path.join(HERE, "workloads", "*.c")))
 
     def one(src):
         name = os.path.splitext(os.path.basename(src))[0]
         exe = os.path.join(out_dir, name)
-        code, out, err = run(["gcc", "-static", "-O2", "-Wall", "-o", exe, src], out_dir, 120)
+        # -g: the uprobe tests' programs carry their DWARF. NAME_dyn.c is
+        # linked dynamically (the shared-library uprobe tests).
+        link = [] if name.endswith("_dyn") else ["-static"]
+        code, out, err = run(["gcc"] + link + ["-O2", "-g", "-Wall", "-o", exe, src], out_dir, 120)
         if code != 0:
             raise RuntimeError(f"cannot build workload {src}:\n{err}")
         return f"/usr/bin/{name}", exe
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        return list(pool.map(one, sources))
+        files = list(pool.map(one, sources))
+    # What the dynamic workloads need in the guest (and in the sysroot, where
+    # uprobe tests read libc.so.6): the host's loader and libc.
+    for guest in GUEST_LIBRARIES:
+        host = os.path.realpath(guest)
+        if any(g.endswith("_dyn") for g, _ in files) and os.path.isfile(host):
+            files.append((guest, host))
+            link = os.path.join(sysroot_dir(work), guest.lstrip("/"))
+            os.makedirs(os.path.dirname(link), exist_ok=True)
+            if not os.path.lexists(link):
+                os.symlink(host, link)
+    return files
+
+
+GUEST_LIBRARIES = ["/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6"]
 
 
 def write_manifest(path, outcomes, workloads):
@@ -372,6 +396,15 @@ def main():
             if why:
                 o.finish("FAIL", [why])
     pending = [o for o in outcomes if o.state is None]
+    # The workloads first: a uprobe test's build reads them (--sysroot).
+    workloads = None
+    if pending:
+        try:
+            workloads = build_workloads(work, max(1, args.j))
+        except RuntimeError as e:
+            for o in pending:
+                o.finish("FAIL", [str(e)])
+    pending = [o for o in outcomes if o.state is None]
     if pending:
         if not os.access(xtap, os.X_OK):
             for o in pending:
@@ -385,12 +418,6 @@ def main():
 
     to_run = [o for o in outcomes if o.state is None]
     if to_run:
-        try:
-            workloads = build_workloads(work, max(1, args.j))
-        except RuntimeError as e:
-            workloads = None
-            for o in to_run:
-                o.finish("FAIL", [str(e)])
         if workloads is not None:
             if not os.access(vmbatch, os.X_OK):
                 for o in to_run:

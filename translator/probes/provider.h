@@ -81,6 +81,9 @@ struct ProbeEnv {
   // name matches `module` (a name, a glob, or a path to a .ko), opened on
   // first use; empty with *error when there is none.
   std::function<std::vector<const KernelDwarf *>(const std::string &module, std::string *error)> dwarf;
+  // --sysroot: where process("PATH") programs are read on this machine
+  // (DIR/PATH); "" reads PATH itself.
+  std::string sysroot;
 };
 
 class ProbeProvider {

@@ -173,6 +173,20 @@ extern const struct xtap_family_ops xtap_timer_ops;
 extern const struct xtap_family_ops xtap_tracepoint_ops;
 extern const struct xtap_family_ops xtap_perf_ops;
 extern const struct xtap_family_ops xtap_procfs_ops_family;
+extern const struct xtap_family_ops xtap_uprobe_ops;
+
+/*
+ * One entry per process("PATH").function("f")[.call|.return] location: a
+ * uprobe (or uretprobe) at a file offset of the program or library PATH.
+ */
+struct xtap_uprobe_spec {
+	const struct xtap_probe *probe;
+	const char *path;	/* absolute path on the target */
+	u64 offset;		/* file offset of the probed instruction */
+	u8 is_return;		/* uretprobe */
+	u8 optional;		/* probe point?: skip silently if it cannot be registered */
+	u64 ref_ctr_offset;	/* USDT: file offset of its semaphore, or 0 */
+};
 
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {
@@ -536,6 +550,8 @@ char *xtap_backtrace(struct xtap_context *c, char *dst);
 void xtap_print_backtrace(struct xtap_context *c);
 void xtap_print_syms(struct xtap_context *c, const char *addrs);
 s64 xtap_target_set_pid(s64 pid);          /* pid is target() or a descendant */
+/* register("rdi"), u_register(...): a register of the probe's pt_regs by name. */
+s64 xtap_register(struct xtap_context *c, const char *name, int is_signed);
 s64 xtap_randint(struct xtap_context *c, s64 n);         /* 0..n-1 */
 char *xtap_ip_ntop(char *dst, s64 addr);   /* "127.0.0.1" */
 char *xtap_symdata(char *dst, s64 addr);   /* "vfs_read+0x4/0x1a0 [module]" */
