@@ -2,6 +2,8 @@
 /* The inet_sock tapset: a socket's local port and peer address, read nofault. */
 #include <linux/in6.h>
 #include <linux/socket.h>
+#include <linux/jiffies.h>
+#include <net/inet_connection_sock.h>
 #include <net/sock.h>
 #include <xtap/memory.h>
 #include "internal.h"
@@ -45,4 +47,32 @@ char *xtap_inet_peer(struct xtap_context *c, char *dst, s64 sock)
 	}
 #endif
 	return dst;
+}
+
+char *xtap_format_ipaddr(struct xtap_context *c, char *dst, s64 addr, s64 family)
+{
+	u32 len = xtap_sess.limits.maxstringlen;
+
+	strscpy(dst, "Unknown", len);
+	if (family == AF_INET) {
+		__be32 ip = (__be32)(u32)addr;
+
+		snprintf(dst, len, "%pI4", &ip);
+	} else if (family == AF_INET6) {
+		struct in6_addr ip6;
+
+		if (!xtap_kread(c, (unsigned long)addr, &ip6, sizeof(ip6)))
+			snprintf(dst, len, "%pI6", &ip6);
+	}
+	return dst;
+}
+
+s64 xtap_tcp_rto_usecs(struct xtap_context *c, s64 sock)
+{
+	u32 rto;
+
+	if (xtap_kread(c, (unsigned long)sock + offsetof(struct inet_connection_sock, icsk_rto),
+		       &rto, sizeof(rto)))
+		return 0;
+	return jiffies_to_usecs(rto);
 }
