@@ -2,7 +2,9 @@
 /* The inet_sock tapset: a socket's local port and peer address, read nofault. */
 #include <linux/in6.h>
 #include <linux/socket.h>
+#include <linux/ctype.h>
 #include <linux/jiffies.h>
+#include <linux/skbuff.h>
 #include <net/inet_connection_sock.h>
 #include <net/sock.h>
 #include <xtap/memory.h>
@@ -75,4 +77,35 @@ s64 xtap_tcp_rto_usecs(struct xtap_context *c, s64 sock)
 		       &rto, sizeof(rto)))
 		return 0;
 	return jiffies_to_usecs(rto);
+}
+
+char *xtap_skb_data(struct xtap_context *c, char *dst, s64 skb, s64 hex)
+{
+	u32 cap = xtap_sess.limits.maxstringlen - 1, out = 0;
+	unsigned int len, data_len, i;
+	unsigned long data;
+	u8 chunk[32];
+
+	dst[0] = '\0';
+	if (xtap_kread(c, (unsigned long)skb + offsetof(struct sk_buff, len), &len, sizeof(len)) ||
+	    xtap_kread(c, (unsigned long)skb + offsetof(struct sk_buff, data_len), &data_len, sizeof(data_len)) ||
+	    xtap_kread(c, (unsigned long)skb + offsetof(struct sk_buff, data), &data, sizeof(data)))
+		return dst;
+	len = data_len < len ? len - data_len : 0;	/* skb_headlen() */
+	for (i = 0; i < len && out + (hex ? 2 : 1) <= cap; i += sizeof(chunk)) {
+		unsigned int n = min_t(unsigned int, sizeof(chunk), len - i), j;
+
+		if (xtap_kread(c, data + i, chunk, n))
+			break;
+		for (j = 0; j < n && out + (hex ? 2 : 1) <= cap; j++) {
+			if (hex) {
+				dst[out++] = hex_asc_hi(chunk[j]);
+				dst[out++] = hex_asc_lo(chunk[j]);
+			} else {
+				dst[out++] = isprint(chunk[j]) ? chunk[j] : '.';
+			}
+		}
+	}
+	dst[out] = '\0';
+	return dst;
 }

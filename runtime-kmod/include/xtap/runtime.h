@@ -171,6 +171,7 @@ extern const struct xtap_family_ops xtap_timer_ops;
 extern const struct xtap_family_ops xtap_tracepoint_ops;
 extern const struct xtap_family_ops xtap_perf_ops;
 extern const struct xtap_family_ops xtap_procfs_ops_family;
+extern const struct xtap_family_ops xtap_netfilter_ops;
 
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {
@@ -245,6 +246,18 @@ struct xtap_perf_spec {
 	u64 sample_freq;
 	u8 tick;		/* timer.profile: a sample each tick (TICK_NSEC) */
 	u8 optional;		/* pp?: an event this machine lacks is skipped */
+};
+
+/*
+ * netfilter.hook(H).pf(PF).priority(N): a hook in the initial network
+ * namespace. Its handler sees args[] = { hooknum, skb, in, out, okfn,
+ * verdict (NF_ACCEPT) }; the packet always goes on.
+ */
+struct xtap_netfilter_spec {
+	const struct xtap_probe *probe;
+	u8 hook;
+	u8 pf;
+	s32 priority;
 };
 
 struct xtap_timer_spec {
