@@ -154,8 +154,8 @@ s64 xtap_inet_local_port(struct xtap_context *c, s64 sock);
 char *xtap_inet_peer(struct xtap_context *c, char *dst, s64 sock);
 /*
  * format_ipaddr(): an IPv4 address (the u32 as stored, network order) or,
- * for AF_INET6, the in6_addr at address addr, read nofault; "Unknown" for
- * another family or on a fault.
+ * for AF_INET6, the in6_addr at address addr, read nofault (a fault is the
+ * usual read-fault error); "Unknown" for another family.
  */
 char *xtap_format_ipaddr(struct xtap_context *c, char *dst, s64 addr, s64 family);
 /* tcp_get_info_rto(): the socket's retransmission timeout in microseconds. */
