@@ -14,6 +14,9 @@
 //   infer_types     types of every variable, array and expression
 #pragma once
 
+#include <set>
+#include <string>
+
 #include <vector>
 
 #include "diag/diagnostics.h"
@@ -41,6 +44,9 @@ void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagno
 void elide_dead_code(Script &s);
 void elide_unread_assignments(Script &s);
 void prune_tapsets(Script &s);
+// The names of the functions the probes and the script's own functions
+// call, directly or through tapset functions (what prune_tapsets keeps).
+std::set<std::string> reachable_function_names(const Script &s);
 // Drops the probes of tapset files the script uses nothing of (runs after
 // expand_aliases, before the probes are resolved).
 void prune_tapset_probes(Script &s);

@@ -97,6 +97,15 @@ void prune_tapset_probes(Script &s) {
   std::erase_if(s.probes, [&](const std::unique_ptr<ProbeDecl> &p) { return p->from_tapset && !kept.count(p.get()); });
 }
 
+std::set<std::string> reachable_function_names(const Script &s) {
+  Uses uses;
+  for (const auto &p : s.probes) uses.probe(*p);
+  for (const auto &f : s.functions)
+    if (!f->from_tapset) uses.stmt(*f->body);
+  uses.follow_calls(s);
+  return uses.functions;
+}
+
 void prune_tapsets(Script &s) {
   Uses uses;
   for (const auto &p : s.probes) uses.probe(*p);

@@ -352,8 +352,11 @@ void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagno
     if (p->condition) r.condition(where, p->condition);
     r.body(where, p->body);
   }
+  // Tapset functions nothing calls are dropped later (prune_tapsets): their
+  // @cast types need not exist in this kernel.
+  std::set<std::string> reachable = reachable_function_names(s);
   for (auto &f : s.functions)
-    if (!f->embedded) r.body(nullptr, f->body);
+    if (!f->embedded && (!f->from_tapset || reachable.count(f->name))) r.body(nullptr, f->body);
 }
 
 }  // namespace xtap

@@ -152,6 +152,20 @@ char *xtap_task_execname(struct xtap_context *c, char *dst, s64 task);
  */
 s64 xtap_inet_local_port(struct xtap_context *c, s64 sock);
 char *xtap_inet_peer(struct xtap_context *c, char *dst, s64 sock);
+/*
+ * format_ipaddr(): an IPv4 address (the u32 as stored, network order) or,
+ * for AF_INET6, the in6_addr at address addr, read nofault (a fault is the
+ * usual read-fault error); "Unknown" for another family.
+ */
+char *xtap_format_ipaddr(struct xtap_context *c, char *dst, s64 addr, s64 family);
+/* tcp_get_info_rto(): the socket's retransmission timeout in microseconds. */
+s64 xtap_tcp_rto_usecs(struct xtap_context *c, s64 sock);
+/*
+ * The netfilter tapset's data_hex / data_str: the linear part of a packet
+ * (skb->data, skb_headlen() bytes) as hex digits or as text ('.' for the
+ * unprintable bytes), read nofault and cut to fit MAXSTRINGLEN; "" on a fault.
+ */
+char *xtap_skb_data(struct xtap_context *c, char *dst, s64 skb, s64 hex);
 
 /* GFP flags as the kmem events print them ("GFP_KERNEL|__GFP_ZERO"). */
 char *xtap_gfp_flag_str(char *out, size_t len, s64 gfp);

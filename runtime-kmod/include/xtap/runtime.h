@@ -187,6 +187,7 @@ struct xtap_uprobe_spec {
 	u8 optional;		/* probe point?: skip silently if it cannot be registered */
 	u64 ref_ctr_offset;	/* USDT: file offset of its semaphore, or 0 */
 };
+extern const struct xtap_family_ops xtap_netfilter_ops;
 
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {
@@ -261,6 +262,18 @@ struct xtap_perf_spec {
 	u64 sample_freq;
 	u8 tick;		/* timer.profile: a sample each tick (TICK_NSEC) */
 	u8 optional;		/* pp?: an event this machine lacks is skipped */
+};
+
+/*
+ * netfilter.hook(H).pf(PF).priority(N): a hook in the initial network
+ * namespace. Its handler sees args[] = { hooknum, skb, in, out, okfn,
+ * verdict (NF_ACCEPT) }; the packet always goes on.
+ */
+struct xtap_netfilter_spec {
+	const struct xtap_probe *probe;
+	u8 hook;
+	u8 pf;
+	s32 priority;
 };
 
 struct xtap_timer_spec {
