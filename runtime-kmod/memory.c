@@ -110,6 +110,19 @@ int xtap_kread(struct xtap_context *c, unsigned long addr, void *dst, u32 size)
 	return -EFAULT;
 }
 
+/*
+ * Guru-mode target-variable assignment ($p->field = v): a nofault write,
+ * so that a bad address is a script error, never an oops.
+ */
+int xtap_kwrite(struct xtap_context *c, unsigned long addr, const void *src, u32 size)
+{
+	if (likely(size && xtap_kernel_range_ok(addr, size) &&
+		   !copy_to_kernel_nofault((void *)addr, src, size)))
+		return 0;
+	xtap_fault(c, "kernel write", addr);
+	return -EFAULT;
+}
+
 int xtap_uread(struct xtap_context *c, unsigned long addr, void *dst, u32 size)
 {
 	if (likely(!xtap_ucopy(dst, addr, size)))
