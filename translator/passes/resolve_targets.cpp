@@ -410,7 +410,11 @@ class TargetResolver {
         auto var = std::make_unique<Expr>(ExprKind::Target, e.loc);
         var->target = std::make_unique<TargetRef>();
         var->target->name = "$" + v.name;
-        if (t.pretty) {
+        const TypeTable &vt = *where_->types();
+        const KType &k = vt.at(vt.strip_typedefs(v.type));
+        if (!t.pretty && (k.kind == KTypeKind::Struct || k.kind == KTypeKind::Union)) {
+          fmt += "{...}";  // a struct in memory: $$vars$ shows its members
+        } else if (t.pretty) {
           pretty_value(*where_->types(), v.type, std::move(var), t.pretty, fmt, args);
         } else {
           fmt += "%#x";
