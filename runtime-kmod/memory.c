@@ -110,6 +110,32 @@ int xtap_kread(struct xtap_context *c, unsigned long addr, void *dst, u32 size)
 	return -EFAULT;
 }
 
+/*
+ * Guru-mode target-variable assignment ($p->field = v): a nofault write,
+ * so that a bad address is a script error, never an oops.
+ */
+int xtap_kwrite(struct xtap_context *c, unsigned long addr, const void *src, u32 size)
+{
+	/* copy_to_kernel_nofault() is not exported: the arch's nofault store. */
+	if (!xtap_kernel_range_ok(addr, size))
+		goto fault;
+	pagefault_disable();
+	switch (size) {
+	case 1: __put_kernel_nofault((void *)addr, src, u8, fault_on); break;
+	case 2: __put_kernel_nofault((void *)addr, src, u16, fault_on); break;
+	case 4: __put_kernel_nofault((void *)addr, src, u32, fault_on); break;
+	case 8: __put_kernel_nofault((void *)addr, src, u64, fault_on); break;
+	default: goto fault_on;
+	}
+	pagefault_enable();
+	return 0;
+fault_on:
+	pagefault_enable();
+fault:
+	xtap_fault(c, "kernel write", addr);
+	return -EFAULT;
+}
+
 int xtap_uread(struct xtap_context *c, unsigned long addr, void *dst, u32 size)
 {
 	if (likely(!xtap_ucopy(dst, addr, size)))

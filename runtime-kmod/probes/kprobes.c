@@ -193,6 +193,33 @@ u64 xtap_dwarf_reg(struct xtap_context *c, int regno)
 }
 NOKPROBE_SYMBOL(xtap_dwarf_reg);
 
+void xtap_dwarf_set_reg(struct xtap_context *c, int regno, u64 v)
+{
+	struct pt_regs *r = c->regs;
+
+	if (!r)
+		return;
+	switch (regno) {
+	case 0: r->ax = v; break;
+	case 1: r->dx = v; break;
+	case 2: r->cx = v; break;
+	case 3: r->bx = v; break;
+	case 4: r->si = v; break;
+	case 5: r->di = v; break;
+	case 6: r->bp = v; break;
+	case 8: r->r8 = v; break;
+	case 9: r->r9 = v; break;
+	case 10: r->r10 = v; break;
+	case 11: r->r11 = v; break;
+	case 12: r->r12 = v; break;
+	case 13: r->r13 = v; break;
+	case 14: r->r14 = v; break;
+	case 15: r->r15 = v; break;
+	default: break;
+	}
+}
+NOKPROBE_SYMBOL(xtap_dwarf_set_reg);
+
 u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed)
 {
 	u64 v = 0;

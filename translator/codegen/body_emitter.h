@@ -74,6 +74,8 @@ class BodyEmitter {
   std::string number(long long v);
   std::string embedded_expr(const Expr &e);
   std::string target_read(const Expr &e);  // emit_target.cpp
+  std::string target_write(const Expr &lhs, const std::string &value);
+  std::string target_ops(const Expr &e, const std::string &t, size_t n);
   std::vector<std::string> in_order(const std::vector<const Expr *> &args, std::string *prelude);
   static std::string wrap(const std::string &prelude, const std::string &e);
 

@@ -251,6 +251,7 @@ std::string BodyEmitter::assign(const Expr &e) {
     return "({ " + pre + "if (xtap_map_stat_add(c, " + g + ", " + k + ", " + rv + ")) " + on_error() +
            " " + rv + "; })";
   }
+  if (lhs.kind == ExprKind::Target) return target_write(lhs, r);
   if (lhs.kind == ExprKind::Index) {
     // The script evaluates the value before the element it is stored into.
     std::string pre;

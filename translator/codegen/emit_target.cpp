@@ -8,11 +8,17 @@
 namespace xtap {
 
 std::string BodyEmitter::target_read(const Expr &e) {
-  const TargetAccess &acc = *e.target->access;
   std::string t = unique("_t");
+  return target_ops(e, t, e.target->access->ops.size()) + "(s64)" + t + "; })";
+}
+
+// "({ u64 T = base; ...the first n ops... " (the caller closes it).
+std::string BodyEmitter::target_ops(const Expr &e, const std::string &t, size_t n) {
+  const TargetAccess &acc = *e.target->access;
   std::string base = acc.base_c.empty() ? "(u64)(" + expr(*e.arg(0)) + ")" : acc.base_c;
   std::string s = "({ u64 " + t + " = " + base + "; ";
-  for (const auto &op : acc.ops) {
+  for (size_t i = 0; i < n; ++i) {
+    const AccessOp &op = acc.ops[i];
     switch (op.kind) {
       case AccessOp::Kind::Offset:
         s += t + " += " + std::to_string(op.offset) + "ULL; ";
@@ -39,7 +45,26 @@ std::string BodyEmitter::target_read(const Expr &e) {
       }
     }
   }
-  return s + "(s64)" + t + "; })";
+  return s;
+}
+
+// Guru mode: $reg_var = v sets the saved register; $p->field = v stores
+// the field's bytes through the nofault writer. The value is the
+// expression's result, as for any assignment.
+std::string BodyEmitter::target_write(const Expr &lhs, const std::string &value) {
+  const TargetAccess &acc = *lhs.target->access;
+  std::string v = unique("_w");
+  if (acc.store_reg >= 0)
+    return "({ s64 " + v + " = " + value + "; xtap_dwarf_set_reg(c, " + std::to_string(acc.store_reg) +
+           ", (u64)" + v + "); " + v + "; })";
+  // The value first, then the address (as for array elements).
+  std::string t = unique("_t");
+  std::string bits = std::to_string(acc.store_size * 8);
+  std::string u = unique("_u");
+  std::string place = target_ops(lhs, t, acc.ops.size() - 1).substr(3);  // without its "({ "
+  return "({ s64 " + v + " = " + value + "; " + place + "{ u" + bits + " " + u + " = (u" + bits + ")" + v +
+         "; if (xtap_kwrite(c, " + t + ", &" + u + ", " + std::to_string(acc.store_size) + ")) " +
+         on_error() + " } " + v + "; })";
 }
 
 }  // namespace xtap

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "codegen/body_emitter.h"
+#include "codegen/data_symbols.h"
 #include "codegen/display_unread.h"
 #include "probes/begin_end.h"
 
@@ -151,6 +152,7 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
     w.line();
   }
   emit_globals(w, script);
+  w.line(kDataSymbolsTableMarker);
 
   // Script functions: prototypes first, so that they can call each other.
   size_t max_fn_frame = 0;
@@ -268,6 +270,7 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   w.line();
   w.line("static int __init xtap_script_init(void)");
   w.open("{");
+  w.line(kDataSymbolsInitMarker);
   w.line("return xtap_session_init(&xtap_this_script);");
   w.close();
   w.line();
@@ -278,7 +281,7 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   w.line();
   w.line("module_init(xtap_script_init);");
   w.line("module_exit(xtap_script_exit);");
-  return w.str();
+  return relocate_data_symbols(w.str());
 }
 
 }  // namespace xtap

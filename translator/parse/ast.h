@@ -270,6 +270,7 @@ struct Script {
   std::vector<std::unique_ptr<AliasDecl>> aliases;
   std::vector<std::string> regexes;  // =~ patterns; an =~ Expr keeps its index in `number`
   std::vector<std::string> embedded_c;  // top-level %{ %} blocks (guru mode, tapsets)
+  bool guru = false;                    // -g: target variables may be assigned
 
   GlobalDecl *find_global(const std::string &name) const;
   FunctionDecl *find_function(const std::string &name) const;  // the first of that name

@@ -847,6 +847,7 @@ std::unique_ptr<Script> parse_script(SourceFile &file, Diagnostics &diags,
                                      const PreprocessContext *ctx, const ParseOptions &opts) {
   auto script = std::make_unique<Script>();
   script->file = &file;
+  script->guru = opts.guru;
   parse_into(*script, file, diags, ctx, opts);
   return script;
 }

@@ -247,6 +247,8 @@ class NameResolver {
     } else if (e.kind == ExprKind::Index) {
       for (auto &k : e.args) expr(*k);
       if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, read, true);
+    } else if (e.kind == ExprKind::Target && e.target->access && !read) {
+      for (auto &a : e.args) expr(*a);  // a target pass 2b made a place (guru mode)
     } else {
       diags_.error("XTP2205", e.loc, "the left side of an assignment must be a variable or an array element");
     }

@@ -9,6 +9,7 @@
 #include "passes/passes.h"
 #include "symbols/btf.h"
 #include "symbols/catalog.h"
+#include "probes/kernel_function.h"
 #include "symbols/target_access.h"
 
 namespace xtap {
@@ -18,7 +19,8 @@ constexpr int kMaxPrettyMembers = 64;  // members shown per struct in a pretty-p
 
 class TargetResolver {
  public:
-  TargetResolver(const ProbeEnv &env, Diagnostics &diags) : env_(env), diags_(diags) {}
+  TargetResolver(const ProbeEnv &env, Diagnostics &diags, bool guru)
+      : env_(env), diags_(diags), guru_(guru) {}
 
   void body(const DerivedProbe *where, StmtPtr &s) {
     where_ = where;
@@ -67,6 +69,8 @@ class TargetResolver {
         return;
       }
     }
+    if (e->kind == ExprKind::Assign && e->arg(0)->kind == ExprKind::Target && e->op != Op::StatAdd)
+      return assign(*e);
     if (e->kind == ExprKind::Defined) {
       Diagnostics quiet;
       std::swap(quiet, diags_);
@@ -99,13 +103,8 @@ class TargetResolver {
   bool resolve(Expr &e, bool for_defined) {
     TargetRef &t = *e.target;
     if (t.pretty || t.name.starts_with("$$")) return for_defined && where_ && !where_->context_vars().empty();
-    if (t.name == "@var") {
-      diags_.error("XTP2227", e.loc, "@var(\"" + t.cast_type + "\") needs the kernel's debuginfo, which xtap does not read yet")
-          .hint = "use a tracepoint argument ($name) or @cast on a pointer instead";
-      return false;
-    }
     const TypeTable *types = nullptr;
-    int base = -1;
+    int base = -1, base_reg = -1;
     std::string base_c;
     bool address = false;
     if (t.name == "@cast") {
@@ -141,31 +140,145 @@ class TargetResolver {
       }
       address = true;
     } else {
-      const ContextVar *cv = where_ ? where_->context_var(t.name.substr(1)) : nullptr;
+      ContextVar global;
+      const ContextVar *cv = nullptr;
+      if (t.name == "@var") {
+        if (!(cv = var_lookup(e, &global, &types))) return false;
+      } else {
+        cv = where_ ? where_->context_var(t.name.substr(1)) : nullptr;
+        types = where_ ? where_->types() : nullptr;
+        // A global of the probed function's compilation unit, unless a
+        // parameter or local of the same name shadows it.
+        if (!cv && where_ && where_->global_var(t.name.substr(1), "", &global, &types)) cv = &global;
+      }
       if (!cv) {
         unknown_variable(e);
         return false;
       }
       if (!cv->unavailable.empty()) {
         diags_.error("XTP2154", e.loc,
-                     "target variable '" + t.name + "' cannot be read at " + where_->name() + ": " +
-                         cv->unavailable);
+                     "target variable '" + t.spelling() + "' cannot be read" +
+                         (where_ ? " at " + where_->name() : "") + ": " + cv->unavailable);
         return false;
       }
-      types = where_->types();
       base = cv->type;
       base_c = cv->c_value;
+      base_reg = cv->reg;
+      if (!cv->address_c.empty()) {
+        base_c = cv->address_c;
+        address = true;
+      }
     }
     TargetWalkError err;
-    t.access = walk_target(*types, base, base_c, address, t, &err, type_only_);
+    std::shared_ptr<TargetAccess> access = walk_target(*types, base, base_c, address, t, &err, type_only_);
+    t.access = access;
     if (!t.access) {
       Location loc = err.component < t.components.size() ? t.components[err.component].loc : e.loc;
       auto &d = diags_.error("XTP2230", loc, err.message);
       if (!err.hint.empty()) d.hint = err.hint;
       return false;
     }
+    if (writing_) {
+      std::string why = make_store(*access, base_reg, address);
+      if (!why.empty()) {
+        diags_.error("XTP2156", e.loc, "cannot assign to '" + t.spelling() + "'" +
+                                           (where_ ? " at " + where_->name() : "") + ": " + why);
+        return false;
+      }
+    }
     e.type = Type::Long;
     return true;
+  }
+
+  // Registers a kprobe handler can change: the saved general-purpose
+  // registers, which the kernel restores when the handler returns; not the
+  // stack pointer (DWARF 7) or anything past r15.
+  static bool settable_register(int reg) { return reg >= 0 && reg <= 15 && reg != 7; }
+
+  // Turns a resolved read into the left side of an assignment: "" or why not.
+  static std::string make_store(TargetAccess &acc, int base_reg, bool base_in_memory) {
+    if (acc.ops.empty()) {
+      if (base_in_memory) return "it is not a value";
+      if (base_reg < 0)
+        return "its value here is a copy xtap cannot write back (a parameter saved at entry, a "
+               "constant, or a computed value)";
+      if (!settable_register(base_reg))
+        return "it lives in register " + std::to_string(base_reg) +
+               " (DWARF numbering), which a probe handler cannot change";
+      acc.store_reg = base_reg;
+      return "";
+    }
+    const AccessOp &last = acc.ops.back();
+    if (last.kind != AccessOp::Kind::Load) return "it is an array or function, not a value; assign to its elements";
+    if (last.bit_size) return "it is a bitfield, which xtap cannot write yet";
+    acc.store_size = last.size;
+    return "";
+  }
+
+  // $var = v, $p->f = v, $var += v (guru mode): the left side resolved as
+  // a place to store to; a compound assignment reads it first.
+  void assign(Expr &e) {
+    Expr &lhs = *e.args[0];
+    const TargetRef &t = *lhs.target;
+    if (!guru_) {
+      diags_.error("XTP2155", lhs.loc, "assigning to target variable '" + t.spelling() + "' needs guru mode")
+          .hint = "run with -g (guru mode): writing kernel variables can crash or corrupt the kernel";
+      return;
+    }
+    if (t.pretty || t.name.starts_with("$$") || t.address_of) {
+      diags_.error("XTP2156", lhs.loc, "cannot assign to '" + t.spelling() + "': it is not a variable or member");
+      return;
+    }
+    if (e.op == Op::Concat) {
+      diags_.error("XTP2156", lhs.loc, "cannot assign a string to '" + t.spelling() + "'").hint =
+          "target variables hold numbers and addresses";
+      return;
+    }
+    if (e.op != Op::None) {
+      auto bin = std::make_unique<Expr>(ExprKind::Binary, e.loc);
+      bin->op = e.op;
+      bin->args.push_back(clone(lhs));
+      bin->args.push_back(std::move(e.args[1]));
+      e.args[1] = std::move(bin);
+      e.op = Op::None;
+    }
+    expr(e.args[1]);
+    for (size_t i = 0; i < lhs.args.size(); ++i) expr(lhs.args[i]);  // @cast's pointer, [index]
+    writing_ = true;
+    resolve(lhs, false);
+    writing_ = false;
+  }
+
+  // @var("name[@file]"[, "module"]): a local or parameter of the probe's
+  // location (no file given), else a global or file static from DWARF.
+  const ContextVar *var_lookup(const Expr &e, ContextVar *global, const TypeTable **types) {
+    const TargetRef &t = *e.target;
+    std::string name = t.cast_type, file;
+    if (size_t at = name.find('@'); at != std::string::npos) {
+      file = name.substr(at + 1);
+      name.erase(at);
+    }
+    if (name.empty()) {
+      diags_.error("XTP2227", e.loc, "@var needs a variable name").hint = "as in @var(\"jiffies\") or @var(\"counter@kernel/fork.c\")";
+      return nullptr;
+    }
+    if (where_ && t.cast_module.empty()) {
+      if (file.empty()) {
+        if (const ContextVar *cv = where_->context_var(name)) {
+          *types = where_->types();
+          return cv;
+        }
+      }
+      if (where_->global_var(name, file, global, types)) return global;
+    }
+    std::string error;
+    if (!dwarf_global_var(env_, t.cast_module, name, file, global, types, &error)) {
+      diags_.error("XTP2227", e.loc, error).hint =
+          "@var(\"name@FILE\"[, \"module\"]) reads a global or file static; install the kernel's -dbg package "
+          "or point at the debuginfo with --debuginfo PATH";
+      return nullptr;
+    }
+    return global;
   }
 
   static int cast_type(const TypeTable &types, std::string name) {
@@ -297,7 +410,11 @@ class TargetResolver {
         auto var = std::make_unique<Expr>(ExprKind::Target, e.loc);
         var->target = std::make_unique<TargetRef>();
         var->target->name = "$" + v.name;
-        if (t.pretty) {
+        const TypeTable &vt = *where_->types();
+        const KType &k = vt.at(vt.strip_typedefs(v.type));
+        if (!t.pretty && (k.kind == KTypeKind::Struct || k.kind == KTypeKind::Union)) {
+          fmt += "{...}";  // a struct in memory: $$vars$ shows its members
+        } else if (t.pretty) {
           pretty_value(*where_->types(), v.type, std::move(var), t.pretty, fmt, args);
         } else {
           fmt += "%#x";
@@ -341,12 +458,14 @@ class TargetResolver {
   Diagnostics &diags_;
   const DerivedProbe *where_ = nullptr;
   bool type_only_ = false;
+  bool guru_ = false;
+  bool writing_ = false;
 };
 
 }  // namespace
 
 void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags) {
-  TargetResolver r(env, diags);
+  TargetResolver r(env, diags, s.guru);
   for (auto &p : s.probes) {
     const DerivedProbe *where = single_location(e, *p);
     if (p->condition) r.condition(where, p->condition);

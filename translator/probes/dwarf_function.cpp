@@ -88,12 +88,14 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v) {
   const KType &t = types.at(types.strip_typedefs(v.type));
   switch (v.where) {
     case DwarfVar::Where::Register:
+      cv.reg = v.reg;
       cv.c_value = register_value(types, v.type, reg);
       if (cv.c_value.empty())
         cv.unavailable = "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
       break;
     case DwarfVar::Where::Memory: {
       std::string addr = "(" + reg + " + (" + std::to_string(v.offset) + "LL))";
+      cv.address_c = addr;
       bool loadable = t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8;
       if (t.kind == KTypeKind::Array) {
         cv.c_value = addr;
@@ -102,8 +104,7 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v) {
         cv.c_value = "xtap_dwarf_load(c, " + addr + ", " + std::to_string(t.size) + ", " +
                      (t.is_signed ? "1" : "0") + ")";
       } else {
-        cv.unavailable = "it is a " + types.spelling(v.type) +
-                         " in memory, which xtap reads only as a scalar, pointer or array";
+        cv.c_value = addr;  // a struct or union: read through its address
       }
       break;
     }
@@ -115,7 +116,65 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v) {
   return cv;
 }
 
+// A global at a fixed address: relocated at load time by its symbol
+// (codegen/data_symbols.cpp turns xtap_data_symbol("sym") into the
+// address the module resolved when it was loaded).
+ContextVar global_context_var(const DwarfGlobal &g) {
+  ContextVar cv;
+  cv.name = g.name;
+  cv.type = g.type;
+  cv.parameter = false;
+  if (!g.why.empty()) {
+    cv.unavailable = g.why;
+    return cv;
+  }
+  cv.address_c = "((u64)xtap_data_symbol(\"" + g.symbol + "\") + (" + std::to_string(g.offset) + "LL))";
+  cv.c_value = cv.address_c;
+  return cv;
+}
+
+std::string files_of(const std::vector<DwarfGlobal> &gs) {
+  std::string s;
+  for (size_t i = 0; i < gs.size() && i < 4; ++i) s += (i ? ", " : "") + gs[i].file;
+  return gs.size() > 4 ? s + " and " + std::to_string(gs.size() - 4) + " more" : s;
+}
+
+bool unique_global(const KernelDwarf &d, const std::string &name, const std::string &file,
+                   ContextVar *out, std::string *error) {
+  std::vector<DwarfGlobal> gs = d.globals(name, file);
+  if (gs.empty()) {
+    *error = "no global or static variable '" + name + "'" +
+             (file.empty() ? "" : " in a source file matching '" + file + "'") + " in " + d.path();
+    return false;
+  }
+  if (gs.size() > 1) {
+    *error = "'" + name + "' names " + std::to_string(gs.size()) + " variables (in " + files_of(gs) +
+             "): say which with @var(\"" + name + "@FILE\")";
+    return false;
+  }
+  *out = global_context_var(gs.front());
+  return true;
+}
+
 }  // namespace
+
+bool dwarf_global_var(const ProbeEnv &env, const std::string &module, const std::string &name,
+                      const std::string &file, ContextVar *out, const TypeTable **types,
+                      std::string *error) {
+  std::vector<const KernelDwarf *> sources = env.dwarf ? env.dwarf(module, error) : std::vector<const KernelDwarf *>{};
+  if (sources.empty()) {
+    *error = "@var needs the DWARF debuginfo of " + (module.empty() ? "the kernel" : "module \"" + module + "\"") +
+             ": " + (error->empty() ? "none found" : *error);
+    return false;
+  }
+  if (sources.size() > 1) {
+    *error = "@var needs one module, but '" + module + "' matches " + std::to_string(sources.size());
+    return false;
+  }
+  if (!unique_global(*sources.front(), name, file, out, error)) return false;
+  *types = &sources.front()->types();
+  return true;
+}
 
 namespace {
 void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags,
@@ -262,6 +321,20 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
             for (const DwarfVar &v : d->variables_at(*f, f->entry))
               if (!v.parameter) vars.push_back(context_var_of(d->types(), v));
           return vars;
+        };
+        dp->lazy_global = [d, f](const std::string &name, const std::string &file, ContextVar *cv) {
+          std::string error;
+          if (!file.empty()) {
+            // @var("name@file"): an error (ambiguous, absent) is the caller's to report.
+            if (unique_global(*d, name, file, cv, &error)) return true;
+            cv->name = name;
+            cv->unavailable = error;
+            return true;
+          }
+          DwarfGlobal g;
+          if (!d->global_seen_from(*f, name, &g)) return false;
+          *cv = global_context_var(g);
+          return true;
         };
         out.push_back(std::move(dp));
       }

@@ -68,6 +68,11 @@ std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &
       } else {
         v.c_value =
             register_value(types, p.type, "xtap_kfunc_arg(c, " + std::to_string(slot) + ")");
+        // At entry it is in its argument register (DWARF numbers of rdi,
+        // rsi, rdx, rcx, r8, r9), which guru mode may set; in a .return
+        // probe it is a copy saved at entry.
+        static const int kArgRegs[kRegisterArgs] = {5, 4, 1, 2, 8, 9};
+        if (!is_return) v.reg = kArgRegs[slot];
         if (v.c_value.empty()) {
           v.unavailable = "it is a " + types.spelling(p.type) +
                           " passed by value, which xtap cannot read from the argument registers";
@@ -88,6 +93,7 @@ std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &
       r.type = f.return_type;
       r.parameter = false;
       r.c_value = register_value(types, f.return_type, "xtap_kfunc_return(c)");
+      r.reg = 0;  // rax
       if (r.c_value.empty())
         r.unavailable =
             "the function returns a " + types.spelling(f.return_type) + ", which xtap cannot read";

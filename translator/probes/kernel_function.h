@@ -51,6 +51,14 @@ class KernelFunctionProbe : public DerivedProbe {
     return vars;
   }
   const TypeTable *types() const override { return table; }
+  // DWARF: globals as the probed function's compilation unit sees them.
+  std::function<bool(const std::string &name, const std::string &file, ContextVar *out)> lazy_global;
+  bool global_var(const std::string &name, const std::string &file, ContextVar *out,
+                  const TypeTable **types) const override {
+    if (!lazy_global || !lazy_global(name, file, out)) return false;
+    *types = table;
+    return true;
+  }
 };
 
 bool kfunc_is_glob(const std::string &s);
@@ -63,6 +71,14 @@ std::string register_value(const TypeTable &types, int type, const std::string &
 // The parameters of `f` as context variables read from the argument
 // registers at entry (and $return in a return probe).
 std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &f, bool is_return);
+
+// @var("name@file"[, "module"]) where the location has no DWARF of its
+// own (begin, timer, BTF probes): the variable from the debuginfo of the
+// kernel (module "") or of `module`. False with *error when there is no
+// debuginfo, no such variable, or several and no file to tell them apart.
+bool dwarf_global_var(const ProbeEnv &env, const std::string &module, const std::string &name,
+                      const std::string &file, ContextVar *out, const TypeTable **types,
+                      std::string *error);
 
 // kernel.function("f@file"), kernel.statement(...), module(...).function
 // and .statement from DWARF debuginfo (dwarf_function.cpp).

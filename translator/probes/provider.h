@@ -37,6 +37,12 @@ struct ContextVar {
   // it; why (a struct passed by value, a seventh argument). Using it is an
   // error that says so; pretty-prints show it as '?'.
   std::string unavailable;
+  // Non-empty: the variable lives in memory at this address (a u64 C
+  // expression); it is read (and, in guru mode, written) there, so that
+  // structs and arrays in memory are places like @cast's.
+  std::string address_c;
+  // >= 0: the DWARF register that holds it (guru-mode writes).
+  int reg = -1;
 };
 
 class DerivedProbe {
@@ -56,6 +62,14 @@ class DerivedProbe {
   const ContextVar *context_var(const std::string &name) const;
   // Where their types live (null when there are no context variables).
   virtual const TypeTable *types() const { return nullptr; }
+  // A global or file static `name` (of `file`, "" for the location's own
+  // compilation unit) as this location sees it, for $name and @var; its
+  // type in *types. False when the location knows no such variable.
+  virtual bool global_var(const std::string &name, const std::string &file, ContextVar *out,
+                          const TypeTable **types) const {
+    (void)name, (void)file, (void)out, (void)types;
+    return false;
+  }
 
   // Pass 3: the handler's C name and the struct xtap_probe initializer.
   std::string handler;

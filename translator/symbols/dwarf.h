@@ -57,6 +57,20 @@ struct DwarfVar {
   std::string why;
 };
 
+// A global or file-static variable at a fixed address (DW_OP_addr), and
+// the symbol the runtime relocates it by at load time: its own name when
+// that is unique, else a symbol every relocation moves with it (vmlinux:
+// _stext; a module: a uniquely named symbol of the same section). Module
+// symbols are "module:name", as kallsyms spells them.
+struct DwarfGlobal {
+  std::string name;
+  std::string file;   // the compilation unit that defines it
+  int type = -1;      // in KernelDwarf::types()
+  std::string symbol;
+  int64_t offset = 0;
+  std::string why;    // non-empty: it exists but xtap cannot place it (why)
+};
+
 class KernelDwarf {
  public:
   ~KernelDwarf();
@@ -103,6 +117,15 @@ class KernelDwarf {
   // at that address (symbols/dwarf_vars.cpp).
   std::vector<DwarfVar> variables_at(const DwarfFunction &f, uint64_t addr) const;
 
+  // The definitions of globals and file statics named `name` in the
+  // compilation units whose name matches `file_glob` ("" any), as
+  // @var("name@file") finds them (symbols/dwarf_globals.cpp).
+  std::vector<DwarfGlobal> globals(const std::string &name, const std::string &file_glob) const;
+  // `name` as a global seen from inside `f`: a variable of f's compilation
+  // unit (a definition, or an extern declaration whose definition is
+  // elsewhere). False when f's unit does not know the name.
+  bool global_seen_from(const DwarfFunction &f, const std::string &name, DwarfGlobal *out) const;
+
  private:
   struct Impl;
   KernelDwarf() = default;
@@ -110,6 +133,8 @@ class KernelDwarf {
   bool read_index(const std::string &file);
   void write_index(const std::string &file) const;
   int convert_type(const void *die) const;
+  bool global_of_die(const void *die, const std::string &file, DwarfGlobal *out) const;
+  void place_global(uint64_t addr, DwarfGlobal *g) const;
 
   std::string path_, module_;
   bool from_cache_ = false;

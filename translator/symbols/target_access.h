@@ -33,6 +33,11 @@ struct TargetAccess {
   std::vector<AccessOp> ops;
   int type = -1;           // the C type of the result (in `types`)
   const TypeTable *types = nullptr;
+  // The left side of a guru-mode assignment: the register to set (>= 0),
+  // or, with store_size, memory at the address the ops before their final
+  // Load compute.
+  int store_reg = -1;
+  uint32_t store_size = 0;
 };
 
 struct TargetWalkError {

@@ -62,6 +62,8 @@ long xtap_ucopy_str(char *dst, unsigned long addr, u32 size);
 /* size bytes from addr: 0, or the read fault raised and -EFAULT. */
 int xtap_kread(struct xtap_context *c, unsigned long addr, void *dst, u32 size);
 int xtap_uread(struct xtap_context *c, unsigned long addr, void *dst, u32 size);
+/* size bytes of src to kernel addr (guru mode): 0, or a write fault raised and -EFAULT. */
+int xtap_kwrite(struct xtap_context *c, unsigned long addr, const void *src, u32 size);
 
 /*
  * Integer reads for generated code: xtap_kread_s32(c, addr, &v) reads an

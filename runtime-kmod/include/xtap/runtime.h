@@ -246,6 +246,18 @@ u64 xtap_kfunc_return(struct xtap_context *c);
  */
 u64 xtap_dwarf_reg(struct xtap_context *c, int regno);
 u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed);
+/*
+ * Guru-mode $var = v for a variable in register `regno` (DWARF numbering):
+ * the kprobe's saved register, which the kernel restores when the handler
+ * returns. The translator refuses the stack and instruction pointers.
+ */
+void xtap_dwarf_set_reg(struct xtap_context *c, int regno, u64 v);
+/*
+ * From the generated module_init: the load-time addresses of the kernel
+ * ("name", "_stext") and module ("mod:name") symbols the script's
+ * variables are placed by; -ENOENT (logged) when one is missing.
+ */
+int xtap_resolve_data_symbols(const char *const *names, unsigned long *addrs, u32 n);
 
 /* One entry per timer.ms(N) / timer.s(N) / timer.us(N) / timer.ns(N). */
 /*

@@ -51,6 +51,29 @@ out:
 	return total;
 }
 
+/*
+ * Globals for @var and $global (module_var*.test): a file static, a
+ * global struct, and a static whose name a local of xdt_bump shadows.
+ */
+static int xdt_calls;
+struct xdt_point xdt_origin = { .x = 7, .y = 11, .label = "origin" };
+static long xdt_shadowed = 1000;
+
+/*
+ * For guru-mode assignments (module_assign*.test): a probe at entry may
+ * change $v (a register) or $p->x (memory); xdt_seen shows the result.
+ */
+static noinline long xdt_double(long v)
+{
+	return v * 2;
+}
+
+static noinline long xdt_bump(struct xdt_point *p, long xdt_shadowed)
+{
+	xdt_calls++;
+	return p->x + xdt_shadowed + xdt_calls;
+}
+
 static ssize_t xdt_write(struct file *f, const char __user *buf, size_t len, loff_t *pos)
 {
 	char tmp[16] = { 0 };
@@ -63,6 +86,9 @@ static ssize_t xdt_write(struct file *f, const char __user *buf, size_t len, lof
 	if (kstrtol(strim(tmp), 10, &n))
 		return -EINVAL;
 	xdt_run(n);
+	xdt_origin.x += n;
+	xdt_sink(xdt_double(n));
+	xdt_sink(xdt_bump(&xdt_origin, n) + READ_ONCE(xdt_shadowed));
 	return len;
 }
 
