@@ -61,6 +61,8 @@ struct xtap_session {
 	u16 armed_groups;	/* probe groups registered, in script order */
 	/* Set up failed in a way the user must hear about: reported at START. */
 	char init_error[256];
+	/* -t: per CPU, script->ntiming counters (timing.c); NULL without -t. */
+	struct xtap_timing_stat __percpu *timing;
 };
 
 extern struct xtap_session xtap_sess;
@@ -108,6 +110,11 @@ void xtap_maps_destroy(void);
 /* stat.c */
 int xtap_stats_create(const struct xtap_script *s);
 void xtap_stats_destroy(void);
+
+/* timing.c: -t, the probe hit report */
+int xtap_timing_alloc(const struct xtap_script *s);
+void xtap_timing_free(void);
+void xtap_timing_report(void);
 
 /* regex.c */
 int xtap_regexes_create(const struct xtap_script *s);

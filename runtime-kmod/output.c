@@ -151,3 +151,12 @@ int xtap_print_memory(struct xtap_context *c, s64 addr, int len, int hex)
 		return -1;
 	return xtap_read_kernel(c, addr, len, hex, true);
 }
+
+void xtap_switch_file(struct xtap_context *c)
+{
+	struct xtap_rec_hdr h = { .size = sizeof(h), .type = XTAP_REC_SWITCH_FILE };
+
+	/* In stream order: what the run printed before the call goes first. */
+	xtap_output_flush(c);
+	xtap_relay_write(&h, sizeof(h));
+}

@@ -184,6 +184,7 @@ void xtap_cmd_stop(bool run_end)
 				xtap_error_run();
 			else
 				xtap_end_run();
+			xtap_timing_report();
 		}
 	}
 	atomic_set(&xtap_sess.state, XTAP_ST_DONE);
@@ -226,6 +227,7 @@ static void xtap_session_free(void)
 	xtap_regexes_destroy();
 	xtap_maps_destroy();
 	xtap_stats_destroy();
+	xtap_timing_free();
 	kfree(xtap_sess.locks);
 	xtap_sess.locks = NULL;
 	xtap_contexts_free();
@@ -260,6 +262,9 @@ int xtap_session_init(const struct xtap_script *s)
 			rwlock_init(&xtap_sess.locks[i]);
 	}
 	err = xtap_stats_create(s);
+	if (err)
+		goto fail;
+	err = xtap_timing_alloc(s);
 	if (err)
 		goto fail;
 	err = xtap_maps_create(s);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "common/build_id.h"
@@ -15,13 +16,16 @@ namespace {
 
 void usage(FILE* f) {
   std::fprintf(f,
-               "Usage: xtap-run [-o FILE] [-c CMD] [-x PID] [-T SECONDS] [-v] MODULE.ko|BUNDLE_DIR\n"
+               "Usage: xtap-run [-o FILE [-S SIZE[,N]]] [-c CMD] [-x PID] [-T SECONDS] [-v] MODULE.ko|BUNDLE_DIR\n"
                "       xtap-run --cleanup [-v]\n"
                "  -o FILE     write script output to FILE instead of stdout\n"
+               "  -S SIZE[,N] with -o: write FILE.0, FILE.1 ..., the next one every SIZE MB (0: only at\n"
+               "              switch_file()) and at each switch_file(); keep the last N\n"
                "  -c CMD      run CMD (words run directly, shell syntax through /bin/sh -c) once probes are armed; stop when it exits\n"
                "  -x PID      set target() to PID\n"
                "  -T SECONDS  stop after SECONDS\n"
                "  -v          report progress on stderr\n"
+               "  --format json  output, warnings, errors and the end summary as one JSON object a line\n"
                "  --cleanup   stop and remove xtap modules left behind by a collector that died\n");
 }
 
@@ -32,12 +36,14 @@ int main(int argc, char** argv) {
   int c;
   bool cleanup = false;
   static const option long_options[] = {{"cleanup", no_argument, nullptr, 'C'},
+                                        {"format", required_argument, nullptr, 'F'},
                                         {"help", no_argument, nullptr, 'h'},
                                         {nullptr, 0, nullptr, 0}};
-  while ((c = getopt_long(argc, argv, "+o:c:x:T:vh", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "+o:S:c:x:T:vh", long_options, nullptr)) != -1) {
     char* end = nullptr;
     switch (c) {
       case 'o': opt.output = optarg; break;
+      case 'S': opt.switch_spec = optarg; break;
       case 'c': opt.command = optarg; break;
       case 'x':
         opt.target_pid = std::strtol(optarg, &end, 10);
@@ -55,6 +61,13 @@ int main(int argc, char** argv) {
         break;
       case 'v': opt.verbose = true; break;
       case 'C': cleanup = true; break;
+      case 'F':
+        if (std::strcmp(optarg, "json") && std::strcmp(optarg, "text")) {
+          std::fprintf(stderr, "xtap-run: --format %s: use text or json\n", optarg);
+          return 1;
+        }
+        opt.json = !std::strcmp(optarg, "json");
+        break;
       case 'h': usage(stdout); return 0;
       default: usage(stderr); return 1;
     }

@@ -10,7 +10,9 @@
 
 #include <xtap/abi.h>
 
+#include "common/json.h"
 #include "common/process.h"
+#include "runner/output_files.h"
 
 namespace xtap::runner {
 
@@ -60,6 +62,11 @@ void RelayReader::close() {
 
 void RelayReader::start(int out_fd) {
   out_fd_ = out_fd;
+  thread_ = std::thread([this] { run(); });
+}
+
+void RelayReader::start(OutputFiles* files) {
+  files_ = files;
   thread_ = std::thread([this] { run(); });
 }
 
@@ -115,8 +122,10 @@ void RelayReader::parse(Cpu& cpu) {
     if (b.size() - off < h.size) break;
     // A record type this runner does not know (a newer module's) prints
     // nothing but keeps its place, so that it is not waited for as a gap.
-    pending_.emplace(h.seq, h.type == XTAP_REC_TEXT ? b.substr(off + sizeof(h), h.size - sizeof(h))
-                                                    : std::string());
+    Rec r;
+    r.type = h.type;
+    if (h.type == XTAP_REC_TEXT) r.text = b.substr(off + sizeof(h), h.size - sizeof(h));
+    pending_.emplace(h.seq, std::move(r));
     off += h.size;
   }
   cpu.carry.erase(0, off);
@@ -127,7 +136,7 @@ void RelayReader::emit(bool final) {
     auto it = pending_.begin();
     if (it->first != next_seq_) {
       if (it->first < next_seq_) {  // late record whose gap was skipped
-        out_ += it->second;
+        append(it->second);
         records_++;
         pending_.erase(it);
         continue;
@@ -140,14 +149,42 @@ void RelayReader::emit(bool final) {
       next_seq_ = it->first;  // the missing ones were dropped
     }
     gap_since_ms_ = 0;
-    out_ += it->second;
+    append(it->second);
     records_++;
     next_seq_++;
     pending_.erase(it);
   }
 }
 
+// One record into the output: a switch_file() mark, or -S SIZE reached,
+// moves on to the next file first (between records, never inside one).
+void RelayReader::append(const Rec& r) {
+  if (json_ && !r.text.empty()) {
+    Rec line{r.type, "{\"type\":\"output\",\"text\":" + json::quote(r.text) + "}\n"};
+    json_ = false;
+    append(line);
+    json_ = true;
+    return;
+  }
+  if (!files_) {
+    out_ += r.text;
+    return;
+  }
+  bool next = r.type == XTAP_REC_SWITCH_FILE || files_->full_before(out_.size(), r.text.size());
+  if (next) {
+    flush_out();
+    std::string err;
+    if (!files_->next(&err) && switch_error_.empty()) switch_error_ = err;
+  }
+  out_ += r.text;
+}
+
 void RelayReader::flush_out() {
+  if (files_) {
+    if (!out_.empty() && !files_->write(out_.data(), out_.size())) write_failed_ = true;
+    out_.clear();
+    return;
+  }
   size_t off = 0;
   while (off < out_.size()) {
     ssize_t n = ::write(out_fd_, out_.data() + off, out_.size() - off);

@@ -10,11 +10,18 @@
 
 namespace xtap::runner {
 
+class OutputFiles;
+
 class RelayReader {
  public:
   // Opens dir/trace0..trace<ncpus-1> (CPUs that are offline have no file).
   bool open(const std::string& dir, unsigned ncpus, uint64_t max_record, std::string* err);
   void start(int out_fd);
+  // Output through `files` (-o FILE -S): switch_file() marks and -S SIZE
+  // move it to the next file between records.
+  void start(OutputFiles* files);
+  // --format json: each text record as {"type":"output","text":"..."} a line.
+  void set_json(bool on) { json_ = on; }
   // Drains every file completely, prints all pending records, joins.
   void finish();
   void close();
@@ -23,6 +30,7 @@ class RelayReader {
   uint64_t records() const { return records_; }
   uint64_t corrupt() const { return corrupt_; }
   bool write_failed() const { return write_failed_; }
+  const std::string& switch_error() const { return switch_error_; }
 
  private:
   struct Cpu {
@@ -36,17 +44,25 @@ class RelayReader {
   void flush_out();
 
   std::vector<Cpu> cpus_;
-  std::map<uint64_t, std::string> pending_;
+  struct Rec {
+    uint16_t type = 0;
+    std::string text;
+  };
+  void append(const Rec& r);
+  std::map<uint64_t, Rec> pending_;
   uint64_t next_seq_ = 1;
   uint64_t max_record_ = 0;
   int64_t gap_since_ms_ = 0;
   std::string out_;
   int out_fd_ = 1;
+  OutputFiles* files_ = nullptr;
+  bool json_ = false;
   std::thread thread_;
   std::atomic<bool> stop_{false};
   uint64_t records_ = 0;
   uint64_t corrupt_ = 0;
   bool write_failed_ = false;
+  std::string switch_error_;
 };
 
 }  // namespace xtap::runner

@@ -18,9 +18,11 @@
 
 #include <xtap/abi.h>
 
+#include "common/json.h"
 #include "common/modinfo.h"
 #include "runner/control.h"
 #include "runner/kmod.h"
+#include "runner/output_files.h"
 #include "runner/relay_reader.h"
 #include "runner/symbols.h"
 
@@ -54,15 +56,17 @@ class Session {
   void wait_system();
   void request_stop(const char* why);
   void handle(const Message& m);
+  void report(const char* kind, const std::string& text);
   void on_signal();
   void loop();
   int finish();
+  void print_summary_warnings(const xtap_done& d);
 
   const Options& opt_;
   ModInfo mi_;
   Control ctl_;
   RelayReader relay_;
-  int out_fd_ = 1;
+  OutputFiles out_;
   int sig_fd_ = -1;
   pid_t child_ = -1;
   std::vector<pid_t> system_;  // system() commands still running
@@ -247,11 +251,11 @@ void Session::handle(const Message& m) {
       release_command(true);
       break;
     case XTAP_MSG_ERROR:
-      std::fprintf(stderr, "ERROR: %s\n", m.text().c_str());
+      report("error", m.text());
       failed_ = true;
       break;
     case XTAP_MSG_WARNING:
-      std::fprintf(stderr, "WARNING: %s\n", m.text().c_str());
+      report("warning", m.text());
       break;
     case XTAP_MSG_SYSTEM:
       run_system(m.text());
@@ -266,6 +270,16 @@ void Session::handle(const Message& m) {
     default:
       break;  // newer module: unknown messages are skipped
   }
+}
+
+// A run-time error or warning: "ERROR: text" on stderr, as stap, or with
+// --format json a {"type":"error","text":...} line in the output stream.
+void Session::report(const char* kind, const std::string& text) {
+  if (opt_.json) {
+    out_.write(std::string("{\"type\":\"") + kind + "\",\"text\":" + json::quote(text) + "}\n");
+    return;
+  }
+  std::fprintf(stderr, "%s: %s\n", std::strcmp(kind, "error") ? "WARNING" : "ERROR", text.c_str());
 }
 
 void Session::on_signal() {
@@ -323,18 +337,12 @@ void Session::loop() {
   }
 }
 
-int Session::finish() {
-  wait_system();
-  relay_.finish();
-  relay_.close();
-  ctl_.close();
-  release_command(false);
-  if (child_ > 0 && !child_running_) waitpid(child_, nullptr, WNOHANG);
-  const xtap_done& d = done_info_;
+// The end-of-run warnings, in stap's words; an older module's DONE lacks
+// the breakdown fields (0).
+void Session::print_summary_warnings(const xtap_done& d) {
   if (d.errors || d.skipped)
     std::fprintf(stderr, "WARNING: Number of errors: %llu, skipped probes: %llu\n",
                  (unsigned long long)d.errors, (unsigned long long)d.skipped);
-  // The breakdown lines stap prints; an older module's DONE lacks them (0).
   if (d.skipped_lock)
     std::fprintf(stderr, "WARNING: Skipped due to global lock timeout: %llu\n",
                  (unsigned long long)d.skipped_lock);
@@ -347,6 +355,32 @@ int Session::finish() {
   if (relay_.corrupt())
     std::fprintf(stderr, "WARNING: %llu corrupt relay record streams were discarded\n",
                  (unsigned long long)relay_.corrupt());
+}
+
+int Session::finish() {
+  wait_system();
+  relay_.finish();
+  relay_.close();
+  ctl_.close();
+  release_command(false);
+  if (child_ > 0 && !child_running_) waitpid(child_, nullptr, WNOHANG);
+  const xtap_done& d = done_info_;
+  if (opt_.json) {
+    // One line a run, whatever happened: what a log shipper keys alerts on.
+    auto n = [](uint64_t v) { return std::to_string((unsigned long long)v); };
+    out_.write("{\"type\":\"summary\",\"hits\":" + n(d.hits) + ",\"records\":" + n(relay_.records()) +
+               ",\"dropped_records\":" + n(d.dropped_records) + ",\"dropped_bytes\":" + n(d.dropped_bytes) +
+               ",\"errors\":" + n(d.errors) + ",\"warnings\":" + n(d.warnings) + ",\"skipped\":" +
+               n(d.skipped) + ",\"skipped_reentrant\":" + n(d.skipped_reentrant) + ",\"skipped_lock\":" +
+               n(d.skipped_lock) + ",\"corrupt_streams\":" + n(relay_.corrupt()) +
+               ",\"completed\":" + (done_ ? "true" : "false") + "}\n");
+  } else {
+    print_summary_warnings(d);
+  }
+  if (!relay_.switch_error().empty()) {
+    say("switching output files: %s", relay_.switch_error().c_str());
+    failed_ = true;
+  }
   if (relay_.write_failed()) {
     say("writing the script output failed: %s", std::strerror(errno));
     failed_ = true;
@@ -369,12 +403,21 @@ int Session::run() {
     say("%s", why.c_str());
     return 1;
   }
-  if (!opt_.output.empty()) {
-    out_fd_ = ::open(opt_.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out_fd_ < 0) {
-      say("cannot open %s: %s", opt_.output.c_str(), std::strerror(errno));
+  uint64_t switch_mb = 0;
+  unsigned keep_files = 0;
+  if (!opt_.switch_spec.empty()) {
+    if (opt_.output.empty()) {
+      say("-S switches output files: it needs -o FILE");
       return 1;
     }
+    if (!parse_switch_spec(opt_.switch_spec, &switch_mb, &keep_files, &err)) {
+      say("%s", err.c_str());
+      return 1;
+    }
+  }
+  if (!out_.open(opt_.output, !opt_.switch_spec.empty(), switch_mb, keep_files, &err)) {
+    say("%s", err.c_str());
+    return 1;
   }
   if (!setup_signals()) {
     say("cannot set up signal handling: %s", std::strerror(errno));
@@ -401,7 +444,8 @@ int Session::run() {
   int rc = 1;
   const std::string dir = dbg + "/" + XTAP_DEBUGFS_PREFIX + mi_.name;
   if (connect(dir)) {
-    relay_.start(out_fd_);
+    relay_.set_json(opt_.json);
+    relay_.start(&out_);
     long target = opt_.target_pid;
     bool ok = true;
     if (!opt_.command.empty()) {
@@ -428,7 +472,7 @@ int Session::run() {
   } else if (opt_.verbose) {
     say("removed module %s", mi_.name.c_str());
   }
-  if (out_fd_ > 1) ::close(out_fd_);
+  out_.close();
   return rc;
 }
 

@@ -8,10 +8,12 @@ namespace xtap::runner {
 struct Options {
   std::string module;     // path of the .ko
   std::string output;     // -o FILE, empty: stdout
+  std::string switch_spec; // -S SIZE[,N] with -o: FILE.0, FILE.1 ... (output_files.h)
   std::string command;    // -c CMD
   long target_pid = 0;    // -x PID
   double timeout_s = 0;   // -T SECONDS, 0: none
   bool verbose = false;
+  bool json = false;      // --format json: output, warnings, errors, summary as JSON lines
 };
 
 // Loads, runs and unloads the module. Returns the process exit status.

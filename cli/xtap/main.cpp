@@ -28,6 +28,8 @@
 #include "symbols/dwarf.h"
 #include "vm/vm.h"
 #include "xtap/bundle.h"
+#include "xtap/dumps.h"
+#include "xtap/json_records.h"
 #include "xtap/listing.h"
 #include "xtap/options.h"
 #include "xtap/signing.h"
@@ -199,7 +201,9 @@ std::vector<std::string> runner_args(const cli::Options &o) {
   if (o.target_pid) a.insert(a.end(), {"-x", std::to_string(o.target_pid)});
   if (o.timeout_s) a.insert(a.end(), {"-T", std::to_string(o.timeout_s)});
   if (!o.output_file.empty() && !o.vm) a.insert(a.end(), {"-o", o.output_file});
+  if (!o.switch_spec.empty()) a.insert(a.end(), {"-S", o.switch_spec});
   if (o.verbose) a.push_back("-v");
+  if (o.json) a.insert(a.end(), {"--format", "json"});
   return a;
 }
 
@@ -217,6 +221,7 @@ int run_local(const cli::Options &o, const std::string &ko) {
   std::vector<char *> argv;
   for (auto &a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::cout.flush();  // --format json diagnostics go before the run's records
   execvp(argv[0], argv.data());
   std::cerr << "xtap: cannot run " << runner << ": " << strerror(errno) << "\n";
   return 1;
@@ -317,7 +322,11 @@ int compile_and_run(const cli::Options &o) {
   timer.done("1: parsed user script and " + std::to_string(script->tapset_files.size()) +
              " library scripts");
   if (diags.has_errors()) {
-    diags.print(std::cerr);
+    if (o.json) {
+      for (const auto &d : diags.all()) cli::print_diagnostic_json(std::cout, d);
+    } else {
+      diags.print(std::cerr);
+    }
     return 1;
   }
   if (o.last_pass == 1) {
@@ -408,7 +417,8 @@ int compile_and_run(const cli::Options &o) {
         (o.no_warnings || (o.keep_unused && (d.code == "XTP2301" || d.code == "XTP2320"))))
       continue;
     if (empty_listing && d.code == "XTP2241") continue;
-    Diagnostics::print_one(std::cerr, d);
+    if (o.json) cli::print_diagnostic_json(std::cout, d);
+    else Diagnostics::print_one(std::cerr, d);
   }
   timer.done("2: analyzed script: " + std::to_string(elab.probes.size()) + " probes, " +
              std::to_string(script->functions.size()) + " functions, " +
@@ -420,7 +430,8 @@ int compile_and_run(const cli::Options &o) {
     for (const auto &dp : elab.probes) list << dp->name() << "\n";
   }
   if (!o.list_pattern.empty()) {
-    cli::print_probe_list(std::cout, elab, o.list_vars);
+    if (o.json) cli::print_probe_list_json(std::cout, elab, o.list_vars);
+    else cli::print_probe_list(std::cout, elab, o.list_vars);
     return 0;
   }
   if (o.last_pass == 2) {
@@ -432,6 +443,7 @@ int compile_and_run(const cli::Options &o) {
   ModuleOptions mo;
   mo.script_name = fs::path(file.name).filename().string();
   mo.version = XTAP_VERSION;
+  mo.timing = o.timing;
   if (o.suppress_time_limits) {
     // Before -D, so that an explicit -DMAXACTION=N still wins.
     mo.limits.lift_time_limits();
@@ -489,7 +501,7 @@ int compile_and_run(const cli::Options &o) {
     std::cerr << "xtap: " << err << "\n";
     return 1;
   }
-  if (o.keep) std::cerr << "xtap: kept build directory " << mb.keep_dir << "\n";
+  if (o.keep && !o.quiet) std::cerr << "xtap: kept build directory " << mb.keep_dir << "\n";
   timer.done(std::string(hit ? "4: found " : "4: compiled C into ") + "\"" + ko + "\"" +
              (hit ? " in the cache" : ""));
   if (!o.sign_key.empty() || o.strip_debug) {
@@ -523,6 +535,39 @@ int compile_and_run(const cli::Options &o) {
   return o.vm ? run_in_vm(o, *vmk, ko) : run_local(o, ko);
 }
 
+// --dump-probe-types, --dump-probe-aliases, --dump-functions: the
+// tapsets parsed as for any script (for the running kernel's conditionals).
+int run_dump(const cli::Options &o) {
+  if (o.dump == "probe-types") {
+    cli::print_probe_types(std::cout);
+    return 0;
+  }
+  PreprocessContext pctx;
+  struct utsname u;
+  uname(&u);
+  pctx.kernel_release = o.kernel.empty() || o.kernel.find('/') != std::string::npos ? u.release : o.kernel;
+  pctx.guru = o.guru;
+  Diagnostics diags;
+  std::vector<std::string> tapset_dirs = {datadir() + "/tapsets"};
+  tapset_dirs.insert(tapset_dirs.end(), o.include_dirs.begin(), o.include_dirs.end());
+  std::string err;
+  std::vector<std::unique_ptr<SourceFile>> macro_files;
+  SourceFile empty;
+  empty.name = "<dump>";
+  std::unique_ptr<Script> script;
+  if (load_macro_files(tapset_dirs, &pctx, diags, &macro_files, &err)) {
+    script = parse_script(empty, diags, &pctx, ParseOptions{});
+    if (!load_tapsets(*script, tapset_dirs, diags, &pctx, &err)) script.reset();
+  }
+  if (!script) {
+    std::cerr << "xtap: " << err << "\n";
+    return 1;
+  }
+  if (o.dump == "probe-aliases") cli::print_probe_aliases(std::cout, *script, o.verbose > 0);
+  else cli::print_functions(std::cout, *script);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -539,6 +584,7 @@ int main(int argc, char **argv) {
     std::cerr << "xtap: cannot run xtap-run: " << strerror(errno) << "\n";
     return 1;
   }
+  if (!o.dump.empty()) return run_dump(o);
   if (!o.sign_key.empty()) {
     std::string err;
     if (!cli::check_signing_files(o.sign_key, o.sign_cert, &err)) {

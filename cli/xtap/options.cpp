@@ -3,74 +3,173 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <iostream>
+#include <regex>
+
+#include "diag/diagnostics.h"
 
 namespace xtap::cli {
 
+namespace {
+const char *const kScript = "Script";
+const char *const kBuild = "Translating and building";
+const char *const kRun = "Running";
+const char *const kInfo = "Listing and information";
+}  // namespace
+
+std::string unknown_option(int argc, char **argv, const std::vector<std::string> &known) {
+  auto is_known = [&](const std::string &name) {
+    return std::find(known.begin(), known.end(), name) != known.end();
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") break;  // the rest are the script's
+    if (a.size() < 2 || a[0] != '-') continue;
+    if (a.compare(0, 2, "--") == 0) {
+      std::string name = a.substr(0, a.find('='));
+      if (!is_known(name)) return name;
+    } else if (!is_known(a.substr(0, 2))) {
+      return a;
+    }
+  }
+  return "";
+}
+
+std::string option_suggestion(const std::string &arg, const std::vector<std::string> &known) {
+  // "-z" is one letter away from every short option: no suggestion helps.
+  if (arg.size() <= 2) return "";
+  // Compare spellings without their dashes, so that -help finds --help.
+  std::string bare = arg.substr(arg.find_first_not_of('-'));
+  std::vector<std::string> bare_known;
+  for (const auto &k : known) bare_known.push_back(k.substr(k.find_first_not_of('-')));
+  std::string best = closest_match(bare, bare_known);
+  if (best.empty()) return "";
+  for (const auto &k : known)
+    if (k.substr(k.find_first_not_of('-')) == best) return "did you mean " + k + "?";
+  return "";
+}
+
 bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
-  CLI::App app{"xtap: compile a probe script into a kernel module and run it"};
-  app.set_version_flag("-V,--version", XTAP_VERSION);
+  CLI::App app{"xtap: compile a probe script into a kernel module and run it, as stap does.\n"
+               "Usage: xtap [OPTIONS] SCRIPT.stp|- [ARGS...]   or   xtap [OPTIONS] -e 'SCRIPT' [ARGS...]"};
+  app.set_help_flag("-h,--help", "print this help and exit")->group(kInfo);
+  app.set_version_flag("-V,--version", XTAP_VERSION)->group(kInfo);
+  app.get_formatter()->column_width(26);
   std::vector<std::string> positionals;
   app.add_option("script", positionals, "script file ('-' for standard input), then its arguments");
-  app.add_option("-e", o->script_text, "script given on the command line");
+  app.add_option("-e", o->script_text, "the script, given on the command line")->group(kScript);
   app.add_option("-p", o->last_pass,
                  "stop after pass N: 1 parse, 2 elaborate, 3 translate (print C), 4 build, 5 run")
       ->check(CLI::Range(1, 5))
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // stap: the last -p wins
-  app.add_option("-m", o->module_name, "module name (a C identifier)");
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // stap: the last -p wins
+      ->group(kBuild);
+  app.add_option("-m", o->module_name, "module name (a C identifier)")->group(kBuild);
   std::vector<std::string> releases, kernel_list;
   app.add_option("-r", releases,
                  "target kernel release or build directory (default: running kernel); "
                  "several -r build a bundle")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->group(kBuild);
   app.add_option("--kernels", kernel_list,
                  "build a bundle of modules for these kernel releases (comma-separated), with -p4 -o DIR")
       ->delimiter(',')
-      ->allow_extra_args(false);
-  app.add_option("--sign-key", o->sign_key, "sign the module(s) with this private key (PEM)");
-  app.add_option("--sign-cert", o->sign_cert, "the X.509 certificate that goes with --sign-key");
-  app.add_flag("-k", o->keep, "keep the module build directory");
-  app.add_flag("-v", o->verbose, "verbose: show pass timings and build commands");
-  app.add_option("-D", o->defines, "set a limit, as in -D MAXACTION=10000")->allow_extra_args(false);
-  app.add_option("-c", o->command, "run CMD during the session; end when it exits");
-  app.add_option("-x", o->target_pid, "target process id for target()");
-  app.add_option("-o", o->output_file, "write the script's output to FILE");
+      ->allow_extra_args(false)
+      ->group(kBuild);
+  app.add_option("--sign-key", o->sign_key, "sign the module(s) with this private key (PEM)")->group(kBuild);
+  app.add_option("--sign-cert", o->sign_cert, "the X.509 certificate that goes with --sign-key")->group(kBuild);
+  app.add_flag("-k", o->keep, "keep the module build directory")->group(kBuild);
+  app.add_flag("-v", o->verbose, "verbose: show pass timings and build commands (repeat for more)")->group(kBuild);
+  app.add_option("-D", o->defines, "set a limit, as in -D MAXACTION=10000")->allow_extra_args(false)->group(kBuild);
+  app.add_option("-c", o->command, "run CMD during the session; end when it exits")->group(kRun);
+  app.add_option("-x", o->target_pid, "target process id for target()")->group(kRun);
+  app.add_option("-o", o->output_file, "write the script's output to FILE")->group(kRun);
+  app.add_option("-S", o->switch_spec,
+                 "with -o FILE: write FILE.0, FILE.1 ..., the next every SIZE MB and at switch_file(), keep N")
+      ->type_name("SIZE[,N]")
+      ->check(CLI::Validator(
+          [](std::string &v) {
+            static const std::regex spec(R"(\d{1,7}(,[1-9]\d{0,5})?)");
+            return std::regex_match(v, spec) ? std::string()
+                                             : "use -S SIZE[,N]: megabytes per file (0: only at switch_file()), "
+                                               "and how many files to keep";
+          },
+          "SIZE[,N]"))
+      ->group(kRun);
   app.add_option("-s", o->buffer_mb, "output buffer of MB megabytes per CPU (default 16, cut to fit free memory)")
-      ->check(CLI::Range(1, 256));
-  app.add_option("-T", o->timeout_s, "end the session after N seconds")->check(CLI::NonNegativeNumber);
-  app.add_flag("-g", o->guru, "guru mode: allow embedded C (%{ %}) in the script");
-  app.add_flag("-u", o->keep_unused, "keep unused code (no elision, no unused warnings)");
-  app.add_flag("-w", o->no_warnings, "suppress warnings");
+      ->check(CLI::Range(1, 256))
+      ->group(kBuild);
+  app.add_option("-T", o->timeout_s, "end the session after N seconds")->check(CLI::NonNegativeNumber)->group(kRun);
+  app.add_flag("-t", o->timing, "report each probe's hits and handler cycles at the end (stap's probe hit report)")
+      ->group(kBuild);
+  std::string format = "text";
+  app.add_option("--format", format,
+                 "text (default), or json: one JSON object a line for output, warnings, errors, the end "
+                 "summary, and -l/-L")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->group(kRun);
+  app.add_flag("-q", o->quiet, "quiet: no progress or informational notes (warnings still show; -w drops them)")
+      ->group(kRun);
+  app.add_flag("-g", o->guru, "guru mode: allow embedded C (%{ %}) in the script")->group(kScript);
+  app.add_flag("-u", o->keep_unused, "keep unused code (no elision, no unused warnings)")->group(kScript);
+  app.add_flag("-w", o->no_warnings, "suppress warnings")->group(kScript);
   // One value per flag, as -D: `-I DIR script.stp` must not take the script.
-  app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10")->allow_extra_args(false);
-  app.add_option("-I", o->include_dirs, "also load tapsets from DIR")->allow_extra_args(false);
+  app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10")
+      ->allow_extra_args(false)
+      ->group(kScript);
+  app.add_option("-I", o->include_dirs, "also load tapsets from DIR")->allow_extra_args(false)->group(kScript);
   app.add_option("--sysroot", o->sysroot,
-                 "read process(\"PATH\") programs as DIR/PATH on this machine (probed as PATH)");
+                 "read process(\"PATH\") programs as DIR/PATH on this machine (probed as PATH)")
+      ->group(kScript);
   app.add_option("--debuginfo", o->debuginfo,
                  "DWARF debuginfo: a vmlinux or module .ko file, or a directory searched first")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->group(kScript);
   std::string list_l, list_L;
-  app.add_option("-l", list_l, "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'");
-  app.add_option("-L", list_L, "as -l, with each point's context variables and their types");
+  app.add_option("-l", list_l, "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'")
+      ->group(kInfo);
+  app.add_option("-L", list_L, "as -l, with each point's context variables and their types")->group(kInfo);
+  bool dump_types = false, dump_aliases = false, dump_functions = false;
+  app.add_flag("--dump-probe-types", dump_types, "list the probe point families xtap supports")->group(kInfo);
+  app.add_flag("--dump-probe-aliases", dump_aliases, "list the probe aliases of the tapsets")->group(kInfo);
+  app.add_flag("--dump-functions", dump_functions, "list the tapset functions with their signatures")->group(kInfo);
   app.add_flag("--suppress-time-limits", o->suppress_time_limits,
-               "lift MAXACTION and MAXTRYLOCK to their maxima (needs -g, as in stap)");
+               "lift MAXACTION and MAXTRYLOCK to their maxima (needs -g, as in stap)")
+      ->group(kBuild);
   // stap's symbol-table options. xtap symbolises kernel addresses from
   // /proc/kallsyms at run time, which covers every loaded module, so these
   // are accepted for stap's command lines and change nothing.
-  app.add_option("-d", o->symbol_modules, "symbol data for MODULE (kallsyms covers every module)")
-      ->allow_extra_args(false);
-  app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (kallsyms covers them)");
-  app.add_flag("--ldd", o->ldd, "symbol data for a process's shared libraries (accepted; process probes read each probed file's own symbols)");
+  app.add_option("-d", o->symbol_modules, "symbol data for MODULE (accepted; kallsyms covers every module)")
+      ->allow_extra_args(false)
+      ->group(kScript);
+  app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (accepted)")->group(kScript);
+  app.add_flag("--ldd", o->ldd, "symbol data for a process's shared libraries (accepted)")->group(kScript);
   app.add_flag("--cleanup", o->cleanup,
-               "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)");
-  app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel");
-  app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest")->check(CLI::Range(1, 16));
-  app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB")->check(CLI::Range(256, 16384));
+               "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)")
+      ->group(kRun);
+  app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel")->group(kRun);
+  app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest")->check(CLI::Range(1, 16))->group(kRun);
+  app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB")
+      ->check(CLI::Range(256, 16384))
+      ->group(kRun);
+  std::vector<std::string> known;
+  for (const CLI::Option *opt : app.get_options()) {
+    for (const auto &n : opt->get_lnames()) known.push_back("--" + n);
+    for (const auto &n : opt->get_snames()) known.push_back("-" + n);
+  }
+  if (std::string bad = unknown_option(argc, argv, known); !bad.empty()) {
+    std::string hint = option_suggestion(bad, known);
+    std::cerr << "xtap: unknown option '" << bad << "'\n  hint: "
+              << (hint.empty() ? "see xtap --help for the options" : hint) << "\n";
+    *exit_code = 1;
+    return false;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     *exit_code = app.exit(e);
     return false;
   }
+  o->json = format == "json";
   // Options after the script belong to the script: xtap s.stp -x 1 is fine,
   // but its arguments are positionals.
   if (o->script_text.empty() && !positionals.empty()) {
@@ -87,6 +186,15 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     o->kernel = o->kernels.front();  // one -r: an ordinary build for that kernel
     o->kernels.clear();
   }
+  if (dump_types + dump_aliases + dump_functions > 1) {
+    std::cerr << "xtap: give one of --dump-probe-types, --dump-probe-aliases, --dump-functions\n";
+    *exit_code = 1;
+    return false;
+  }
+  if (dump_types || dump_aliases || dump_functions) {
+    o->dump = dump_types ? "probe-types" : dump_aliases ? "probe-aliases" : "functions";
+    return true;
+  }
   if (!list_l.empty() || !list_L.empty()) {
     o->list_pattern = list_L.empty() ? list_l : list_L;
     o->list_vars = !list_L.empty();
@@ -100,6 +208,12 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     return false;
   }
   if (o->cleanup) return true;  // needs no script
+  if (!o->switch_spec.empty() && (o->output_file.empty() || o->vm)) {
+    std::cerr << "xtap: -S switches output files: it needs -o FILE"
+              << (o->vm ? ", and a local run (the --vm guest's output comes back whole)" : "") << "\n";
+    *exit_code = 1;
+    return false;
+  }
   if (o->sign_key.empty() != o->sign_cert.empty()) {
     std::cerr << "xtap: signing needs both --sign-key KEY and --sign-cert CERT\n";
     *exit_code = 1;

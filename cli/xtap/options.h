@@ -23,8 +23,10 @@ struct Options {
   std::string command;                  // -c CMD
   long target_pid = 0;                  // -x PID
   std::string output_file;              // -o FILE
+  std::string switch_spec;              // -S SIZE[,N]: with -o, FILE.0, FILE.1 ... (xtap-run -S)
   int buffer_mb = 0;                    // -s MB: relay buffer per CPU
   int timeout_s = 0;                    // -T SECONDS
+  bool timing = false;                  // -t: per-probe hits and cycles at the end
   bool guru = false;                    // -g: embedded C in the script
   bool keep_unused = false;             // -u: no elision of unused code
   bool no_warnings = false;             // -w
@@ -38,6 +40,11 @@ struct Options {
   std::vector<std::string> symbol_modules;  // -d MODULE, --all-modules, --ldd: accepted, see README
   bool all_modules = false, ldd = false;
   bool cleanup = false;                 // --cleanup: xtap-run --cleanup
+  bool json = false;                    // --format json: JSON lines (docs/cli.md)
+  bool quiet = false;                   // -q: no progress or informational notes
+  // --dump-probe-types / --dump-probe-aliases / --dump-functions: what xtap
+  // knows, in stap's listing formats; "" when not asked.
+  std::string dump;
   bool vm = false;                      // --vm
   int vm_cpus = 2;
   int vm_memory_mb = 1024;
@@ -45,5 +52,12 @@ struct Options {
 
 // Parses argv; on --help or an error prints and returns false with *exit_code set.
 bool parse_options(int argc, char **argv, Options *o, int *exit_code);
+
+// The first argument of argv that names no option of `known` ("--name" or
+// "-x" forms; "-xVALUE" and "--name=VALUE" count as known), or "".
+std::string unknown_option(int argc, char **argv, const std::vector<std::string> &known);
+// "did you mean --version?" for a misspelt option, or "" when nothing is
+// close enough (a single unknown letter has no useful neighbour).
+std::string option_suggestion(const std::string &arg, const std::vector<std::string> &known);
 
 }  // namespace xtap::cli

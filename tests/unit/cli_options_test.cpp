@@ -2,6 +2,7 @@
 // real binary of this build against an installed kernel's headers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,13 @@ struct XtapRun {
   std::string out;  // stdout and stderr together
 };
 
-XtapRun run_xtap(std::vector<std::string> args) {
+XtapRun run_xtap(std::vector<std::string> args, const std::string &stdin_text = "") {
   static test::TempDir scratch;
   process::SpawnSpec s;
+  if (!stdin_text.empty()) {
+    s.stdin_path = scratch.str() + "/in.txt";
+    write_file(s.stdin_path, stdin_text);
+  }
   s.argv = {XTAP_BINARY_DIR "/cli/xtap"};
   s.argv.insert(s.argv.end(), args.begin(), args.end());
   s.cwd = scratch.str();
@@ -71,6 +76,94 @@ TEST_F(CliOptions, SuppressTimeLimitsLiftsMaxactionUnlessGiven) {
                 "probe begin { exit() }"});
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find(".maxaction = 77,"), std::string::npos);
+}
+
+// Options that need no kernel: --help, unknown options, the listings.
+TEST(CliHelp, HelpIsGroupedAndShort) {
+  XtapRun r = run_xtap({"--help"});
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char *group : {"Script", "Translating and building", "Running", "Listing and information"})
+    EXPECT_NE(r.out.find(group), std::string::npos) << group << "\n" << r.out;
+  EXPECT_NE(r.out.find("-t "), std::string::npos) << r.out;
+  EXPECT_LT(std::count(r.out.begin(), r.out.end(), '\n'), 80) << r.out;
+  EXPECT_EQ(run_xtap({"-h"}).out, r.out);
+}
+
+TEST(CliHelp, UnknownOptionGetsTheNearestOne) {
+  XtapRun r = run_xtap({"--verison"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("unknown option '--verison'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("did you mean --version?"), std::string::npos) << r.out;
+  r = run_xtap({"--dump-function", "-e", "probe begin {}"});
+  EXPECT_NE(r.out.find("did you mean --dump-functions?"), std::string::npos) << r.out;
+  r = run_xtap({"-help"});
+  EXPECT_NE(r.out.find("did you mean --help?"), std::string::npos) << r.out;
+  // One unknown letter is next to every short option: no guess.
+  r = run_xtap({"-z", "-e", "probe begin {}"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("unknown option '-z'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("did you mean"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--help"), std::string::npos) << r.out;
+}
+
+TEST(CliHelp, SwitchingFilesNeedsAnOutputFile) {
+  XtapRun r = run_xtap({"-S", "1,2", "-e", "probe begin {}"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("needs -o FILE"), std::string::npos) << r.out;
+  r = run_xtap({"-S", "1,0", "-o", "x", "-e", "probe begin {}"});
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("SIZE[,N]"), std::string::npos) << r.out;
+}
+
+TEST(CliDump, ProbeTypesInStapsForm) {
+  XtapRun r = run_xtap({"--dump-probe-types"});
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char *line : {"\nbegin\n", "\nkernel.function(string).return\n", "\ntimer.ms(number)\n",
+                           "\nkernel.trace(string)\n", "\nprocess(string).function(string).call\n"})
+    EXPECT_NE(("\n" + r.out).find(line), std::string::npos) << line << "\n" << r.out;
+  EXPECT_EQ(r.out.find('"'), std::string::npos) << r.out;
+}
+
+TEST(CliDump, AliasesAndFunctionsOfTheTapsets) {
+  XtapRun r = run_xtap({"--dump-probe-aliases"});
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(("\n" + r.out).find("\nkprocess.exec\n"), std::string::npos) << r.out;
+  r = run_xtap({"-v", "--dump-probe-aliases"});
+  EXPECT_NE(r.out.find("kprocess.exec = syscall.execve, syscall.execveat"), std::string::npos) << r.out;
+  r = run_xtap({"--dump-functions"});
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(("\n" + r.out).find("\nsystem:unknown (cmd:string)\n"), std::string::npos) << r.out;
+  EXPECT_NE(("\n" + r.out).find("\nswitch_file:unknown ()\n"), std::string::npos) << r.out;
+}
+
+TEST_F(CliOptions, ScriptFromStandardInputWithArguments) {
+  XtapRun r = run_xtap({"-p2", "-r", release_, "-", "7"}, "probe begin { println($1) exit() }\n");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("# probes"), std::string::npos) << r.out;
+}
+
+TEST_F(CliOptions, TimingWrapsHandlersOnlyWithT) {
+  const char *script = "probe begin, timer.ms(5) { exit() }";
+  XtapRun r = run_xtap({"-t", "-p3", "-r", release_, "-e", script});
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("xtap_timing_add(c, start);"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(".ntiming = 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(".timing = 2 }"), std::string::npos) << r.out;
+  r = run_xtap({"-p3", "-r", release_, "-e", script});
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("timing"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("get_cycles"), std::string::npos) << r.out;
+}
+
+TEST_F(CliOptions, JsonListingAndDiagnostics) {
+  XtapRun r = run_xtap({"--format", "json", "-L", "kernel.trace(\"sched:sched_process_exec\")", "-r", release_});
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("{\"type\":\"probe\",\"name\":\"kernel.trace(\\\"sched:sched_process_exec\\\")\",\"vars\":[{"),
+            std::string::npos)
+      << r.out;
+  r = run_xtap({"--format", "json", "-p2", "-r", release_, "-e", "probe begin { x = 1 }"});
+  EXPECT_NE(r.out.find("{\"type\":\"warning\",\"code\":\"XTP"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"file\":\"<input>\",\"line\":1,"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -141,6 +141,7 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   w.line("#include <linux/string.h>");
   w.line("#include <linux/version.h>");  // KERNEL_VERSION(), for embedded C
   w.line("#include <xtap/runtime.h>");
+  if (opts.timing) w.line("#include <linux/timex.h>");  // get_cycles(), for -t
   w.line();
   w.line("#define MAXSTRINGLEN " + std::to_string(lim.maxstringlen));
   // Embedded C written for stap tests the version it is compiled for.
@@ -178,20 +179,47 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
     max_frame = std::max(max_frame, handlers.back().frame_bytes);
   }
 
+  // -t: each handler behind a wrapper that times it; the derived probes
+  // that share a handler are told apart by their struct xtap_probe's index.
+  if (opts.timing) {
+    for (size_t i = 0; i < handlers.size(); ++i) {
+      w.line("static void " + handler_name(i) + "_timed(struct xtap_context *c)");
+      w.open("{");
+      w.line("u64 start = get_cycles();");
+      w.line();
+      w.line(handler_name(i) + "(c);");
+      w.line("xtap_timing_add(c, start);");
+      w.close();
+      w.line();
+    }
+  }
+
   // Each derived probe's struct xtap_probe initializer, then the
   // providers' tables in family order.
   auto probe_init = [](const std::string &point, const std::string &where, const std::string &handler,
-                       const HandlerCode &hc) {
+                       const HandlerCode &hc, size_t timing) {
     return "{ .point = " + c_string_literal(point) + ", .location = " + c_string_literal(where) +
            ", .handler = " + handler + ", .locks = " + hc.lock_table + ", .nlocks = " + std::to_string(hc.nlocks) +
-           " }";
+           (timing ? ", .timing = " + std::to_string(timing) : "") + " }";
   };
   std::vector<DerivedProbe *> probes;
+  std::vector<std::string> timing_descs;
   for (const auto &dp : elab.probes) {
     size_t i = 0;
     while (script.probes[i].get() != dp->decl) ++i;
     dp->handler = handler_name(i);
-    dp->probe_init = probe_init(dp->name(), dp->point->loc.str(), dp->handler, handlers[i]);
+    size_t timing = 0;
+    if (opts.timing) {
+      // stap's "from:": the point as the script wrote it, an alias's name
+      // rather than what the alias expands to.
+      std::string from = dp->decl->alias.empty() ? dp->point->str() : dp->decl->alias;
+      timing_descs.push_back("{ .point = " + c_string_literal(dp->name()) + ", .location = " +
+                             c_string_literal(dp->point->loc.str()) + ", .derivation = " +
+                             c_string_literal(from) + " }");
+      timing = timing_descs.size();
+    }
+    dp->probe_init = probe_init(dp->name(), dp->point->loc.str(),
+                                opts.timing ? dp->handler + "_timed" : dp->handler, handlers[i], timing);
     probes.push_back(dp.get());
   }
   // The display of written-but-unread globals runs after the end probes.
@@ -207,7 +235,7 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
     hc.lock_table = lock_table;
     hc.nlocks = nlocks;
     display_probe->handler = "xtap_display_unread";
-    display_probe->probe_init = probe_init("end", "<end of session>", "xtap_display_unread", hc);
+    display_probe->probe_init = probe_init("end", "<end of session>", "xtap_display_unread", hc, 0);
     probes.push_back(display_probe.get());
   }
 
@@ -220,6 +248,13 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
     w.close("};");
     tables.fields.push_back(".regexes = xtap_regexes");
     tables.fields.push_back(".nregexes = " + std::to_string(script.regexes.size()));
+  }
+  if (!timing_descs.empty()) {
+    w.open("static const struct xtap_timing_desc xtap_timing_descs[] = {");
+    for (const auto &d : timing_descs) w.line(d + ",");
+    w.close("};");
+    tables.fields.push_back(".timing = xtap_timing_descs");
+    tables.fields.push_back(".ntiming = " + std::to_string(timing_descs.size()));
   }
   for (const auto *provider : probe_providers()) {
     std::vector<const DerivedProbe *> mine;

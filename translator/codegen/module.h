@@ -39,6 +39,9 @@ struct ModuleOptions {
   std::string script_name;  // for messages
   std::string version;      // xtap version, recorded in a comment
   Limits limits;
+  // -t: wrap each handler to count its runs and cycles per probe, and
+  // print stap's "probe hit report" at the end. Off: no code at all.
+  bool timing = false;
 };
 
 std::string emit_module(const Script &script, const Elaborated &elab, const ModuleOptions &opts);

@@ -80,6 +80,9 @@ struct xtap_done {
 /* Relay records: per CPU, each record whole within one sub-buffer. */
 enum xtap_rec_type {
 	XTAP_REC_TEXT = 1, /* payload: formatted output bytes (no NUL) */
+	XTAP_REC_SWITCH_FILE = 2, /* no payload: switch_file(); with -o FILE -S, the
+				   * runner goes on in the next output file here.
+				   * Older runners skip it. */
 };
 
 struct xtap_rec_hdr {

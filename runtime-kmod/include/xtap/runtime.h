@@ -118,6 +118,18 @@ struct xtap_probe {
 	void (*handler)(struct xtap_context *c);
 	const struct xtap_lock_req *locks; /* sorted by global index */
 	u16 nlocks;
+	u32 timing;             /* -t: 1 + index into xtap_script.timing; 0: not timed */
+};
+
+/*
+ * -t: what the probe hit report prints of one timed probe, in stap's
+ * words: the probe point, where the script declares it, and the point as
+ * the script wrote it (before alias expansion).
+ */
+struct xtap_timing_desc {
+	const char *point;
+	const char *location;
+	const char *derivation;
 };
 
 struct xtap_map;
@@ -345,6 +357,8 @@ struct xtap_script {
 	u16 nstats;
 	const char *const *regexes;       /* regex literals, compiled at init */
 	u16 nregexes;
+	const struct xtap_timing_desc *timing; /* -t: the timed probes; NULL without -t */
+	u32 ntiming;
 };
 
 /* ------------------------------------------------------------ session */
@@ -363,6 +377,13 @@ void xtap_session_exit(void);
 struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs);
 void xtap_leave(struct xtap_context *c);
 void xtap_run_probe(const struct xtap_probe *p, struct pt_regs *regs);
+
+/*
+ * -t: a timed handler's wrapper (generated only with -t) calls this after
+ * the handler with the get_cycles() value from before it. Per-CPU counts,
+ * no locks: handlers run with interrupts off.
+ */
+void xtap_timing_add(struct xtap_context *c, u64 start);
 
 /* exit(): ask the runner to end the session; handlers stop being run. */
 void xtap_request_exit(struct xtap_context *c);
@@ -597,6 +618,11 @@ char *xtap_ctime(struct xtap_context *c, char *dst, s64 secs);
 
 /* ------------------------------------------------------------ more output */
 
+/*
+ * switch_file(): a mark in the output stream after what this run printed so
+ * far; xtap-run -o FILE -S starts the next output file there.
+ */
+void xtap_switch_file(struct xtap_context *c);
 /* %b: the value's low `bytes` bytes (1, 2, 4 or 8), raw. */
 void xtap_print_binary(struct xtap_context *c, s64 v, int bytes);
 /* %m / %M: len bytes of kernel memory at addr, as text or as hex digits; unreadable memory raises an error. */

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -t: per-probe hit counts and handler cycles, and the report printed at
+ * the end of the session in stap's words ("----- probe hit report:").
+ *
+ * Only a script built with -t has timed handlers (a generated wrapper that
+ * calls xtap_timing_add), so a session without -t pays nothing on its hot
+ * path. The counters are per CPU and touched with interrupts off, so a hit
+ * takes no lock and no atomic; the report sums the CPUs after every probe
+ * is disarmed and the end probes have run.
+ */
+#include <linux/math64.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/timex.h>
+#include "internal.h"
+
+struct xtap_timing_stat {
+	u64 count;
+	u64 sum;
+	u64 min;
+	u64 max;
+};
+
+int xtap_timing_alloc(const struct xtap_script *s)
+{
+	if (!s->timing || !s->ntiming)
+		return 0;
+	xtap_sess.timing = __alloc_percpu(sizeof(struct xtap_timing_stat) * s->ntiming,
+					  __alignof__(struct xtap_timing_stat));
+	return xtap_sess.timing ? 0 : -ENOMEM;
+}
+
+void xtap_timing_free(void)
+{
+	free_percpu(xtap_sess.timing);
+	xtap_sess.timing = NULL;
+}
+
+void xtap_timing_add(struct xtap_context *c, u64 start)
+{
+	u64 cycles = get_cycles() - start;
+	u32 i = c->probe->timing;
+	struct xtap_timing_stat *t;
+
+	if (unlikely(!xtap_sess.timing || !i || i > xtap_sess.script->ntiming))
+		return;
+	t = this_cpu_ptr(xtap_sess.timing) + (i - 1);
+	if (!t->count || cycles < t->min)
+		t->min = cycles;
+	if (cycles > t->max)
+		t->max = cycles;
+	t->sum += cycles;
+	t->count++;
+}
+
+/* One line of the report as one text record of the output stream. */
+static void xtap_timing_line(char *buf, u32 cap, const char *fmt, ...) __printf(3, 4);
+static void xtap_timing_line(char *buf, u32 cap, const char *fmt, ...)
+{
+	struct xtap_rec_hdr *h = (struct xtap_rec_hdr *)buf;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + sizeof(*h), cap - sizeof(*h), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n = min_t(int, n, cap - sizeof(*h) - 1);
+	h->size = sizeof(*h) + n;
+	h->type = XTAP_REC_TEXT;
+	h->flags = 0;
+	xtap_relay_write(h, h->size);
+}
+
+/*
+ * After the end probes: one line per probe that ran, as stap prints it:
+ *   PP, (LOCATION), hits: N, cycles: MINmin/AVGavg/MAXmax, from: DERIVATION, index: I
+ */
+void xtap_timing_report(void)
+{
+	const struct xtap_script *s = xtap_sess.script;
+	u32 cap = min_t(u32, 4096, xtap_relay_max_record());
+	char *buf;
+	u32 i;
+	int cpu;
+
+	if (!xtap_sess.timing)
+		return;
+	buf = kmalloc(cap, GFP_KERNEL);
+	if (!buf)
+		return;
+	xtap_timing_line(buf, cap, "----- probe hit report: \n");
+	for (i = 0; i < s->ntiming; i++) {
+		const struct xtap_timing_desc *d = &s->timing[i];
+		struct xtap_timing_stat all = { 0 };
+
+		for_each_possible_cpu(cpu) {
+			const struct xtap_timing_stat *t = per_cpu_ptr(xtap_sess.timing, cpu) + i;
+
+			if (!t->count)
+				continue;
+			if (!all.count || t->min < all.min)
+				all.min = t->min;
+			all.max = max(all.max, t->max);
+			all.sum += t->sum;
+			all.count += t->count;
+		}
+		if (!all.count)
+			continue;
+		xtap_timing_line(buf, cap,
+				 "%s, (%s), hits: %llu, cycles: %llumin/%lluavg/%llumax, from: %s, index: %u\n",
+				 d->point, d->location, all.count, all.min,
+				 div64_u64(all.sum, all.count), all.max, d->derivation, i);
+	}
+	kfree(buf);
+}
