@@ -33,6 +33,9 @@ struct Env {
   // or "" for direct with a fallback to Kbuild; "" reads XTAP_KBUILD.
   std::string method;
   int jobs = 2;
+  // Told of a long step as it starts ("building the runtime for KVER") and
+  // with "" when it ends; only cache misses are long. Empty: no one listens.
+  std::function<void(const std::string &)> progress;
 };
 
 // -r VALUE: a release (looked up under /lib/modules) or a build directory;

@@ -162,6 +162,7 @@ Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job
         hello = true;
         w.boot_s = (now - start) / 1000.0;
         note("guest up after " + std::to_string(w.boot_s).substr(0, 5) + " s");
+        if (opts.progress) opts.progress("running in the VM");
       } else if (f.kind == "begin" && by_name.count(f.name)) {
         const Job* j = by_name[f.name];
         step_deadline = now + (j->timeout_s + std::max(0, j->interrupt_after_ms) / 1000 +
@@ -302,6 +303,13 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
             "-serial", "file:" + console, "-serial", "file:" + data};
   q.stdout_path = q.stderr_path = dir + "/qemu.log";
   note("booting " + kernel.release + " under TCG, " + std::to_string(jobs.size()) + " job(s)");
+  if (opts.progress) opts.progress("booting a VM of " + kernel.release);
+  struct EndStep {
+    const BatchOptions& opts;
+    ~EndStep() {
+      if (opts.progress) opts.progress("");
+    }
+  } end_step{opts};
   long long t_qemu = process::now_ms();
   pid_t pid = process::spawn(q, &r.error);
   if (pid < 0) {

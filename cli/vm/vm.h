@@ -14,6 +14,7 @@
 #define XTAP_VM_VM_H
 
 #include <optional>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +65,9 @@ struct BatchOptions {
   int boot_timeout_s = 60;  // until the guest's /init reports in
   bool keep_dir = false;    // keep the work dir (initramfs, console.log, data.bin)
   bool verbose = false;     // progress on stderr
+  // Told "booting ..." and "running ..." as the batch gets there, "" at its
+  // end (xtap --vm draws it on a terminal). Empty: no one listens.
+  std::function<void(const std::string&)> progress;
   std::string busybox = "/bin/busybox"; // must be statically linked
   std::string qemu = "qemu-system-x86_64";
   std::string extra_append; // appended to the kernel command line

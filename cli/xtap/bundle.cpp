@@ -54,8 +54,8 @@ std::string script_identity(const Options &o, std::string *error) {
 // and left out when the output goes to a file or a pipe.
 bool progress_on_terminal() { return isatty(STDERR_FILENO); }
 
-void show_progress(size_t done, size_t total, const std::string &last) {
-  if (!progress_on_terminal()) return;
+void show_progress(const Options &o, size_t done, size_t total, const std::string &last) {
+  if (o.quiet || o.json || !progress_on_terminal()) return;
   std::cerr << "\r\033[K[" << done << "/" << total << "] " << last << std::flush;
   if (done == total) std::cerr << "\r\033[K" << std::flush;
 }
@@ -191,7 +191,7 @@ int build_bundle(const Options &o, const std::function<int(const Options &)> &co
       }
       by_pid[p.pid] = &p;
       ++running;
-      show_progress(done, parts.size(), "building for " + p.release);
+      show_progress(o, done, parts.size(), "building for " + p.release);
     }
     int status = 0;
     pid_t pid = waitpid(-1, &status, 0);
@@ -204,7 +204,7 @@ int build_bundle(const Options &o, const std::function<int(const Options &)> &co
     p.log = read_file((p.dir / ".log").string());
     --running;
     ++done;
-    show_progress(done, parts.size(), (p.status ? "failed: " : "built: ") + p.release);
+    show_progress(o, done, parts.size(), (p.status ? "failed: " : "built: ") + p.release);
   }
 
   // Diagnostics are usually the same for every kernel: each distinct log

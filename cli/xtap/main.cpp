@@ -32,12 +32,16 @@
 #include "xtap/json_records.h"
 #include "xtap/listing.h"
 #include "xtap/options.h"
+#include "xtap/progress.h"
 #include "xtap/signing.h"
 
 namespace fs = std::filesystem;
 using namespace xtap;
 
 namespace {
+
+// The terminal progress line of a single-kernel run (bundles draw their own).
+cli::TerminalProgress *g_progress = nullptr;
 
 // -v: stap-style pass lines with memory and user/system/real time, e.g.
 // "Pass 1: parsed user script and 3 library scripts using 11236virt/9800res kb, in 10usr/0sys/12real ms."
@@ -145,6 +149,7 @@ kbuild::Env build_env(const cli::Options &o) {
   env.version = XTAP_VERSION;
   env.verbose = o.verbose > 1;
   env.explain = o.verbose > 0;
+  if (g_progress) env.progress = g_progress->callback();
   return env;
 }
 
@@ -239,6 +244,7 @@ int run_in_vm(const cli::Options &o, const vm::Kernel &k, const std::string &ko)
   bo.cpus = o.vm_cpus;
   bo.memory_mb = o.vm_memory_mb;
   bo.verbose = o.verbose > 0;
+  if (g_progress && !bo.verbose) bo.progress = g_progress->callback();
   if (bo.xtap_run.empty()) {
     std::cerr << "xtap: xtap-run not found next to xtap\n";
     return 1;
@@ -593,5 +599,7 @@ int main(int argc, char **argv) {
     }
   }
   if (!o.kernels.empty()) return cli::build_bundle(o, compile_and_run);
+  cli::TerminalProgress progress(!o.quiet && !o.json && !o.verbose);
+  g_progress = &progress;
   return compile_and_run(o);
 }

@@ -1,0 +1,56 @@
+#include "xtap/progress.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace xtap::cli {
+
+TerminalProgress::TerminalProgress(bool wanted) : on_(wanted && isatty(STDERR_FILENO)) {
+  if (on_) ticker_ = std::thread([this] { tick(); });
+}
+
+TerminalProgress::~TerminalProgress() {
+  if (!on_) return;
+  {
+    std::lock_guard<std::mutex> hold(mu_);
+    stop_ = true;
+    what_.clear();
+    draw();
+  }
+  cv_.notify_all();
+  ticker_.join();
+}
+
+void TerminalProgress::draw() {
+  if (what_.empty()) {
+    std::fputs("\r\033[K", stderr);
+  } else {
+    long s = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - since_).count();
+    std::fprintf(stderr, "\r\033[Kxtap: %s ... %lds", what_.c_str(), s);
+  }
+  std::fflush(stderr);
+}
+
+void TerminalProgress::step(const std::string &what) {
+  if (!on_) return;
+  std::lock_guard<std::mutex> hold(mu_);
+  if (what != what_) since_ = std::chrono::steady_clock::now();
+  what_ = what;
+  draw();
+}
+
+std::function<void(const std::string &)> TerminalProgress::callback() {
+  if (!on_) return {};
+  return [this](const std::string &what) { step(what); };
+}
+
+void TerminalProgress::tick() {
+  std::unique_lock<std::mutex> hold(mu_);
+  while (!stop_) {
+    cv_.wait_for(hold, std::chrono::seconds(1));
+    if (!stop_ && !what_.empty()) draw();
+  }
+}
+
+}  // namespace xtap::cli
