@@ -11,6 +11,12 @@
 namespace xtap::cli {
 
 namespace {
+// Short value names in --help ("-p N", not "-p INT:INT in [1 - 5]"); the
+// checks still say what is wrong with a value.
+CLI::Option *label(CLI::Option *opt, const std::string &name) {
+  return opt->type_name(name);
+}
+
 const char *const kScript = "Script";
 const char *const kBuild = "Translating and building";
 const char *const kRun = "Running";
@@ -51,38 +57,39 @@ std::string option_suggestion(const std::string &arg, const std::vector<std::str
 
 bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   CLI::App app{"xtap: compile a probe script into a kernel module and run it, as stap does.\n"
-               "Usage: xtap [OPTIONS] SCRIPT.stp|- [ARGS...]   or   xtap [OPTIONS] -e 'SCRIPT' [ARGS...]"};
+               "  xtap [OPTIONS] SCRIPT.stp|- [ARGS...]    xtap [OPTIONS] -e 'SCRIPT' [ARGS...]",
+               "xtap"};
   app.set_help_flag("-h,--help", "print this help and exit")->group(kInfo);
-  app.set_version_flag("-V,--version", XTAP_VERSION)->group(kInfo);
+  app.set_version_flag("-V,--version", XTAP_VERSION, "print the version and exit")->group(kInfo);
   app.get_formatter()->column_width(26);
   std::vector<std::string> positionals;
-  app.add_option("script", positionals, "script file ('-' for standard input), then its arguments");
-  app.add_option("-e", o->script_text, "the script, given on the command line")->group(kScript);
-  app.add_option("-p", o->last_pass,
+  label(app.add_option("script", positionals, "script file ('-' for standard input), then its arguments"), "SCRIPT ARGS");
+  label(app.add_option("-e", o->script_text, "the script, given on the command line")->group(kScript), "SCRIPT");
+  label(app.add_option("-p", o->last_pass,
                  "stop after pass N: 1 parse, 2 elaborate, 3 translate (print C), 4 build, 5 run")
-      ->check(CLI::Range(1, 5))
+      ->check(CLI::Range(1, 5).description(""))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // stap: the last -p wins
-      ->group(kBuild);
-  app.add_option("-m", o->module_name, "module name (a C identifier)")->group(kBuild);
+      ->group(kBuild), "N");
+  label(app.add_option("-m", o->module_name, "module name (a C identifier)")->group(kBuild), "NAME");
   std::vector<std::string> releases, kernel_list;
-  app.add_option("-r", releases,
+  label(app.add_option("-r", releases,
                  "target kernel release or build directory (default: running kernel); "
                  "several -r build a bundle")
       ->allow_extra_args(false)
-      ->group(kBuild);
-  app.add_option("--kernels", kernel_list,
+      ->group(kBuild), "KVER|DIR");
+  label(app.add_option("--kernels", kernel_list,
                  "build a bundle of modules for these kernel releases (comma-separated), with -p4 -o DIR")
       ->delimiter(',')
       ->allow_extra_args(false)
-      ->group(kBuild);
-  app.add_option("--sign-key", o->sign_key, "sign the module(s) with this private key (PEM)")->group(kBuild);
-  app.add_option("--sign-cert", o->sign_cert, "the X.509 certificate that goes with --sign-key")->group(kBuild);
+      ->group(kBuild), "KVER,...");
+  label(app.add_option("--sign-key", o->sign_key, "sign the module(s) with this private key (PEM)")->group(kBuild), "KEY");
+  label(app.add_option("--sign-cert", o->sign_cert, "the X.509 certificate that goes with --sign-key")->group(kBuild), "CERT");
   app.add_flag("-k", o->keep, "keep the module build directory")->group(kBuild);
   app.add_flag("-v", o->verbose, "verbose: show pass timings and build commands (repeat for more)")->group(kBuild);
-  app.add_option("-D", o->defines, "set a limit, as in -D MAXACTION=10000")->allow_extra_args(false)->group(kBuild);
-  app.add_option("-c", o->command, "run CMD during the session; end when it exits")->group(kRun);
-  app.add_option("-x", o->target_pid, "target process id for target()")->group(kRun);
-  app.add_option("-o", o->output_file, "write the script's output to FILE")->group(kRun);
+  label(app.add_option("-D", o->defines, "set a limit, as in -D MAXACTION=10000")->allow_extra_args(false)->group(kBuild), "NAME=VALUE");
+  label(app.add_option("-c", o->command, "run CMD during the session; end when it exits")->group(kRun), "CMD");
+  label(app.add_option("-x", o->target_pid, "target process id for target()")->group(kRun), "PID");
+  label(app.add_option("-o", o->output_file, "write the script's output to FILE")->group(kRun), "FILE");
   app.add_option("-S", o->switch_spec,
                  "with -o FILE: write FILE.0, FILE.1 ..., the next every SIZE MB and at switch_file(), keep N")
       ->type_name("SIZE[,N]")
@@ -93,41 +100,41 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
                                              : "use -S SIZE[,N]: megabytes per file (0: only at switch_file()), "
                                                "and how many files to keep";
           },
-          "SIZE[,N]"))
+          ""))
       ->group(kRun);
-  app.add_option("-s", o->buffer_mb, "output buffer of MB megabytes per CPU (default 16, cut to fit free memory)")
-      ->check(CLI::Range(1, 256))
-      ->group(kBuild);
-  app.add_option("-T", o->timeout_s, "end the session after N seconds")->check(CLI::NonNegativeNumber)->group(kRun);
+  label(app.add_option("-s", o->buffer_mb, "output buffer of MB megabytes per CPU (default 16, cut to fit free memory)")
+      ->check(CLI::Range(1, 256).description(""))
+      ->group(kBuild), "MB");
+  label(app.add_option("-T", o->timeout_s, "end the session after N seconds")->check(CLI::Validator(CLI::NonNegativeNumber).description(""))->group(kRun), "SECS");
   app.add_flag("-t", o->timing, "report each probe's hits and handler cycles at the end (stap's probe hit report)")
       ->group(kBuild);
   std::string format = "text";
-  app.add_option("--format", format,
+  label(app.add_option("--format", format,
                  "text (default), or json: one JSON object a line for output, warnings, errors, the end "
                  "summary, and -l/-L")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->group(kRun);
+      ->check(CLI::IsMember({"text", "json"}).description(""))
+      ->group(kRun), "text|json");
   app.add_flag("-q", o->quiet, "quiet: no progress or informational notes (warnings still show; -w drops them)")
       ->group(kRun);
   app.add_flag("-g", o->guru, "guru mode: allow embedded C (%{ %}) in the script")->group(kScript);
   app.add_flag("-u", o->keep_unused, "keep unused code (no elision, no unused warnings)")->group(kScript);
   app.add_flag("-w", o->no_warnings, "suppress warnings")->group(kScript);
   // One value per flag, as -D: `-I DIR script.stp` must not take the script.
-  app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10")
+  label(app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10")
       ->allow_extra_args(false)
-      ->group(kScript);
-  app.add_option("-I", o->include_dirs, "also load tapsets from DIR")->allow_extra_args(false)->group(kScript);
-  app.add_option("--sysroot", o->sysroot,
+      ->group(kScript), "NAME=VALUE");
+  label(app.add_option("-I", o->include_dirs, "also load tapsets from DIR")->allow_extra_args(false)->group(kScript), "DIR");
+  label(app.add_option("--sysroot", o->sysroot,
                  "read process(\"PATH\") programs as DIR/PATH on this machine (probed as PATH)")
-      ->group(kScript);
-  app.add_option("--debuginfo", o->debuginfo,
+      ->group(kScript), "DIR");
+  label(app.add_option("--debuginfo", o->debuginfo,
                  "DWARF debuginfo: a vmlinux or module .ko file, or a directory searched first")
       ->allow_extra_args(false)
-      ->group(kScript);
+      ->group(kScript), "PATH");
   std::string list_l, list_L;
-  app.add_option("-l", list_l, "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'")
-      ->group(kInfo);
-  app.add_option("-L", list_L, "as -l, with each point's context variables and their types")->group(kInfo);
+  label(app.add_option("-l", list_l, "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'")
+      ->group(kInfo), "PROBE");
+  label(app.add_option("-L", list_L, "as -l, with each point's context variables and their types")->group(kInfo), "PROBE");
   bool dump_types = false, dump_aliases = false, dump_functions = false;
   app.add_flag("--dump-probe-types", dump_types, "list the probe point families xtap supports")->group(kInfo);
   app.add_flag("--dump-probe-aliases", dump_aliases, "list the probe aliases of the tapsets")->group(kInfo);
@@ -138,19 +145,19 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   // stap's symbol-table options. xtap symbolises kernel addresses from
   // /proc/kallsyms at run time, which covers every loaded module, so these
   // are accepted for stap's command lines and change nothing.
-  app.add_option("-d", o->symbol_modules, "symbol data for MODULE (accepted; kallsyms covers every module)")
+  label(app.add_option("-d", o->symbol_modules, "symbol data for MODULE (accepted; kallsyms covers every module)")
       ->allow_extra_args(false)
-      ->group(kScript);
+      ->group(kScript), "MODULE");
   app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (accepted)")->group(kScript);
   app.add_flag("--ldd", o->ldd, "symbol data for a process's shared libraries (accepted)")->group(kScript);
   app.add_flag("--cleanup", o->cleanup,
                "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)")
       ->group(kRun);
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel")->group(kRun);
-  app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest")->check(CLI::Range(1, 16))->group(kRun);
-  app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB")
-      ->check(CLI::Range(256, 16384))
-      ->group(kRun);
+  label(app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest")->check(CLI::Range(1, 16).description(""))->group(kRun), "N");
+  label(app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB")
+      ->check(CLI::Range(256, 16384).description(""))
+      ->group(kRun), "MIB");
   std::vector<std::string> known;
   for (const CLI::Option *opt : app.get_options()) {
     for (const auto &n : opt->get_lnames()) known.push_back("--" + n);

@@ -24,10 +24,13 @@ TerminalProgress::~TerminalProgress() {
 
 void TerminalProgress::draw() {
   if (what_.empty()) {
+    if (!shown_) return;  // nothing on the line to clear
     std::fputs("\r\033[K", stderr);
+    shown_ = false;
   } else {
     long s = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - since_).count();
     std::fprintf(stderr, "\r\033[Kxtap: %s ... %lds", what_.c_str(), s);
+    shown_ = true;
   }
   std::fflush(stderr);
 }

@@ -32,6 +32,7 @@ class TerminalProgress {
   void tick();
   bool on_ = false;
   bool stop_ = false;
+  bool shown_ = false;  // a line is drawn and not yet cleared
   std::string what_;
   std::chrono::steady_clock::time_point since_;
   std::mutex mu_;
