@@ -109,7 +109,7 @@ TEST(CliHelp, SwitchingFilesNeedsAnOutputFile) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("needs -o FILE"), std::string::npos) << r.out;
   r = run_xtap({"-S", "1,0", "-o", "x", "-e", "probe begin {}"});
-  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("SIZE[,N]"), std::string::npos) << r.out;
 }
 
