@@ -17,6 +17,10 @@ CLI::Option *label(CLI::Option *opt, const std::string &name) {
   return opt->type_name(name);
 }
 
+// stap reads its options with getopt: a single-valued option given twice
+// takes the last value (-o a -o b writes b), as -p does.
+CLI::Option *last_wins(CLI::Option *opt) { return opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast); }
+
 const char *const kScript = "Script";
 const char *const kBuild = "Translating and building";
 const char *const kRun = "Running";
@@ -70,7 +74,7 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
       ->check(CLI::Range(1, 5).description(""))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // stap: the last -p wins
       ->group(kBuild), "N");
-  label(app.add_option("-m", o->module_name, "module name (a C identifier)")->group(kBuild), "NAME");
+  label(last_wins(app.add_option("-m", o->module_name, "module name (a C identifier)"))->group(kBuild), "NAME");
   std::vector<std::string> releases, kernel_list;
   label(app.add_option("-r", releases,
                  "target kernel release or build directory (default: running kernel); "
@@ -87,11 +91,11 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   app.add_flag("-k", o->keep, "keep the module build directory")->group(kBuild);
   app.add_flag("-v", o->verbose, "verbose: show pass timings and build commands (repeat for more)")->group(kBuild);
   label(app.add_option("-D", o->defines, "set a limit, as in -D MAXACTION=10000")->allow_extra_args(false)->group(kBuild), "NAME=VALUE");
-  label(app.add_option("-c", o->command, "run CMD during the session; end when it exits")->group(kRun), "CMD");
-  label(app.add_option("-x", o->target_pid, "target process id for target()")->group(kRun), "PID");
-  label(app.add_option("-o", o->output_file, "write the script's output to FILE")->group(kRun), "FILE");
-  app.add_option("-S", o->switch_spec,
-                 "with -o FILE: write FILE.0, FILE.1 ..., the next every SIZE MB and at switch_file(), keep N")
+  label(last_wins(app.add_option("-c", o->command, "run CMD during the session; end when it exits"))->group(kRun), "CMD");
+  label(last_wins(app.add_option("-x", o->target_pid, "target process id for target()"))->group(kRun), "PID");
+  label(last_wins(app.add_option("-o", o->output_file, "write the script's output to FILE"))->group(kRun), "FILE");
+  last_wins(app.add_option("-S", o->switch_spec,
+                 "with -o FILE: write FILE.0, FILE.1 ..., the next every SIZE MB and at switch_file(), keep N"))
       ->type_name("SIZE[,N]")
       ->check(CLI::Validator(
           [](std::string &v) {
@@ -102,16 +106,16 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
           },
           ""))
       ->group(kRun);
-  label(app.add_option("-s", o->buffer_mb, "output buffer of MB megabytes per CPU (default 16, cut to fit free memory)")
+  label(last_wins(app.add_option("-s", o->buffer_mb, "output buffer of MB megabytes per CPU (default 16, cut to fit free memory)"))
       ->check(CLI::Range(1, 256).description(""))
       ->group(kBuild), "MB");
-  label(app.add_option("-T", o->timeout_s, "end the session after N seconds")->check(CLI::Validator(CLI::NonNegativeNumber).description(""))->group(kRun), "SECS");
+  label(last_wins(app.add_option("-T", o->timeout_s, "end the session after N seconds"))->check(CLI::Validator(CLI::NonNegativeNumber).description(""))->group(kRun), "SECS");
   app.add_flag("-t", o->timing, "report each probe's hits and handler cycles at the end (stap's probe hit report)")
       ->group(kBuild);
   std::string format = "text";
-  label(app.add_option("--format", format,
+  label(last_wins(app.add_option("--format", format,
                  "text (default), or json: one JSON object a line for output, warnings, errors, the end "
-                 "summary, and -l/-L")
+                 "summary, and -l/-L"))
       ->check(CLI::IsMember({"text", "json"}).description(""))
       ->group(kRun), "text|json");
   app.add_flag("-q", o->quiet, "quiet: no progress or informational notes (warnings still show; -w drops them)")
@@ -124,17 +128,17 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
       ->allow_extra_args(false)
       ->group(kScript), "NAME=VALUE");
   label(app.add_option("-I", o->include_dirs, "also load tapsets from DIR")->allow_extra_args(false)->group(kScript), "DIR");
-  label(app.add_option("--sysroot", o->sysroot,
-                 "read process(\"PATH\") programs as DIR/PATH on this machine (probed as PATH)")
+  label(last_wins(app.add_option("--sysroot", o->sysroot,
+                 "read process(\"PATH\") programs as DIR/PATH on this machine (probed as PATH)"))
       ->group(kScript), "DIR");
   label(app.add_option("--debuginfo", o->debuginfo,
                  "DWARF debuginfo: a vmlinux or module .ko file, or a directory searched first")
       ->allow_extra_args(false)
       ->group(kScript), "PATH");
   std::string list_l, list_L;
-  label(app.add_option("-l", list_l, "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'")
+  label(last_wins(app.add_option("-l", list_l, "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'"))
       ->group(kInfo), "PROBE");
-  label(app.add_option("-L", list_L, "as -l, with each point's context variables and their types")->group(kInfo), "PROBE");
+  label(last_wins(app.add_option("-L", list_L, "as -l, with each point's context variables and their types"))->group(kInfo), "PROBE");
   bool dump_types = false, dump_aliases = false, dump_functions = false;
   app.add_flag("--dump-probe-types", dump_types, "list the probe point families xtap supports")->group(kInfo);
   app.add_flag("--dump-probe-aliases", dump_aliases, "list the probe aliases of the tapsets")->group(kInfo);
@@ -154,8 +158,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
                "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)")
       ->group(kRun);
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel")->group(kRun);
-  label(app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest")->check(CLI::Range(1, 16).description(""))->group(kRun), "N");
-  label(app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB")
+  label(last_wins(app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest"))->check(CLI::Range(1, 16).description(""))->group(kRun), "N");
+  label(last_wins(app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB"))
       ->check(CLI::Range(256, 16384).description(""))
       ->group(kRun), "MIB");
   std::vector<std::string> known;

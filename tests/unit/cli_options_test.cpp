@@ -54,6 +54,16 @@ TEST_F(CliOptions, LastPassOptionWins) {
   EXPECT_EQ(r.out.find("xtap_script"), std::string::npos) << "pass 3 ran:\n" << r.out;
 }
 
+TEST_F(CliOptions, RepeatedSingleValueOptionsTakeTheLast) {
+  // As stap's getopt: -o a -o b writes b; -T and -x likewise.
+  XtapRun r = run_xtap({"-o", "a", "-o", "b", "-T", "1", "-T", "2", "-x", "1", "-x", "2", "-p2", "-r", release_,
+                        "-e", "probe begin { exit() }"});
+  EXPECT_EQ(r.code, 0) << r.out;
+  // Two scripts are refused rather than one silently dropped.
+  r = run_xtap({"-e", "probe begin {}", "-e", "probe end {}", "-p1"});
+  EXPECT_NE(r.code, 0) << r.out;
+}
+
 TEST_F(CliOptions, SymbolOptionsOfStapAreAccepted) {
   XtapRun r = run_xtap({"--all-modules", "-d", "kernel", "-d", "ext4", "--ldd", "-p2", "-r", release_, "-e",
                     "probe begin { exit() }"});
