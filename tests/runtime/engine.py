@@ -343,7 +343,8 @@ def main():
     ap.add_argument("-v", action="store_true", help="show the VM's progress")
     ap.add_argument("--kernel", default="", help="kernel release (default: newest cloud kernel)")
     ap.add_argument("--list", action="store_true", help="list the selected tests and exit")
-    args = ap.parse_args()
+    # Intermixed: options may come after the filters too (build --kernel REL examples/).
+    args = ap.parse_intermixed_args()
 
     build = os.path.abspath(args.build_dir)
     xtap = os.path.join(build, "cli", "xtap")
