@@ -19,3 +19,12 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/copyright DESTINATION ${CMAKE_INST
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         PATTERN "man" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
+install(FILES ${PROJECT_SOURCE_DIR}/docs/man/xtap.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${PROJECT_SOURCE_DIR}/docs/man/xtap-run.8 DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
+install(FILES ${PROJECT_SOURCE_DIR}/docs/man/xtapprobes.7 DESTINATION ${CMAKE_INSTALL_MANDIR}/man7)
+# bash-completion loads a command's completion from a file named after it.
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/completion/xtap.bash
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME xtap)
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/completion/xtap.bash
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME xtap-run)
