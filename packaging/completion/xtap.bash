@@ -17,10 +17,12 @@ _xtap_probe_points() {
   local frag=$1 prefix
   case $frag in
     kernel.trace\(*)
-      # "system:name" from the catalog; one call per shell, as it costs a
-      # second or more.
-      if [ -z "${_xtap_tracepoints+set}" ]; then
-        _xtap_tracepoints=$(timeout 5 "${_xtap_cmd:-xtap}" -l 'kernel.trace("*:*")' 2>/dev/null)
+      # "system:name" from the catalog of the -r kernel (else the running
+      # one); one call per shell and kernel, as it can cost seconds.
+      if [ "${_xtap_tracepoints_of-}" != "${_xtap_release-}" ] || [ -z "${_xtap_tracepoints+set}" ]; then
+        _xtap_tracepoints=$(timeout 5 "${_xtap_cmd:-xtap}" ${_xtap_release:+-r "$_xtap_release"} \
+                              -l 'kernel.trace("*:*")' 2>/dev/null)
+        _xtap_tracepoints_of=${_xtap_release-}
       fi
       [[ $frag == *\"* ]] || frag=${frag/(/(\"}
       printf '%s\n' "$_xtap_tracepoints" | awk -v p="$frag" 'index($0, p) == 1' | head -500
@@ -53,8 +55,13 @@ _xtap_complete_point() {
   local line=${COMP_LINE:0:COMP_POINT}
   local frag=${line##*[[:space:]]}
   frag=${frag#[\'\"]}
-  local word=${frag##*[\"\'\>\<=\;\|\&\(:]}
-  local keep=${frag%"$word"}
+  local keep=
+  # Inside an open quote readline replaces the whole quoted word; otherwise
+  # only what follows the last break character.
+  if [[ ${COMP_WORDS[COMP_CWORD]} != [\'\"]* ]]; then
+    local word=${frag##*[\"\'\>\<=\;\|\&\(:]}
+    keep=${frag%"$word"}
+  fi
   local c
   COMPREPLY=()
   while IFS= read -r c; do
@@ -68,6 +75,11 @@ _xtap() {
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
   _xtap_cmd=${COMP_WORDS[0]}
+  _xtap_release=
+  local i
+  for ((i = 1; i < COMP_CWORD - 1; i++)); do
+    [ "${COMP_WORDS[i]}" = -r ] && _xtap_release=${COMP_WORDS[i + 1]}
+  done
   case $prev in
     -r | --kernels)
       COMPREPLY=($(compgen -W "$(_xtap_releases)" -- "$cur")); return ;;
@@ -91,7 +103,6 @@ _xtap() {
       return ;;
   esac
   # A probe point: after -l/-L, or inside one (the word breaks at "( and :).
-  local i
   for ((i = COMP_CWORD - 1; i > 0; i--)); do
     case ${COMP_WORDS[i]} in
       -l | -L) _xtap_complete_point; return ;;
