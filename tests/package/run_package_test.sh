@@ -4,8 +4,8 @@
 # reinstall over an older xtap is fine), then, from a directory outside the
 # source tree and with a fresh cache, check the installed xtap: --version,
 # its man pages, its bash completion, a script elaborated with the installed
-# tapsets, a missing data directory reported, and one script run in a VM
-# (--vm, one boot). Needs root (apt) and a built ./build.
+# tapsets, a tracepoint listed by the installed catalog tool, a missing data
+# directory reported, and one script run in a VM (--vm, one boot). Needs root (apt) and a built ./build.
 # Ends with "package: N passed, N failed" (scripts/test.sh counts it).
 #
 #   bash tests/package/run_package_test.sh [BUILD_DIR]
@@ -98,6 +98,17 @@ fi
 out=$("$xtap" -p2 -e 'probe begin { printf("%d %s\n", ppid(), execname()) }' 2>&1)
 [ $? -eq 0 ] && grep -q '^begin' <<<"$out" && ok "xtap -p2 with the installed tapsets" ||
   bad "xtap -p2 with the installed tapsets" "$out"
+
+# -L runs the installed catalog tool (/usr/libexec/xtap/xtap-kcatalog) on a
+# kernel's headers: any installed cloud kernel's.
+release=$(ls -d /lib/modules/*-cloud-amd64/build 2>/dev/null | head -n 1 | cut -d/ -f4)
+if [ -n "$release" ]; then
+  out=$("$xtap" -r "$release" -L 'kernel.trace("sched:sched_switch")' 2>&1)
+  [ $? -eq 0 ] && grep -q '^kernel.trace("sched:sched_switch") .*\$next:struct task_struct\*' <<<"$out" &&
+    ok "xtap -L with the installed xtap-kcatalog ($release)" || bad "xtap -r $release -L" "$out"
+else
+  bad "xtap -L: no cloud kernel headers installed"
+fi
 
 # An explicit data directory wins, and a bad one is reported, not worked around.
 out=$(XTAP_DATADIR=$work/nowhere "$xtap" -p2 -e 'probe begin { exit() }' 2>&1)
