@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/install_paths.h"
 #include "common/process.h"
 #include "kbuild/cache_lock.h"
 #include "kbuild/kbuild.h"
@@ -33,7 +34,7 @@ bool is_executable(const std::string &p) {
 }
 
 // XTAP_KCATALOG, else next to the running program (xtap and xtap-kcatalog
-// are built into, and installed in, the same directory).
+// are built into the same directory) or in its ../libexec/xtap (installed).
 bool find_tool(std::string *tool, std::string *error) {
   if (const char *env = getenv("XTAP_KCATALOG"); env && *env) {
     if (!is_executable(env)) {
@@ -43,16 +44,13 @@ bool find_tool(std::string *tool, std::string *error) {
     *tool = env;
     return true;
   }
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  fs::path next_to_us = self.parent_path() / "xtap-kcatalog";
-  if (ec || !is_executable(next_to_us.string())) {
-    *error = "xtap-kcatalog not found next to " +
-             (ec ? std::string("this program") : self.string()) +
-             " (set XTAP_KCATALOG to its path)";
+  *tool = install::helper_program("xtap-kcatalog");
+  if (tool->empty()) {
+    std::string dir = install::program_dir();
+    *error = "xtap-kcatalog not found in " + (dir.empty() ? std::string("this program's directory") : dir) +
+             " or its ../libexec/xtap (set XTAP_KCATALOG to its path)";
     return false;
   }
-  *tool = next_to_us.string();
   return true;
 }
 

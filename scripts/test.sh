@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: install, build, unit tests (ctest), the example corpus at -p2,
 # the runtime tests in one VM boot per kernel, then the example corpus in one
-# VM boot of the 6.1 kernel. Ends with one "total: N passed, N failed" line.
+# VM boot of the 6.1 kernel, bundles, the soak and the Debian package.
+# Ends with one "total: N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh || exit 1
@@ -70,6 +71,11 @@ run_counted fleet python3 tests/fleet/run_fleet_vm.py
 # on hot probes under a workload, one boot per kernel; nothing left behind.
 echo "== soak: start/stop cycles on hot probes in the 6.1 and 6.12 VMs"
 run_counted soak python3 tests/reliability/soak_vm.py
+
+# The Debian package (issue 13): cpack, apt-get install, then the installed
+# xtap from outside the source tree and one --vm boot.
+echo "== package: the .deb built, installed and run"
+run_counted package bash tests/package/run_package_test.sh build
 
 echo
 counted_fail=$(( ${unit_fail:-0} + counted_suite_fail + ${rt_fail:-0} ))

@@ -93,8 +93,8 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
 // RCU stall, ...).
 std::vector<std::string> scan_kernel_problems(const std::string& log);
 
-// Path of a program installed next to the running executable (e.g. the
-// static xtap-run next to xtap), or empty if there is none.
+// Path of a program next to the running executable (e.g. the static
+// xtap-run next to xtap) or in its ../libexec/xtap, or empty if there is none.
 std::string sibling_program(const std::string& name);
 
 } // namespace xtap::vm

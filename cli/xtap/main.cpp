@@ -18,6 +18,7 @@
 #include <xtap/limits.h>
 
 #include "codegen/module.h"
+#include "common/install_paths.h"
 #include "kbuild/kbuild.h"
 #include "parse/parser.h"
 #include "parse/printer.h"
@@ -103,10 +104,7 @@ std::string relay_buffers_error(const Limits &l) {
          " MiB: lower -DSTP_BUFFER_SUBBUFS or -DSTP_BUFFER_SUBBUF_SIZE";
 }
 
-std::string datadir() {
-  if (const char *d = getenv("XTAP_DATADIR"); d && *d) return d;
-  return XTAP_DATADIR;
-}
+std::string datadir() { return install::datadir(); }
 
 // -p2: what pass 2 resolved, in stap's layout: globals, functions (with
 // their types) and probes (with their locals).
