@@ -58,6 +58,8 @@ class Session {
   void handle(const Message& m);
   void report(const char* kind, const std::string& text);
   void on_signal();
+  void open_stdin_forward();
+  void forward_stdin();
   void loop();
   int finish();
   void print_summary_warnings(const xtap_done& d);
@@ -71,6 +73,7 @@ class Session {
   pid_t child_ = -1;
   std::vector<pid_t> system_;  // system() commands still running
   int child_go_fd_ = -1;  // write end: one byte releases the child
+  int stdin_proc_fd_ = -1;  // the module's /proc/xtap/MODULE/__stdin (input.* tapset)
   bool child_running_ = false;
   bool started_ = false;
   bool stop_sent_ = false;
@@ -249,6 +252,7 @@ void Session::handle(const Message& m) {
       if (opt_.timeout_s > 0)
         deadline_ = Clock::now() + std::chrono::milliseconds(long(opt_.timeout_s * 1000));
       release_command(true);
+      open_stdin_forward();
       break;
     case XTAP_MSG_ERROR:
       report("error", m.text());
@@ -307,6 +311,34 @@ void Session::on_signal() {
   }
 }
 
+// A script that reads its input (input.char, input.line) has a procfs
+// file __stdin; xtap-run feeds it this process's standard input, one
+// character per write as stap's collector does, so each runs the probe.
+void Session::open_stdin_forward() {
+  if (stdin_proc_fd_ >= 0) return;
+  std::string path = "/proc/xtap/" + mi_.name + "/__stdin";
+  stdin_proc_fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+}
+
+void Session::forward_stdin() {
+  char buf[4096];
+  ssize_t n = ::read(STDIN_FILENO, buf, sizeof(buf));
+  if (n <= 0) {
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    ::close(stdin_proc_fd_);  // end of input: nothing more to forward
+    stdin_proc_fd_ = -1;
+    return;
+  }
+  for (ssize_t i = 0; i < n; i++) {
+    if (::write(stdin_proc_fd_, buf + i, 1) < 0 && errno != EINTR) {
+      if (opt_.verbose) say("forwarding standard input: %s", std::strerror(errno));
+      ::close(stdin_proc_fd_);
+      stdin_proc_fd_ = -1;
+      return;
+    }
+  }
+}
+
 void Session::loop() {
   while (!done_) {
     int timeout = -1;
@@ -318,11 +350,13 @@ void Session::loop() {
       }
       timeout = int(std::min<long long>(left.count(), 60000)) + 1;
     }
-    pollfd pfds[2] = {{ctl_.fd(), POLLIN, 0}, {sig_fd_, POLLIN, 0}};
-    int n = poll(pfds, 2, timeout);
+    bool feeding = stdin_proc_fd_ >= 0 && !stop_sent_;
+    pollfd pfds[3] = {{ctl_.fd(), POLLIN, 0}, {sig_fd_, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
+    int n = poll(pfds, feeding ? 3 : 2, timeout);
     if (n < 0 && errno != EINTR) break;
     if (n <= 0) continue;
     if (pfds[1].revents) on_signal();
+    if (feeding && pfds[2].revents) forward_stdin();
     if (pfds[0].revents) {
       std::vector<Message> msgs;
       int code = 0;
@@ -358,6 +392,7 @@ void Session::print_summary_warnings(const xtap_done& d) {
 }
 
 int Session::finish() {
+  if (stdin_proc_fd_ >= 0) ::close(stdin_proc_fd_);
   wait_system();
   relay_.finish();
   relay_.close();

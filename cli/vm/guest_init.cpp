@@ -60,7 +60,9 @@ run_job() { # NAME TIMEOUT_S INTERRUPT_MS SIGNAL AFTER BEFORE MODULE ARGV...
       kill -$sig "$(cat $d/pid)" 2>/dev/null ) &
     interrupter=$!
   fi
-  sh -c 'echo $$ > "$0"; exec "$@"' $d/pid "$@" < /dev/null > $d/out 2> $d/err
+  in=/dev/null
+  [ -e $d/stdin ] && in=$d/stdin  # a test's STDIN, written by its before command
+  sh -c 'echo $$ > "$0"; exec "$@"' $d/pid "$@" < $in > $d/out 2> $d/err
   st=$?
   [ -s $d/before ] && cat $d/before >> $d/err
   [ -n "$after" ] && sh -c "$after" < /dev/null >> $d/out 2>> $d/err

@@ -3,7 +3,9 @@
  * procfs("name").read / .write probes: files under /proc/xtap/MODULE/.
  * Opening a file for reading runs its read probe once, which builds the
  * file's contents in a buffer of its own (concurrent readers each get
- * theirs); a write() runs the write probe with the bytes written as $value.
+ * theirs); a write() runs the file's write probes, in script order, with
+ * the bytes written as $value (a file may have several: input.char and
+ * input.line both write-probe __stdin).
  */
 #include <linux/module.h>
 #include <linux/namei.h>
@@ -13,7 +15,7 @@
 #include <linux/uaccess.h>
 #include "internal.h"
 
-/* A file: the read and write probes that name it. */
+/* A file: the read probe and the first write probe that name it. */
 struct xtap_procfs_file {
 	const char *name;
 	const struct xtap_procfs_spec *read, *write;
@@ -23,6 +25,8 @@ struct xtap_procfs_file {
 
 static struct xtap_procfs_file *xtap_procfs_files;
 static u32 xtap_procfs_nfiles;
+static const struct xtap_procfs_spec *xtap_procfs_specs;
+static u32 xtap_procfs_nspecs;
 static struct proc_dir_entry *xtap_procfs_dir;
 
 static struct xtap_procfs_buf *xtap_procfs_buf_new(u32 cap)
@@ -107,10 +111,18 @@ static ssize_t xtap_procfs_write(struct file *file, const char __user *ubuf, siz
 	if (copy_from_user(b->data, ubuf, n)) {
 		ret = -EFAULT;
 	} else {
+		const struct xtap_procfs_spec *w;
+
 		b->len = n;
 		b->data[n] = '\0';
-		if (!xtap_procfs_run(f->write->probe, b))
-			ret = -EAGAIN;
+		for (w = f->write; w < xtap_procfs_specs + xtap_procfs_nspecs; w++) {
+			if (!w->is_write || strcmp(w->name, f->name))
+				continue;
+			b->len = n;  /* each probe sees what was written */
+			b->data[n] = '\0';
+			if (!xtap_procfs_run(w->probe, b))
+				ret = -EAGAIN;
+		}
 	}
 	kvfree(b);
 	return ret;
@@ -171,6 +183,8 @@ static int xtap_procfs_alloc(const void *specs, u32 n)
 
 	if (!n)
 		return 0;
+	xtap_procfs_specs = ps;
+	xtap_procfs_nspecs = n;
 	xtap_procfs_files = kcalloc(n, sizeof(*xtap_procfs_files), GFP_KERNEL);
 	if (!xtap_procfs_files)
 		return -ENOMEM;
@@ -184,15 +198,16 @@ static int xtap_procfs_alloc(const void *specs, u32 n)
 			f = &xtap_procfs_files[xtap_procfs_nfiles++];
 			f->name = ps[i].name;
 		}
-		if (ps[i].is_write ? f->write : f->read) {
-			xtap_init_error("two procfs(\"%s\").%s probes", f->name,
-					ps[i].is_write ? "write" : "read");
+		if (!ps[i].is_write && f->read) {
+			xtap_init_error("two procfs(\"%s\").read probes", f->name);
 			return -EINVAL;
 		}
-		if (ps[i].is_write)
-			f->write = &ps[i];
-		else
+		if (ps[i].is_write) {
+			if (!f->write)
+				f->write = &ps[i];
+		} else {
 			f->read = &ps[i];
+		}
 		f->mode |= ps[i].is_write ? 0222 : 0444;
 		if (ps[i].umask)
 			f->mode &= ~(umode_t)(ps[i].umask & 0777);
@@ -268,6 +283,8 @@ static void xtap_procfs_free(void)
 	kfree(xtap_procfs_files);
 	xtap_procfs_files = NULL;
 	xtap_procfs_nfiles = 0;
+	xtap_procfs_specs = NULL;
+	xtap_procfs_nspecs = 0;
 }
 
 const struct xtap_family_ops xtap_procfs_ops_family = {

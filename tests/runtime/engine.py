@@ -14,6 +14,7 @@ import fnmatch
 import glob
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -231,6 +232,10 @@ def write_manifest(path, outcomes, workloads):
             # Loaded before the script's module, whose kprobes need its symbols.
             load = f"grep -q '^{t.helper_module} ' /proc/modules || insmod /lib/xtap/{t.helper_module}.ko"
             before = load + (f"; {before}" if before else "")
+        if t.stdin:
+            # The guest runs xtap-run with stdin from the job's stdin file when there is one.
+            feed = f"printf {shlex.quote(t.stdin)} > /run/xtap-vm/{t.job_name}/stdin"
+            before = f"{before}; {feed}" if before else feed
         if before:
             lines.append(f"before {before}")
     with open(path, "w") as f:

@@ -15,7 +15,7 @@ REPEATABLE = {"EXPECT", "EXPECT_REGEX", "EXPECT_NOT_REGEX", "EXPECT_STDERR_REGEX
 SINGLE = {
     "NAME", "PROG", "SCRIPT", "ARGS", "SCRIPT_ARGS", "RUN", "RUNNER_ARGS", "EXPECT_FILE", "EXPECT_SEQ",
     "EXIT_STATUS", "TIMEOUT", "INTERRUPT_AFTER_MS", "INTERRUPT_SIGNAL", "AFTER", "BEFORE",
-    "BUILD_FAIL_REGEX", "HELPER_MODULE",
+    "BUILD_FAIL_REGEX", "HELPER_MODULE", "STDIN",
 }
 CONTINUABLE = {"PROG"}
 
@@ -52,6 +52,7 @@ class Test:
         self.after = ""                # guest sh command once xtap-run has ended
         self.before = ""               # guest sh command before xtap-run starts
         self.helper_module = ""        # tests/runtime/helpers/NAME, built and loaded first
+        self.stdin = ""                # xtap-run's standard input, printf-escaped (\n)
         self.requires = []
         self.build_fail_regex = None
 
@@ -164,6 +165,8 @@ def parse_test_file(path, root):
             if not re.match(r"^[A-Za-z0-9_]+$", value):
                 raise TestFileError(f"{where}: HELPER_MODULE takes a module name")
             test.helper_module = value
+        elif key == "STDIN":
+            test.stdin = value
         elif key == "REQUIRES":
             test.requires.append(value)
         elif key == "BUILD_FAIL_REGEX":

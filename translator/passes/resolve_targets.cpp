@@ -170,7 +170,8 @@ class TargetResolver {
       }
     }
     TargetWalkError err;
-    std::shared_ptr<TargetAccess> access = walk_target(*types, base, base_c, address, t, &err, type_only_);
+    std::shared_ptr<TargetAccess> access =
+        walk_target(*types, base, base_c, address, t, &err, type_only_, t.name == "@cast");
     t.access = access;
     if (!t.access) {
       Location loc = err.component < t.components.size() ? t.components[err.component].loc : e.loc;

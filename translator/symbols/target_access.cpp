@@ -48,8 +48,8 @@ bool is_record(const KType &t) { return t.kind == KTypeKind::Struct || t.kind ==
 
 class Walker {
  public:
-  Walker(const TypeTable &types, const TargetRef &t, TargetWalkError *err, bool type_only)
-      : types_(types), t_(t), err_(err), type_only_(type_only) {}
+  Walker(const TypeTable &types, const TargetRef &t, TargetWalkError *err, bool type_only, bool cast_base)
+      : types_(types), t_(t), err_(err), type_only_(type_only), cast_base_(cast_base) {}
 
   std::shared_ptr<TargetAccess> run(int base_type, const std::string &base_c, bool base_is_address) {
     acc_ = std::make_shared<TargetAccess>();
@@ -130,6 +130,13 @@ class Walker {
   bool index(int arg, size_t i) {
     if (bits_) return fail(i, "'" + prefix(i) + "' is a bitfield; it cannot be indexed");
     if (place_ && cur().kind == KTypeKind::Pointer) load_pointer();
+    // @cast(p, "T")[i] is p taken as a T *, as in stap: the i-th T from p
+    // (so &@cast(0, "T")[1] is sizeof(T)).
+    if (i == 0 && cast_base_ && place_ && cur().kind != KTypeKind::Array) {
+      if (cur().size == 0) return fail(i, types_.spelling(type_) + " has no size; it cannot be indexed");
+      acc_->ops.push_back({AccessOp::Kind::Index, 0, arg, static_cast<uint32_t>(cur().size), false, 0, 0});
+      return true;
+    }
     const KType &t = cur();
     if (!((place_ && t.kind == KTypeKind::Array) || (!place_ && t.kind == KTypeKind::Pointer)))
       return fail(i, "'" + prefix(i) + "' is a " + types_.spelling(type_) + ", not an array or a pointer");
@@ -199,6 +206,7 @@ class Walker {
   const TargetRef &t_;
   TargetWalkError *err_;
   bool type_only_;
+  bool cast_base_;  // the base is @cast(p, "T"): p points to T
   std::shared_ptr<TargetAccess> acc_;
   int type_ = -1;
   bool place_ = false;
@@ -209,8 +217,8 @@ class Walker {
 
 std::shared_ptr<TargetAccess> walk_target(const TypeTable &types, int base_type, const std::string &base_c,
                                           bool base_is_address, const TargetRef &t, TargetWalkError *err,
-                                          bool type_only) {
-  return Walker(types, t, err, type_only).run(base_type, base_c, base_is_address);
+                                          bool type_only, bool cast_base) {
+  return Walker(types, t, err, type_only, cast_base).run(base_type, base_c, base_is_address);
 }
 
 std::vector<std::string> member_names(const TypeTable &types, int type) {

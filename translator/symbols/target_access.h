@@ -50,11 +50,13 @@ struct TargetWalkError {
 // pointer or scalar held in a register or variable), or, when
 // `base_is_address`, from an object of that type at the base address
 // (@cast). With `type_only`, only the final type is wanted (pretty-prints)
-// and the result is not checked for being a value. On success returns the access; on failure null with *err. `&`
+// and the result is not checked for being a value. With `cast_base` (the
+// base is @cast(p, "T")), a first index steps over whole Ts from p, as C's
+// ((T *)p)[i]. On success returns the access; on failure null with *err. `&`
 // yields the final address; a struct or union as the final value is an error.
 std::shared_ptr<TargetAccess> walk_target(const TypeTable &types, int base_type, const std::string &base_c,
                                           bool base_is_address, const TargetRef &t, TargetWalkError *err,
-                                          bool type_only = false);
+                                          bool type_only = false, bool cast_base = false);
 
 // Names of the members of the record `type` (through typedefs and pointers),
 // for "did you mean" hints.
