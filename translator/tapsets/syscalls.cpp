@@ -261,6 +261,31 @@ void name_function(std::ostream &os, const KernelCatalog &cat) {
      << "%}\n\n";
 }
 
+// stap's syscall.send and syscall.recv, on kernels whose table has no send
+// or recv of their own (x86-64): sendto without a destination, recvfrom
+// without a source, as the C library makes them. Their returns test the
+// address saved at entry, so sendto's own probes do not see them twice.
+void socket_shorthand(std::ostream &os, const KernelCatalog &cat, const std::string &name, const std::string &full) {
+  bool has_full = false;
+  for (const auto &sc : cat.syscalls()) {
+    if (sc.nr < 0) continue;
+    if (sc.name == name) return;
+    if (sc.name == full) has_full = sc.args.size() >= 5 && syscall_param_name(sc, 4) == "addr";
+  }
+  if (!has_full) return;
+  os << "probe syscall." << name << " = syscall." << full << " {\n"
+     << "\tif ($addr != 0) next\n"
+     << "\tname = \"" << name << "\"\n"
+     << "\targstr = sprintf(\"%d, %p, %u, %s\", s, buf_uaddr, len, flags_str)\n"
+     << "}\n"
+     << "probe syscall." << name << ".return = syscall." << full << ".return {\n"
+     << "\tif (@entry($addr) != 0) next\n"
+     << "\tname = \"" << name << "\"\n"
+     << "}\n"
+     << "probe nd_syscall." << name << " = syscall." << name << " { }\n"
+     << "probe nd_syscall." << name << ".return = syscall." << name << ".return { }\n\n";
+}
+
 }  // namespace
 
 bool names_syscall_tapset(const std::string &first) {
@@ -292,6 +317,8 @@ std::string generate_syscall_tapset(const KernelCatalog &cat) {
     os << "probe nd_syscall." << sc.name << " = syscall." << sc.name << " { }\n"
        << "probe nd_syscall." << sc.name << ".return = syscall." << sc.name << ".return { }\n\n";
   }
+  socket_shorthand(os, cat, "send", "sendto");
+  socket_shorthand(os, cat, "recv", "recvfrom");
   return os.str();
 }
 
