@@ -111,6 +111,9 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v) {
     case DwarfVar::Where::Constant:
       cv.c_value = "(u64)" + std::to_string(v.offset) + "LL";
       break;
+    case DwarfVar::Where::Address:
+      cv.c_value = "((u64)xtap_data_symbol(\"" + v.symbol + "\") + (" + std::to_string(v.offset) + "LL))";
+      break;
     case DwarfVar::Where::Unavailable: cv.unavailable = v.why; break;
   }
   return cv;
@@ -131,6 +134,49 @@ ContextVar global_context_var(const DwarfGlobal &g) {
   cv.address_c = "((u64)xtap_data_symbol(\"" + g.symbol + "\") + (" + std::to_string(g.offset) + "LL))";
   cv.c_value = cv.address_c;
   return cv;
+}
+
+// The variables at entry of a GCC clone (f.isra.0, f.constprop.0, f.part.0),
+// whose calling convention is not its source prototype's: parameters the
+// compiler removed or fixed are not passed, so the argument registers hold
+// the remaining ones in a different order. Where DWARF says each parameter
+// is at the clone's entry is the truth: in an argument register (read as
+// that argument, which a .return probe saved at entry), a constant, or an
+// address the compiler fixed.
+std::vector<ContextVar> clone_entry_vars(const TypeTable &types, const std::vector<DwarfVar> &at_entry,
+                                         const KFunction &proto, bool is_return) {
+  static const int kArgRegs[] = {5, 4, 1, 2, 8, 9};  // rdi rsi rdx rcx r8 r9 (DWARF numbers)
+  std::vector<ContextVar> vars;
+  for (const DwarfVar &v : at_entry) {
+    ContextVar cv = context_var_of(types, v);
+    if (v.where == DwarfVar::Where::Register) {
+      const int *slot = std::find(std::begin(kArgRegs), std::end(kArgRegs), v.reg);
+      if (slot != std::end(kArgRegs)) {
+        cv.c_value = register_value(types, v.type,
+                                    "xtap_kfunc_arg(c, " + std::to_string(slot - kArgRegs) + ")");
+        if (is_return) cv.reg = -1;  // a copy saved at entry
+      } else if (is_return) {
+        cv.c_value.clear();
+        cv.reg = -1;
+        cv.unavailable = "it is not in an argument register at entry, so a .return probe has no copy";
+      }
+    } else if (v.where == DwarfVar::Where::Memory && is_return) {
+      cv = ContextVar{};
+      cv.name = v.name;
+      cv.type = v.type;
+      cv.parameter = v.parameter;
+      cv.unavailable = "it is in memory at entry, which a .return probe does not keep";
+    }
+    if (!v.parameter && is_return) continue;  // locals: not at a return
+    vars.push_back(std::move(cv));
+  }
+  if (is_return) {
+    // $return as for any function: the return register.
+    KFunction returns;
+    returns.return_type = proto.return_type;
+    for (auto &r : parameter_vars(types, returns, true)) vars.push_back(std::move(r));
+  }
+  return vars;
 }
 
 std::string files_of(const std::vector<DwarfGlobal> &gs) {
@@ -316,6 +362,8 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
           // are listed, as stap lists them.
           KFunction proto;
           if (!d->prototype(*f, &proto.params, &proto.return_type)) return vars;
+          if (f->symbol.find('.') != std::string::npos)
+            return clone_entry_vars(d->types(), d->variables_at(*f, f->entry), proto, is_return);
           vars = parameter_vars(d->types(), proto, is_return);
           if (!is_return)
             for (const DwarfVar &v : d->variables_at(*f, f->entry))

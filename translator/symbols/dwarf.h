@@ -47,6 +47,9 @@ struct DwarfVar {
     Register,     // in DWARF register `reg` (x86-64 numbering)
     Memory,       // in memory at (register `reg`) + `offset`
     Constant,     // DW_AT_const_value: `offset` is the value
+    Address,      // DW_OP_addr A, DW_OP_stack_value: the value is the address
+                  // `symbol` + `offset`, relocated at load time (a pointer
+                  // a clone's constant propagation fixed, as in f.constprop.0)
     Unavailable,  // `why`
   } where = Where::Unavailable;
   std::string name;
@@ -54,6 +57,7 @@ struct DwarfVar {
   bool parameter = false;
   int reg = -1;
   int64_t offset = 0;
+  std::string symbol;  // Address: the symbol it is relocated by (as DwarfGlobal::symbol)
   std::string why;
 };
 

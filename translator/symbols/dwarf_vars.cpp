@@ -181,6 +181,18 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
                      ops[0].atom <= DW_OP_lit31) {
             v.where = DwarfVar::Where::Constant;
             v.offset = ops[0].atom - DW_OP_lit0;
+          } else if (n == 2 && ops[0].atom == DW_OP_addr && ops[1].atom == DW_OP_stack_value) {
+            // The address of a static object as a value: placed by a symbol
+            // that moves with it, as for globals.
+            DwarfGlobal g;
+            place_global(ops[0].number + im.bias, &g);
+            if (g.why.empty()) {
+              v.where = DwarfVar::Where::Address;
+              v.symbol = g.symbol;
+              v.offset = g.offset;
+            } else {
+              v.why = "it is the address of a static object, but " + g.why;
+            }
           } else if (!simple_location(ops, n, &v)) {
             v.why = why_not(ops, n);
           }
