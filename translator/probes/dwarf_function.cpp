@@ -281,18 +281,20 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
     return;
   }
 
-  bool is_return = false, is_call = false;
+  bool is_return = false, is_call = false, inline_only = false;
   std::string label;  // .label("NAME"): a glob over the function's labels
   if (cs.size() == 3 && !is_statement && !cs[2].has_arg &&
       (cs[2].name == "call" || cs[2].name == "return")) {
     is_return = cs[2].name == "return";
     is_call = cs[2].name == "call";
+  } else if (cs.size() == 3 && !is_statement && cs[2].name == "inline" && !cs[2].has_arg) {
+    inline_only = true;
   } else if (cs.size() == 3 && !is_statement && cs[2].name == "label" && cs[2].has_arg &&
              cs[2].arg_is_string && !cs[2].str_arg.empty()) {
     label = cs[2].str_arg;
   } else if (cs.size() >= 3) {
     if (pp.optional) return;
-    bool later = cs[2].name == "inline" || cs[2].name == "callee" ||
+    bool later = cs[2].name == "callee" ||
                  cs[2].name == "callees";
     auto &d = diags.error("XTP2151", cs[2].loc,
                           later ? "." + cs[2].name + " probes are not supported yet"
@@ -314,7 +316,14 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
   size_t before = out.size();
   std::set<std::pair<std::string, uint64_t>> sites;  // one probe per kprobe site
   for (const KernelDwarf *d : sources) {
-    for (const DwarfFunction *f : d->match(spec.function, spec.file)) {
+    // Plain .function covers the function's inlined copies too, as stap's
+    // does; .call and .return only its out-of-line code (a copy has no
+    // return to probe); .inline only the copies.
+    std::vector<const DwarfFunction *> fns;
+    if (!inline_only) fns = d->match(spec.function, spec.file);
+    if (inline_only || (!is_statement && !is_call && !is_return && label.empty()))
+      for (const DwarfFunction *f : d->match_inlined(spec.function, spec.file)) fns.push_back(f);
+    for (const DwarfFunction *f : fns) {
       if (!is_statement && spec.first && f->line != spec.first) continue;
       if (exported_only && !f->exported) continue;
       std::vector<DwarfLine> lines;
@@ -344,11 +353,13 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
         dp->table = &d->types();
         dp->display = family_prefix(*d) + "." + kind + "(\"" +
                       where(*f, label.empty() ? f->line : l.line) + "\")" +
-                      (is_return ? ".return" : is_call ? ".call" : "");
+                      (is_return ? ".return" : is_call ? ".call" : inline_only ? ".inline" : "");
         if (!label.empty()) dp->display += ".label(\"" + label_names[li] + "\")";
         if (is_statement) dp->display = family_prefix(*d) + ".statement(\"" + where(*f, l.line) + "\")";
         dp->pattern = pp.str();
-        bool inside = is_statement || !label.empty();
+        // An inlined copy's parameters are variables of its DIE, wherever
+        // the caller's code left them: read as at a statement.
+        bool inside = is_statement || !label.empty() || f->inlined;
         dp->lazy_vars = [d, f, addr = l.addr, inside, is_return] {
           std::vector<ContextVar> vars;
           if (inside) {
@@ -401,6 +412,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                           !label.empty() ? "no label '" + label + "' in a function of " + what +
                                                " matching '" + cs[1].str_arg + "'"
                           : is_statement ? "no line of " + what + " matches '" + cs[1].str_arg + "'"
+                          : inline_only  ? "no inlined copy of a function of " + what + " matches '" + cs[1].str_arg + "'"
                                          : "no function of " + what + " matches '" + cs[1].str_arg + "'");
     // A named function that exists, but not at that line: say where its lines are.
     std::vector<std::string> names;

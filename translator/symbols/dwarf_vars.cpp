@@ -112,7 +112,11 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
     Dwarf_Attribute fb;
     Dwarf_Op *fb_ops = nullptr;
     size_t fb_n = 0;
-    if (!dwarf_attr(&fn, DW_AT_frame_base, &fb) ||
+    // An inlined instance has no frame of its own: the function it was
+    // inlined into has the frame base.
+    Dwarf_Die frame_owner = fn;
+    if (f.inlined && !dwarf_offdie(im.dw, f.outer, &frame_owner)) return false;
+    if (!dwarf_attr(&frame_owner, DW_AT_frame_base, &fb) ||
         dwarf_getlocation_addr(&fb, pc, &fb_ops, &fb_n, 1) <= 0)
       return false;
     DwarfVar base;
