@@ -156,9 +156,14 @@ class TargetResolver {
         return false;
       }
       if (!cv->unavailable.empty()) {
-        diags_.error("XTP2154", e.loc,
-                     "target variable '" + t.spelling() + "' cannot be read" +
-                         (where_ ? " at " + where_->name() : "") + ": " + cv->unavailable);
+        auto &d = diags_.error("XTP2154", e.loc,
+                               "target variable '" + t.spelling() + "' cannot be read" +
+                                   (where_ ? " at " + where_->name() : "") + ": " + cv->unavailable);
+        // A value DWARF only knows as it was at entry: the entry probe has it.
+        if (cv->unavailable.find("DW_OP_entry_value") != std::string::npos)
+          d.hint = "read it where the function is entered (a kernel.function(\"NAME\") probe, where "
+                   "parameters are in their argument registers) and keep it in a global keyed by "
+                   "tid() until this point; guard this use with @defined(" + t.spelling() + ")";
         return false;
       }
       base = cv->type;

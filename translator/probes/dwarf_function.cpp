@@ -111,9 +111,17 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v) {
     case DwarfVar::Where::Constant:
       cv.c_value = "(u64)" + std::to_string(v.offset) + "LL";
       break;
-    case DwarfVar::Where::Address:
-      cv.c_value = "((u64)xtap_data_symbol(\"" + v.symbol + "\") + (" + std::to_string(v.offset) + "LL))";
+    case DwarfVar::Where::Address: {
+      std::string addr = "((u64)xtap_data_symbol(\"" + v.symbol + "\") + (" + std::to_string(v.offset) + "LL))";
+      if (!v.in_memory) {
+        cv.c_value = addr;  // the address is the value
+        break;
+      }
+      // A function-scope static: a place, read and written like a global.
+      cv.address_c = addr;
+      cv.c_value = addr;
       break;
+    }
     case DwarfVar::Where::Unavailable: cv.unavailable = v.why; break;
   }
   return cv;

@@ -63,6 +63,7 @@ struct DwarfVar {
   int reg = -1;
   int64_t offset = 0;
   std::string symbol;  // Address: the symbol it is relocated by (as DwarfGlobal::symbol)
+  bool in_memory = false;  // Address: the variable is stored there (DW_OP_addr alone, a static)
   std::string why;
 };
 

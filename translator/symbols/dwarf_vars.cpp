@@ -185,7 +185,8 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
                      ops[0].atom <= DW_OP_lit31) {
             v.where = DwarfVar::Where::Constant;
             v.offset = ops[0].atom - DW_OP_lit0;
-          } else if (n == 2 && ops[0].atom == DW_OP_addr && ops[1].atom == DW_OP_stack_value) {
+          } else if (ops[0].atom == DW_OP_addr &&
+                     (n == 1 || (n == 2 && ops[1].atom == DW_OP_stack_value))) {
             // The address of a static object as a value: placed by a symbol
             // that moves with it, as for globals.
             DwarfGlobal g;
@@ -194,6 +195,7 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
               v.where = DwarfVar::Where::Address;
               v.symbol = g.symbol;
               v.offset = g.offset;
+              v.in_memory = n == 1;  // a function-scope static stored there
             } else {
               v.why = "it is the address of a static object, but " + g.why;
             }

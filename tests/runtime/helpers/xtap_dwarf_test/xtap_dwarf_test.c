@@ -65,6 +65,9 @@ static long xdt_shadowed = 1000;
  */
 static noinline long xdt_double(long v)
 {
+	static long xdt_doubled;	/* a function-scope static: module_static.test */
+
+	WRITE_ONCE(xdt_doubled, xdt_doubled + v);
 	return v * 2;
 }
 
