@@ -156,9 +156,14 @@ class TargetResolver {
         return false;
       }
       if (!cv->unavailable.empty()) {
-        diags_.error("XTP2154", e.loc,
-                     "target variable '" + t.spelling() + "' cannot be read" +
-                         (where_ ? " at " + where_->name() : "") + ": " + cv->unavailable);
+        auto &d = diags_.error("XTP2154", e.loc,
+                               "target variable '" + t.spelling() + "' cannot be read" +
+                                   (where_ ? " at " + where_->name() : "") + ": " + cv->unavailable);
+        // A value DWARF only knows as it was at entry: the entry probe has it.
+        if (cv->unavailable.find("DW_OP_entry_value") != std::string::npos)
+          d.hint = "read it where the function is entered (a kernel.function(\"NAME\") probe, where "
+                   "parameters are in their argument registers) and keep it in a global keyed by "
+                   "tid() until this point; guard this use with @defined(" + t.spelling() + ")";
         return false;
       }
       base = cv->type;
@@ -351,7 +356,24 @@ class TargetResolver {
       }
       if (t.kind == KTypeKind::Pointer && depth > 0 && (elem.kind == KTypeKind::Struct || elem.kind == KTypeKind::Union) &&
           elem.complete) {
-        pretty_record(types, elem, *target, depth - 1, fmt, args);
+        // Followed into its struct, but a NULL pointer (an optional
+        // argument, an unset member) prints as the address "0x0", as
+        // stap's pretty-prints do, instead of a read fault that ends the
+        // script: `p ? sprintf("{...}", p->a, ...) : "0x0"`.
+        std::string inner_fmt;
+        std::vector<ExprPtr> inner_args;
+        pretty_record(types, elem, *target, depth - 1, inner_fmt, inner_args);
+        auto null_text = std::make_unique<Expr>(ExprKind::String, target->loc);
+        null_text->text = "0x0";
+        null_text->type = Type::String;
+        auto choice = std::make_unique<Expr>(ExprKind::Ternary, target->loc);
+        choice->type = Type::String;
+        Location loc = target->loc;
+        choice->args.push_back(std::move(target));
+        choice->args.push_back(sprintf_call(loc, inner_fmt, inner_args));
+        choice->args.push_back(std::move(null_text));
+        fmt += "%s";
+        args.push_back(std::move(choice));
         return;
       }
       if (t.kind == KTypeKind::Array) {
@@ -432,13 +454,19 @@ class TargetResolver {
       pretty_value(*types, type, std::move(base), t.pretty, fmt, args);
     }
     // The sprintf the pretty-print stands for; its targets are resolved now.
-    auto call = std::make_unique<Expr>(ExprKind::Call, e.loc);
+    ExprPtr call = sprintf_call(e.loc, fmt, args);
+    for (auto &a : call->args) expr(a);
+    return call;
+  }
+
+  static ExprPtr sprintf_call(const Location &loc, const std::string &fmt, std::vector<ExprPtr> &args) {
+    auto call = std::make_unique<Expr>(ExprKind::Call, loc);
     call->text = "sprintf";
-    auto f = std::make_unique<Expr>(ExprKind::String, e.loc);
+    auto f = std::make_unique<Expr>(ExprKind::String, loc);
     f->text = fmt;
+    f->type = Type::String;
     call->args.push_back(std::move(f));
     for (auto &a : args) call->args.push_back(std::move(a));
-    for (auto &a : call->args) expr(a);
     call->type = Type::String;
     return call;
   }

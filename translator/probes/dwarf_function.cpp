@@ -111,6 +111,17 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v) {
     case DwarfVar::Where::Constant:
       cv.c_value = "(u64)" + std::to_string(v.offset) + "LL";
       break;
+    case DwarfVar::Where::Address: {
+      std::string addr = "((u64)xtap_data_symbol(\"" + v.symbol + "\") + (" + std::to_string(v.offset) + "LL))";
+      if (!v.in_memory) {
+        cv.c_value = addr;  // the address is the value
+        break;
+      }
+      // A function-scope static: a place, read and written like a global.
+      cv.address_c = addr;
+      cv.c_value = addr;
+      break;
+    }
     case DwarfVar::Where::Unavailable: cv.unavailable = v.why; break;
   }
   return cv;
@@ -131,6 +142,49 @@ ContextVar global_context_var(const DwarfGlobal &g) {
   cv.address_c = "((u64)xtap_data_symbol(\"" + g.symbol + "\") + (" + std::to_string(g.offset) + "LL))";
   cv.c_value = cv.address_c;
   return cv;
+}
+
+// The variables at entry of a GCC clone (f.isra.0, f.constprop.0, f.part.0),
+// whose calling convention is not its source prototype's: parameters the
+// compiler removed or fixed are not passed, so the argument registers hold
+// the remaining ones in a different order. Where DWARF says each parameter
+// is at the clone's entry is the truth: in an argument register (read as
+// that argument, which a .return probe saved at entry), a constant, or an
+// address the compiler fixed.
+std::vector<ContextVar> clone_entry_vars(const TypeTable &types, const std::vector<DwarfVar> &at_entry,
+                                         const KFunction &proto, bool is_return) {
+  static const int kArgRegs[] = {5, 4, 1, 2, 8, 9};  // rdi rsi rdx rcx r8 r9 (DWARF numbers)
+  std::vector<ContextVar> vars;
+  for (const DwarfVar &v : at_entry) {
+    ContextVar cv = context_var_of(types, v);
+    if (v.where == DwarfVar::Where::Register) {
+      const int *slot = std::find(std::begin(kArgRegs), std::end(kArgRegs), v.reg);
+      if (slot != std::end(kArgRegs)) {
+        cv.c_value = register_value(types, v.type,
+                                    "xtap_kfunc_arg(c, " + std::to_string(slot - kArgRegs) + ")");
+        if (is_return) cv.reg = -1;  // a copy saved at entry
+      } else if (is_return) {
+        cv.c_value.clear();
+        cv.reg = -1;
+        cv.unavailable = "it is not in an argument register at entry, so a .return probe has no copy";
+      }
+    } else if (v.where == DwarfVar::Where::Memory && is_return) {
+      cv = ContextVar{};
+      cv.name = v.name;
+      cv.type = v.type;
+      cv.parameter = v.parameter;
+      cv.unavailable = "it is in memory at entry, which a .return probe does not keep";
+    }
+    if (!v.parameter && is_return) continue;  // locals: not at a return
+    vars.push_back(std::move(cv));
+  }
+  if (is_return) {
+    // $return as for any function: the return register.
+    KFunction returns;
+    returns.return_type = proto.return_type;
+    for (auto &r : parameter_vars(types, returns, true)) vars.push_back(std::move(r));
+  }
+  return vars;
 }
 
 std::string files_of(const std::vector<DwarfGlobal> &gs) {
@@ -235,18 +289,20 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
     return;
   }
 
-  bool is_return = false, is_call = false;
+  bool is_return = false, is_call = false, inline_only = false;
   std::string label;  // .label("NAME"): a glob over the function's labels
   if (cs.size() == 3 && !is_statement && !cs[2].has_arg &&
       (cs[2].name == "call" || cs[2].name == "return")) {
     is_return = cs[2].name == "return";
     is_call = cs[2].name == "call";
+  } else if (cs.size() == 3 && !is_statement && cs[2].name == "inline" && !cs[2].has_arg) {
+    inline_only = true;
   } else if (cs.size() == 3 && !is_statement && cs[2].name == "label" && cs[2].has_arg &&
              cs[2].arg_is_string && !cs[2].str_arg.empty()) {
     label = cs[2].str_arg;
   } else if (cs.size() >= 3) {
     if (pp.optional) return;
-    bool later = cs[2].name == "inline" || cs[2].name == "callee" ||
+    bool later = cs[2].name == "callee" ||
                  cs[2].name == "callees";
     auto &d = diags.error("XTP2151", cs[2].loc,
                           later ? "." + cs[2].name + " probes are not supported yet"
@@ -268,7 +324,14 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
   size_t before = out.size();
   std::set<std::pair<std::string, uint64_t>> sites;  // one probe per kprobe site
   for (const KernelDwarf *d : sources) {
-    for (const DwarfFunction *f : d->match(spec.function, spec.file)) {
+    // Plain .function covers the function's inlined copies too, as stap's
+    // does; .call and .return only its out-of-line code (a copy has no
+    // return to probe); .inline only the copies.
+    std::vector<const DwarfFunction *> fns;
+    if (!inline_only) fns = d->match(spec.function, spec.file);
+    if (inline_only || (!is_statement && !is_call && !is_return && label.empty()))
+      for (const DwarfFunction *f : d->match_inlined(spec.function, spec.file)) fns.push_back(f);
+    for (const DwarfFunction *f : fns) {
       if (!is_statement && spec.first && f->line != spec.first) continue;
       if (exported_only && !f->exported) continue;
       std::vector<DwarfLine> lines;
@@ -298,11 +361,13 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
         dp->table = &d->types();
         dp->display = family_prefix(*d) + "." + kind + "(\"" +
                       where(*f, label.empty() ? f->line : l.line) + "\")" +
-                      (is_return ? ".return" : is_call ? ".call" : "");
+                      (is_return ? ".return" : is_call ? ".call" : inline_only ? ".inline" : "");
         if (!label.empty()) dp->display += ".label(\"" + label_names[li] + "\")";
         if (is_statement) dp->display = family_prefix(*d) + ".statement(\"" + where(*f, l.line) + "\")";
         dp->pattern = pp.str();
-        bool inside = is_statement || !label.empty();
+        // An inlined copy's parameters are variables of its DIE, wherever
+        // the caller's code left them: read as at a statement.
+        bool inside = is_statement || !label.empty() || f->inlined;
         dp->lazy_vars = [d, f, addr = l.addr, inside, is_return] {
           std::vector<ContextVar> vars;
           if (inside) {
@@ -316,6 +381,8 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
           // are listed, as stap lists them.
           KFunction proto;
           if (!d->prototype(*f, &proto.params, &proto.return_type)) return vars;
+          if (f->symbol.find('.') != std::string::npos)
+            return clone_entry_vars(d->types(), d->variables_at(*f, f->entry), proto, is_return);
           vars = parameter_vars(d->types(), proto, is_return);
           if (!is_return)
             for (const DwarfVar &v : d->variables_at(*f, f->entry))
@@ -353,6 +420,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                           !label.empty() ? "no label '" + label + "' in a function of " + what +
                                                " matching '" + cs[1].str_arg + "'"
                           : is_statement ? "no line of " + what + " matches '" + cs[1].str_arg + "'"
+                          : inline_only  ? "no inlined copy of a function of " + what + " matches '" + cs[1].str_arg + "'"
                                          : "no function of " + what + " matches '" + cs[1].str_arg + "'");
     // A named function that exists, but not at that line: say where its lines are.
     std::vector<std::string> names;

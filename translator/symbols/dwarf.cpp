@@ -310,6 +310,11 @@ std::vector<std::pair<std::string, DwarfLine>> KernelDwarf::labels(const DwarfFu
 void KernelDwarf::kprobe_site(const DwarfFunction &f, uint64_t addr, std::string *symbol,
                               uint64_t *offset) const {
   std::string prefix = module_.empty() ? "" : module_ + ":";
+  if (f.inlined) {
+    // Placed by the function it was inlined into.
+    for (const DwarfFunction &o : functions_)
+      if (o.die == f.outer) return kprobe_site(o, addr, symbol, offset);
+  }
   if (!f.symbol.empty() || !module_.empty() || !stext_) {
     *symbol = prefix + (f.symbol.empty() ? f.name : f.symbol);
     *offset = addr - f.entry;

@@ -32,6 +32,11 @@ struct DwarfFunction {
   // no other function symbol has that name; "" otherwise.
   std::string symbol;
   bool exported = false;  // EXPORT_SYMBOL'd: a __ksymtab_NAME symbol exists
+  // An inlined instance (DW_TAG_inlined_subroutine at `die`, its entry pc
+  // at `entry`): `outer` is the offset of the function it was inlined
+  // into, whose frame base and kprobe symbol it uses.
+  bool inlined = false;
+  uint64_t outer = 0;
 };
 
 // One is_stmt row of the line table: the first address of `line` in a function.
@@ -47,6 +52,9 @@ struct DwarfVar {
     Register,     // in DWARF register `reg` (x86-64 numbering)
     Memory,       // in memory at (register `reg`) + `offset`
     Constant,     // DW_AT_const_value: `offset` is the value
+    Address,      // DW_OP_addr A, DW_OP_stack_value: the value is the address
+                  // `symbol` + `offset`, relocated at load time (a pointer
+                  // a clone's constant propagation fixed, as in f.constprop.0)
     Unavailable,  // `why`
   } where = Where::Unavailable;
   std::string name;
@@ -54,6 +62,8 @@ struct DwarfVar {
   bool parameter = false;
   int reg = -1;
   int64_t offset = 0;
+  std::string symbol;  // Address: the symbol it is relocated by (as DwarfGlobal::symbol)
+  bool in_memory = false;  // Address: the variable is stored there (DW_OP_addr alone, a static)
   std::string why;
 };
 
@@ -91,6 +101,12 @@ class KernelDwarf {
   std::vector<const DwarfFunction *> match(const std::string &name_glob,
                                            const std::string &file_glob) const;
   static bool file_matches(const std::string &file_glob, const std::string &file);
+  // The inlined instances of functions matching the globs (as match()),
+  // from a walk of every function's DIE tree on first use
+  // (symbols/dwarf_inlines.cpp); not in the cached index, which stays
+  // small. kprobe_site and variables_at take them like functions.
+  std::vector<const DwarfFunction *> match_inlined(const std::string &name_glob,
+                                                   const std::string &file_glob) const;
 
   // The lines of `f` in [first, last] (in its own file) with their lowest
   // address, ascending by line. Empty when the line table has none.
@@ -140,6 +156,8 @@ class KernelDwarf {
   bool from_cache_ = false;
   uint64_t stext_ = 0;
   std::vector<DwarfFunction> functions_;
+  mutable std::vector<DwarfFunction> inlined_;  // sorted as functions_
+  mutable bool inlined_scanned_ = false;
   std::unique_ptr<Impl> impl_;
   mutable TypeTable types_;
   mutable std::unordered_map<uint64_t, int> type_of_die_;

@@ -112,7 +112,11 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
     Dwarf_Attribute fb;
     Dwarf_Op *fb_ops = nullptr;
     size_t fb_n = 0;
-    if (!dwarf_attr(&fn, DW_AT_frame_base, &fb) ||
+    // An inlined instance has no frame of its own: the function it was
+    // inlined into has the frame base.
+    Dwarf_Die frame_owner = fn;
+    if (f.inlined && !dwarf_offdie(im.dw, f.outer, &frame_owner)) return false;
+    if (!dwarf_attr(&frame_owner, DW_AT_frame_base, &fb) ||
         dwarf_getlocation_addr(&fb, pc, &fb_ops, &fb_n, 1) <= 0)
       return false;
     DwarfVar base;
@@ -181,6 +185,20 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
                      ops[0].atom <= DW_OP_lit31) {
             v.where = DwarfVar::Where::Constant;
             v.offset = ops[0].atom - DW_OP_lit0;
+          } else if (ops[0].atom == DW_OP_addr &&
+                     (n == 1 || (n == 2 && ops[1].atom == DW_OP_stack_value))) {
+            // The address of a static object as a value: placed by a symbol
+            // that moves with it, as for globals.
+            DwarfGlobal g;
+            place_global(ops[0].number + im.bias, &g);
+            if (g.why.empty()) {
+              v.where = DwarfVar::Where::Address;
+              v.symbol = g.symbol;
+              v.offset = g.offset;
+              v.in_memory = n == 1;  // a function-scope static stored there
+            } else {
+              v.why = "it is the address of a static object, but " + g.why;
+            }
           } else if (!simple_location(ops, n, &v)) {
             v.why = why_not(ops, n);
           }

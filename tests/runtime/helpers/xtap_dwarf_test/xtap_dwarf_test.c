@@ -65,6 +65,9 @@ static long xdt_shadowed = 1000;
  */
 static noinline long xdt_double(long v)
 {
+	static long xdt_doubled;	/* a function-scope static: module_static.test */
+
+	WRITE_ONCE(xdt_doubled, xdt_doubled + v);
 	return v * 2;
 }
 
@@ -72,6 +75,29 @@ static noinline long xdt_bump(struct xdt_point *p, long xdt_shadowed)
 {
 	xdt_calls++;
 	return p->x + xdt_shadowed + xdt_calls;
+}
+
+/*
+ * For .inline probes (module_inline.test): a function forced inline into
+ * two callers; xtap probes each copy's entry and reads its parameters
+ * from the copy's own DWARF.
+ */
+static __always_inline long xdt_mix(long a, long b)
+{
+	/* Calls keep a and b live, so each copy has locations for them. */
+	xdt_sink(a);
+	xdt_sink(b);
+	return a * 3 + b;
+}
+
+static noinline long xdt_mix_first(long n)
+{
+	return xdt_mix(n, 1);
+}
+
+static noinline long xdt_mix_second(long n)
+{
+	return xdt_mix(n + 10, 2);
 }
 
 static ssize_t xdt_write(struct file *f, const char __user *buf, size_t len, loff_t *pos)
@@ -89,6 +115,7 @@ static ssize_t xdt_write(struct file *f, const char __user *buf, size_t len, lof
 	xdt_origin.x += n;
 	xdt_sink(xdt_double(n));
 	xdt_sink(xdt_bump(&xdt_origin, n) + READ_ONCE(xdt_shadowed));
+	xdt_sink(xdt_mix_first(n) + xdt_mix_second(n));
 	return len;
 }
 
