@@ -65,7 +65,7 @@ class Outcome:
         return argparse.Namespace(job_name=p.job_name, runner_args=p.runner_args,
                                   run=p.command, timeout_s=p.timeout_s,
                                   interrupt_after_ms=-1, interrupt_signal="INT", after="",
-                                  before="", helper_module=None)
+                                  before="", helper_module=None, stdin="")
 
     @property
     def ran(self):
