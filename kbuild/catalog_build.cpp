@@ -107,13 +107,7 @@ bool ensure_catalog(const Target &t, const Env &env, std::string *path, std::str
 
   CacheLock lock(final_path.string());
   if (fs::exists(final_path)) return true;
-  if (env.progress) env.progress("reading the kernel catalog of " + t.release + " (once per kernel)");
-  struct EndStep {
-    const Env &env;
-    ~EndStep() {
-      if (env.progress) env.progress("");
-    }
-  } end_step{env};
+  ProgressStep step(env, "reading the kernel catalog of " + t.release + " (once per kernel)");
 
   std::string pid = std::to_string(getpid());
   fs::path tmp = final_path.string() + ".tmp" + pid;

@@ -38,6 +38,23 @@ struct Env {
   std::function<void(const std::string &)> progress;
 };
 
+// Shows a long step's line through env.progress while it lives, and clears
+// the line when the step ends, however it ends.
+class ProgressStep {
+ public:
+  ProgressStep(const Env &env, const std::string &what) : env_(env) {
+    if (env_.progress) env_.progress(what);
+  }
+  ~ProgressStep() {
+    if (env_.progress) env_.progress("");
+  }
+  ProgressStep(const ProgressStep &) = delete;
+  ProgressStep &operator=(const ProgressStep &) = delete;
+
+ private:
+  const Env &env_;
+};
+
 // -r VALUE: a release (looked up under /lib/modules) or a build directory;
 // empty: the running kernel. Returns false with *error on failure.
 bool resolve_target(const std::string &r, Target *t, std::string *error);

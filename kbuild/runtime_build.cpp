@@ -95,13 +95,7 @@ bool ensure_runtime(const Target &t, const Env &env, std::string *rt_dir, std::s
   fs::create_directories(final_dir.parent_path(), ec);
   CacheLock lock(final_dir.string());
   if (fs::exists(final_dir / "xtap_runtime.o")) return true;
-  if (env.progress) env.progress("building the xtap runtime for " + t.release + " (once per kernel)");
-  struct EndStep {
-    const Env &env;
-    ~EndStep() {
-      if (env.progress) env.progress("");
-    }
-  } end_step{env};
+  ProgressStep step(env, "building the xtap runtime for " + t.release + " (once per kernel)");
 
   fs::path dir = final_dir.string() + ".tmp" + std::to_string(getpid());
   struct RemoveTmp {

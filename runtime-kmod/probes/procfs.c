@@ -113,8 +113,6 @@ static ssize_t xtap_procfs_write(struct file *file, const char __user *ubuf, siz
 	} else {
 		const struct xtap_procfs_spec *w;
 
-		b->len = n;
-		b->data[n] = '\0';
 		for (w = f->write; w < xtap_procfs_specs + xtap_procfs_nspecs; w++) {
 			if (!w->is_write || strcmp(w->name, f->name))
 				continue;
