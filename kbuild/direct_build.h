@@ -17,6 +17,12 @@ struct Recipe {
   std::vector<std::pair<std::string, std::string>> env;    // exported by Kbuild's make
   std::vector<std::pair<std::string, std::string>> steps;  // name, shell command
   std::string modules_order;                               // modules.order's contents
+  // NAME.mod.o without the kernel headers (mod_object.h): the C with
+  // placeholders, the template's NAME.mod.c it stands for, and the
+  // compile command for it ("fast_mod" step). `mod_skeleton` is empty, and
+  // `no_fast_mod` says why, when the template's object could not be
+  // described or the description did not compile to the same object.
+  std::string mod_skeleton, template_modc, no_fast_mod;
 };
 
 // The recipe of the runtime in `rt`: read from <cache>/recipes/<runtime>/,

@@ -9,8 +9,11 @@
 #include <sstream>
 
 #include "common/file_io.h"
+#include "common/process.h"
 #include "kbuild/cache_lock.h"
 #include "kbuild/direct_build.h"
+#include "kbuild/mod_object.h"
+#include "kbuild/rel_object.h"
 #include "kbuild/module_layout.h"
 
 extern char **environ;
@@ -20,7 +23,7 @@ namespace fs = std::filesystem;
 namespace xtap::kbuild {
 namespace {
 
-constexpr const char *kFormat = "xtap-kbuild-recipe 2";
+constexpr const char *kFormat = "xtap-kbuild-recipe 3";
 constexpr const char *kTemplateName = "xtaprecipemod";
 constexpr const char *kDirToken = "{{XTAP_DIR}}";
 constexpr const char *kNameToken = "{{XTAP_NAME}}";
@@ -150,6 +153,9 @@ std::string serialize(const Recipe &r) {
   for (auto &[k, v] : r.env) item("env", k, v);
   for (auto &[k, v] : r.steps) item("step", k, v);
   item("file", "modules.order", r.modules_order);
+  item("file", "mod_skeleton", r.mod_skeleton);
+  item("file", "template_modc", r.template_modc);
+  item("file", "no_fast_mod", r.no_fast_mod);
   return o.str();
 }
 
@@ -167,9 +173,78 @@ bool parse(const std::string &text, Recipe *r) {
     if (kind == "env") r->env.emplace_back(name, body);
     else if (kind == "step") r->steps.emplace_back(name, body);
     else if (kind == "file" && name == "modules.order") r->modules_order = body;
+    else if (kind == "file" && name == "mod_skeleton") r->mod_skeleton = body;
+    else if (kind == "file" && name == "template_modc") r->template_modc = body;
+    else if (kind == "file" && name == "no_fast_mod") r->no_fast_mod = body;
     else return false;
   }
   return !r->steps.empty();
+}
+
+// Kbuild's compile of DIR/NAME.mod.c made to compile xtap's headerless
+// DIR/headerless/NAME.mod.c (the same file name: it is in the object's
+// symbol table) into `object`, without DWARF (its types stand in for the
+// kernel's, and module BTF is made from DWARF); "" when the command does
+// not end in the source.
+std::string fast_mod_command(const std::string &compile_mod, const std::string &dir,
+                             const std::string &name, const std::string &object) {
+  const std::string src = " " + dir + "/" + name + ".mod.c", out = " -o " + dir + "/" + name + ".mod.o";
+  std::string cmd = compile_mod;
+  while (!cmd.empty() && isspace(static_cast<unsigned char>(cmd.back()))) cmd.pop_back();
+  size_t o = cmd.find(out);
+  if (!cmd.ends_with(src) || o == std::string::npos) return "";
+  cmd.replace(o, out.size(), " -o " + object);
+  cmd.resize(cmd.size() - src.size());
+  return cmd + " -g0 " + dir + "/headerless/" + name + ".mod.c";
+}
+
+// Describes the template's NAME.mod.o as C (mod_object.h), compiles that
+// for the template and checks it gives Kbuild's object. Sets the recipe's
+// fast_mod fields, or says in no_fast_mod why not.
+void record_fast_mod(const Target &t, const fs::path &tdir, const std::string &name, Recipe *r) {
+  const std::string d = tdir.string(), kbuild_obj = d + "/" + name + ".mod.o";
+  std::string compile_mod;
+  for (const auto &[step, cmd] : r->steps)
+    if (step == "compile_mod") compile_mod = cmd;
+  const std::string modc = read_file(d + "/" + name + ".mod.c");
+  std::string why;
+  auto skeleton = describe_mod_object(kbuild_obj, modc, name, &why);
+  auto source = skeleton ? mod_object_source(*skeleton, modc, modc, name) : std::nullopt;
+  std::string cmd = fast_mod_command(compile_mod, d, name, d + "/xtap_check.mod.o");
+  if (!skeleton) {
+    r->no_fast_mod = why;
+    return;
+  }
+  if (!source || cmd.empty()) {
+    r->no_fast_mod = !source ? "the template's own .mod.c does not fit its description"
+                             : "Kbuild's compile of the .mod.c does not end in its source";
+    return;
+  }
+  std::ostringstream sh;
+  for (const auto &[k, v] : r->env) sh << "export " << k << "='" << replace_all(v, "'", "'\\''") << "'\n";
+  sh << cmd << "\n";
+  process::SpawnSpec spec;
+  spec.argv = {"sh", "-c", sh.str()};
+  spec.cwd = t.build_dir;
+  spec.stdout_path = spec.stderr_path = d + "/xtap_check.log";
+  std::string error;
+  std::error_code ec;
+  fs::create_directories(tdir / "headerless", ec);
+  if (!write_file(d + "/headerless/" + name + ".mod.c", *source) ||
+      process::run_to_end(spec, &error) != 0) {
+    r->no_fast_mod = "its description did not compile: " + read_file(spec.stdout_path).substr(0, 400);
+    return;
+  }
+  auto mine = read_rel_object(d + "/xtap_check.mod.o", &why);
+  auto kbuilds = read_rel_object(kbuild_obj, &why);
+  std::string diff = mine && kbuilds ? rel_object_difference(*kbuilds, *mine) : why;
+  if (!diff.empty()) {
+    r->no_fast_mod = "its description compiles to another object: " + diff;
+    return;
+  }
+  r->mod_skeleton = *skeleton;
+  r->template_modc = modc;
+  r->steps.emplace_back("fast_mod", fast_mod_command(compile_mod, d, name, kbuild_obj));
 }
 
 // Builds the template in `tdir` through Kbuild and reads its commands.
@@ -223,6 +298,7 @@ bool record(const Target &t, const Env &env, const std::string &rt, const fs::pa
   }
   r->modules_order = read_file((tdir / "modules.order").string());
   r->env = kbuild_environment(read_file((tdir / "xtap_kbuild.env").string()));
+  record_fast_mod(t, tdir, n, r);
 
   // The template's directory and name become tokens; .module-common.o
   // (6.12: vermagic and the ORC header, the same for every module) stays

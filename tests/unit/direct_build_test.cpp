@@ -153,6 +153,9 @@ TEST(DirectBuild, MakesTheModuleKbuildMakesOnEveryInstalledKernel) {
       ASSERT_TRUE(fs::exists(ko[method])) << ko[method];
     }
     EXPECT_TRUE(fs::exists(dir.path() / "direct/build.sh")) << "not built by the direct path";
+    // NAME.mod.o from xtap's C without kernel headers (kbuild/mod_object.h)
+    EXPECT_TRUE(fs::exists(dir.path() / "direct/headerless/t_direct_cmp.mod.c"))
+        << "NAME.mod.c was compiled with the kernel headers";
 
     auto secs = sections(ko["direct"]);
     EXPECT_EQ(sections(ko["make"]), secs);
@@ -172,6 +175,8 @@ TEST(DirectBuild, MakesTheModuleKbuildMakesOnEveryInstalledKernel) {
     bool vermagic = false;
     for (const auto &e : info) vermagic |= e.starts_with("vermagic=" + release + " ");
     EXPECT_TRUE(vermagic);
+    for (const char *raw : {".gnu.linkonce.this_module", ".modinfo", "__versions"})
+      EXPECT_EQ(a->section(raw), b->section(raw)) << raw;
     auto crcs = versions(*b);
     EXPECT_EQ(versions(*a), crcs);
     EXPECT_GT(crcs.size(), 10u);
