@@ -20,9 +20,21 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR
         PATTERN "man" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 
-install(FILES ${PROJECT_SOURCE_DIR}/docs/man/xtap.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-install(FILES ${PROJECT_SOURCE_DIR}/docs/man/xtap-run.8 DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
-install(FILES ${PROJECT_SOURCE_DIR}/docs/man/xtapprobes.7 DESTINATION ${CMAKE_INSTALL_MANDIR}/man7)
+# Man pages are installed compressed, as Debian's policy asks (gzip -9n:
+# no name or time stamp, so the package builds reproducibly).
+set(XTAP_MAN_PAGES xtap.1 xtap-run.8 xtapprobes.7)
+foreach(page ${XTAP_MAN_PAGES})
+  string(REGEX REPLACE ".*\\.([0-9])$" "\\1" section ${page})
+  set(src ${PROJECT_SOURCE_DIR}/docs/man/${page})
+  set(gz ${PROJECT_BINARY_DIR}/man/${page}.gz)
+  add_custom_command(OUTPUT ${gz}
+                     COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
+                     COMMAND sh -c "gzip -9nc '${src}' > '${gz}'"
+                     DEPENDS ${src} VERBATIM)
+  list(APPEND XTAP_MAN_GZ ${gz})
+  install(FILES ${gz} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+endforeach()
+add_custom_target(man_pages ALL DEPENDS ${XTAP_MAN_GZ})
 # bash-completion loads a command's completion from a file named after it.
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/completion/xtap.bash
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME xtap)

@@ -44,8 +44,8 @@ files=$(dpkg-deb -c "$deb" | awk '{print $NF}')
 missing=""
 for want in ./usr/bin/xtap ./usr/bin/xtap-run ./usr/libexec/xtap/xtap-kcatalog \
             ./usr/share/xtap/tapsets/context.stp ./usr/share/xtap/runtime-kmod/include/xtap/runtime.h \
-            ./usr/share/xtap/kbuild/features/ ./usr/share/man/man1/xtap.1 ./usr/share/man/man8/xtap-run.8 \
-            ./usr/share/man/man7/xtapprobes.7 ./usr/share/bash-completion/completions/xtap \
+            ./usr/share/xtap/kbuild/features/ ./usr/share/man/man1/xtap.1.gz ./usr/share/man/man8/xtap-run.8.gz \
+            ./usr/share/man/man7/xtapprobes.7.gz ./usr/share/bash-completion/completions/xtap \
             ./usr/share/bash-completion/completions/xtap-run ./usr/share/doc/xtap/copyright \
             ./usr/share/doc/xtap/docs/from-systemtap.md ./usr/share/doc/xtap/examples/hello.stp; do
   grep -qxF -- "$want" <<<"$files" || missing+=" $want"
