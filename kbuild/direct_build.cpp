@@ -3,7 +3,6 @@
 // one shell script from the kernel build directory, as make would run them.
 #include "kbuild/direct_build.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <iostream>
@@ -13,6 +12,7 @@
 #include "common/process.h"
 #include "kbuild/mod_object.h"
 #include "kbuild/module_layout.h"
+#include "kbuild/script_pch.h"
 
 namespace fs = std::filesystem;
 
@@ -64,19 +64,28 @@ bool build_direct(const Target &t, const Env &env, const std::string &rt, const 
      << "set -e\n";
   for (const auto &[k, v] : r.env) sh << "export " << k << "=" << shell_quote(v) << "\n";
   sh << "case \"$1\" in\n";
+  // The script compiled with the precompiled headers (script_pch.h) when
+  // the recipe has them.
+  bool pch = false;
+  for (const auto &[step, cmd] : r.steps) pch |= step == "compile_pch";
+  const fs::path gch =
+      fs::path(env.cache_dir) / "recipes" / fs::path(rt).filename() / "pch/xtap_pch.h.gch";
+  pch = pch && fs::exists(gch) && write_file(dir + "/" + kScriptNameHeader, script_name_header(name));
+  const char *compile_step = pch ? "compile_pch" : "compile";
   const std::pair<const char *, std::vector<std::string>> parts[] = {
-      {"objects", {"compile", "link", "modpost"}},
+      {"objects", {compile_step, "link", "modpost"}},
       {"mod-object", {"compile_mod"}},
       {"fast-mod-object", {"fast_mod"}},
       {"module", {"link_ko", "btf"}},
   };
   for (const auto &[part, steps] : parts) {
     sh << part << ")\n";
-    for (const auto &[step, cmd] : r.steps) {
-      if (std::find(steps.begin(), steps.end(), step) == steps.end()) continue;
-      sh << "# " << step << "\n" << subst(cmd) << "\n";
-      if (step == "compile") compile = subst(cmd);
-    }
+    for (const auto &want : steps)
+      for (const auto &[step, cmd] : r.steps) {
+        if (step != want) continue;
+        sh << "# " << step << "\n" << subst(cmd) << "\n";
+        if (step == compile_step) compile = subst(cmd);
+      }
     sh << ";;\n";
   }
   sh << "*) echo \"usage: sh build.sh objects|mod-object|fast-mod-object|module\" >&2; exit 2;;\nesac\n";

@@ -23,6 +23,9 @@ struct Recipe {
   // `no_fast_mod` says why, when the template's object could not be
   // described or the description did not compile to the same object.
   std::string mod_skeleton, template_modc, no_fast_mod;
+  // Why the script is not compiled with precompiled headers ("compile_pch"
+  // step, script_pch.h), if it is not.
+  std::string no_pch;
 };
 
 // The recipe of the runtime in `rt`: read from <cache>/recipes/<runtime>/,
@@ -37,6 +40,11 @@ bool ensure_recipe(const Target &t, const Env &env, const std::string &rt, Recip
 // command fails (the caller falls back to Kbuild).
 bool build_direct(const Target &t, const Env &env, const std::string &rt, const std::string &dir,
                   const std::string &name, const std::string &c_source, std::string *why);
+
+// Runs a recorded command `cmd` from the kernel build directory with
+// Kbuild's environment `env`, its output in `log`; the exit status.
+int run_recorded(const Target &t, const std::vector<std::pair<std::string, std::string>> &env,
+                 const std::string &cmd, const std::string &log);
 
 // Text substitution of every occurrence of `from` in `s`.
 std::string replace_all(std::string s, const std::string &from, const std::string &to);

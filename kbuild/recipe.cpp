@@ -14,6 +14,7 @@
 #include "kbuild/direct_build.h"
 #include "kbuild/mod_object.h"
 #include "kbuild/rel_object.h"
+#include "kbuild/script_pch.h"
 #include "kbuild/module_layout.h"
 
 extern char **environ;
@@ -156,6 +157,7 @@ std::string serialize(const Recipe &r) {
   item("file", "mod_skeleton", r.mod_skeleton);
   item("file", "template_modc", r.template_modc);
   item("file", "no_fast_mod", r.no_fast_mod);
+  item("file", "no_pch", r.no_pch);
   return o.str();
 }
 
@@ -176,6 +178,7 @@ bool parse(const std::string &text, Recipe *r) {
     else if (kind == "file" && name == "mod_skeleton") r->mod_skeleton = body;
     else if (kind == "file" && name == "template_modc") r->template_modc = body;
     else if (kind == "file" && name == "no_fast_mod") r->no_fast_mod = body;
+    else if (kind == "file" && name == "no_pch") r->no_pch = body;
     else return false;
   }
   return !r->steps.empty();
@@ -220,19 +223,11 @@ void record_fast_mod(const Target &t, const fs::path &tdir, const std::string &n
                              : "Kbuild's compile of the .mod.c does not end in its source";
     return;
   }
-  std::ostringstream sh;
-  for (const auto &[k, v] : r->env) sh << "export " << k << "='" << replace_all(v, "'", "'\\''") << "'\n";
-  sh << cmd << "\n";
-  process::SpawnSpec spec;
-  spec.argv = {"sh", "-c", sh.str()};
-  spec.cwd = t.build_dir;
-  spec.stdout_path = spec.stderr_path = d + "/xtap_check.log";
-  std::string error;
   std::error_code ec;
   fs::create_directories(tdir / "headerless", ec);
   if (!write_file(d + "/headerless/" + name + ".mod.c", *source) ||
-      process::run_to_end(spec, &error) != 0) {
-    r->no_fast_mod = "its description did not compile: " + read_file(spec.stdout_path).substr(0, 400);
+      run_recorded(t, r->env, cmd, d + "/xtap_check.log") != 0) {
+    r->no_fast_mod = "its description did not compile: " + read_file(d + "/xtap_check.log").substr(0, 400);
     return;
   }
   auto mine = read_rel_object(d + "/xtap_check.mod.o", &why);
@@ -313,6 +308,7 @@ bool record(const Target &t, const Env &env, const std::string &rt, const fs::pa
   for (auto &[name, cmd] : r->steps) cmd = tokens(cmd);
   for (auto &[name, value] : r->env) value = tokens(value);
   r->modules_order = tokens(r->modules_order);
+  record_script_pch(t, tdir, n, tdir.parent_path() / "pch", r);
   // The runtime copies and the module itself are not needed any more.
   for (auto &e : fs::directory_iterator(tdir, ec)) {
     std::string f = e.path().filename().string();
@@ -323,6 +319,19 @@ bool record(const Target &t, const Env &env, const std::string &rt, const fs::pa
 }
 
 }  // namespace
+
+int run_recorded(const Target &t, const std::vector<std::pair<std::string, std::string>> &env,
+                 const std::string &cmd, const std::string &log) {
+  std::ostringstream sh;
+  for (const auto &[k, v] : env) sh << "export " << k << "='" << replace_all(v, "'", "'\\''") << "'\n";
+  sh << cmd << "\n";
+  process::SpawnSpec spec;
+  spec.argv = {"sh", "-c", sh.str()};
+  spec.cwd = t.build_dir;
+  spec.stdout_path = spec.stderr_path = log;
+  std::string error;
+  return process::run_to_end(spec, &error);
+}
 
 std::string replace_all(std::string s, const std::string &from, const std::string &to) {
   if (from.empty()) return s;

@@ -156,6 +156,8 @@ TEST(DirectBuild, MakesTheModuleKbuildMakesOnEveryInstalledKernel) {
     // NAME.mod.o from xtap's C without kernel headers (kbuild/mod_object.h)
     EXPECT_TRUE(fs::exists(dir.path() / "direct/headerless/t_direct_cmp.mod.c"))
         << "NAME.mod.c was compiled with the kernel headers";
+    // xtap_script.c compiled with the precompiled headers (kbuild/script_pch.h)
+    EXPECT_TRUE(fs::exists(dir.path() / "direct/xtap_modname.h")) << "no precompiled headers";
 
     auto secs = sections(ko["direct"]);
     EXPECT_EQ(sections(ko["make"]), secs);
