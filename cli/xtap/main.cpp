@@ -30,6 +30,7 @@
 #include "vm/vm.h"
 #include "xtap/bundle.h"
 #include "xtap/dumps.h"
+#include "xtap/flame_output.h"
 #include "xtap/json_records.h"
 #include "xtap/listing.h"
 #include "xtap/options.h"
@@ -203,7 +204,8 @@ std::vector<std::string> runner_args(const cli::Options &o) {
   if (!o.command.empty() && !o.vm) a.insert(a.end(), {"-c", o.command});
   if (o.target_pid) a.insert(a.end(), {"-x", std::to_string(o.target_pid)});
   if (o.timeout_s) a.insert(a.end(), {"-T", std::to_string(o.timeout_s)});
-  if (!o.output_file.empty() && !o.vm) a.insert(a.end(), {"-o", o.output_file});
+  // With --folded/--flamegraph the driver reads the output and writes -o itself.
+  if (!o.output_file.empty() && !o.vm && !cli::wants_flame_output(o)) a.insert(a.end(), {"-o", o.output_file});
   if (!o.switch_spec.empty()) a.insert(a.end(), {"-S", o.switch_spec});
   if (o.verbose) a.push_back("-v");
   if (o.json) a.insert(a.end(), {"--format", "json"});
@@ -221,6 +223,7 @@ int run_local(const cli::Options &o, const std::string &ko) {
   std::vector<std::string> args = {runner};
   for (auto &a : runner_args(o)) args.push_back(a);
   args.push_back(ko);
+  if (cli::wants_flame_output(o)) return cli::run_collecting_stacks(o, args);
   std::vector<char *> argv;
   for (auto &a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -248,12 +251,19 @@ int run_in_vm(const cli::Options &o, const vm::Kernel &k, const std::string &ko)
     return 1;
   }
   vm::BatchResult r = vm::run_batch(k, {job}, bo);
+  bool flame_failed = false;
   if (!r.jobs.empty()) {
     const auto &j = r.jobs[0];
-    if (!o.output_file.empty()) {
-      std::ofstream(o.output_file, std::ios::binary) << j.out;
+    std::ofstream file;
+    if (!o.output_file.empty()) file.open(o.output_file, std::ios::binary);
+    std::ostream &rest = o.output_file.empty() ? std::cout : file;
+    if (cli::wants_flame_output(o)) {
+      flamegraph::StackCollector stacks;
+      cli::collect_stacks(j.out, &stacks, &rest);
+      rest.flush();
+      if (!cli::write_flame_files(o, stacks) && j.exit_status == 0) flame_failed = true;
     } else {
-      std::cout << j.out << std::flush;
+      rest << j.out << std::flush;
     }
     std::cerr << j.err;
     if (j.timed_out) std::cerr << "xtap: the session timed out in the VM\n";
@@ -264,7 +274,7 @@ int run_in_vm(const cli::Options &o, const vm::Kernel &k, const std::string &ko)
     return 1;
   }
   if (!r.kernel_problems.empty()) return 1;
-  return r.jobs.empty() ? 1 : r.jobs[0].exit_status;
+  return r.jobs.empty() || flame_failed ? 1 : r.jobs[0].exit_status;
 }
 
 // Passes 1-5 for one kernel (o.kernel), stopping where -p says.
@@ -589,6 +599,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!o.dump.empty()) return run_dump(o);
+  if (!o.from_stacks.empty()) return cli::convert_stacks(o);
   if (!o.sign_key.empty()) {
     std::string err;
     if (!cli::check_signing_files(o.sign_key, o.sign_cert, &err)) {
