@@ -186,6 +186,28 @@ TEST(FlameSvg, ParsesAsXml) {
   EXPECT_EQ(code, 0) << err << read_file(d.str("py.out"));
 }
 
+// The SVG's script, run by node against a stand-in DOM
+// (flamegraph_script_check.js): zoom, hover, reset, search and its share.
+TEST(FlameSvg, ScriptZoomsHoversAndSearches) {
+  std::string err;
+  if (process::run_to_end({{"node", "--version"}}, &err) != 0) GTEST_SKIP() << "node is not installed";
+  FoldedStacks s;
+  s["main;parse;lex;next_char"] = 40;
+  s["main;parse;lex"] = 5;
+  s["main;parse;<lambda>&x"] = 7;
+  s["main;eval;lex;next_char"] = 9;
+  s["main;eval;run"] = 30;
+  s["init;lex"] = 3;
+  test::TempDir d;
+  ASSERT_TRUE(write_file(d.str("g.svg"), render_svg(s)));
+  int code = process::run_to_end(
+      {{"node", std::string(XTAP_SOURCE_DIR) + "/tests/unit/flamegraph_script_check.js", d.str("g.svg")},
+       "", "/dev/null", d.str("node.out"), d.str("node.out")},
+      &err);
+  EXPECT_EQ(code, 0) << err << read_file(d.str("node.out"));
+  EXPECT_EQ(read_file(d.str("node.out")), "ok\n");
+}
+
 TEST(FlameSvg, NoStacksIsStillAnSvg) {
   std::string svg = render_svg({});
   EXPECT_NE(svg.find("no stacks"), std::string::npos);
