@@ -8,6 +8,7 @@
 
 #include "common/file_io.h"
 #include "common/process.h"
+#include "flamegraph/session.h"
 #include "flamegraph/stacks.h"
 #include "flamegraph/svg.h"
 #include "temp_dir.h"
@@ -206,6 +207,39 @@ TEST(FlameSvg, ScriptZoomsHoversAndSearches) {
       &err);
   EXPECT_EQ(code, 0) << err << read_file(d.str("node.out"));
   EXPECT_EQ(read_file(d.str("node.out")), "ok\n");
+}
+
+// A session's output as the driver reads it from xtap-run (here a shell
+// standing in for the runner): stacks to the files, the rest to -o FILE,
+// the runner's exit status kept.
+TEST(FlameSession, RunnerOutputIsSplit) {
+  test::TempDir d;
+  OutputFiles o;
+  o.folded = d.str("out.folded");
+  o.svg = d.str("out.svg");
+  o.rest = d.str("rest.txt");
+  o.title = "t";
+  o.quiet = true;
+  int code = run_collecting_stacks(
+      o, {"sh", "-c",
+          "echo begin; printf ' 0x2 : b+0x1/0x2\\n 0x1 : a+0x1/0x2\\n\\t4\\n'; echo 'x;y 2'; echo end; exit 3"});
+  EXPECT_EQ(code, 3);
+  EXPECT_EQ(read_file(d.str("rest.txt")), "begin\nend\n");
+  EXPECT_EQ(read_file(d.str("out.folded")), "a;b 4\nx;y 2\n");
+  EXPECT_NE(read_file(d.str("out.svg")).find("data-n=\"b\""), std::string::npos);
+}
+
+TEST(FlameSession, FromStacksFile) {
+  test::TempDir d;
+  ASSERT_TRUE(write_file(d.str("in.txt"), "noise\na;b 1\na;b 2\n"));
+  OutputFiles o;
+  o.from_stacks = d.str("in.txt");
+  o.folded = d.str("out.folded");
+  o.quiet = true;
+  EXPECT_EQ(convert_stacks(o), 0);
+  EXPECT_EQ(read_file(d.str("out.folded")), "a;b 3\n");
+  o.from_stacks = d.str("missing");
+  EXPECT_EQ(convert_stacks(o), 1);
 }
 
 TEST(FlameSvg, NoStacksIsStillAnSvg) {

@@ -1,5 +1,5 @@
 // --folded and --flamegraph: see flame_output.h.
-#include "xtap/flame_output.h"
+#include "flamegraph/session.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -8,14 +8,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "flamegraph/svg.h"
 
-namespace xtap::cli {
+namespace xtap::flamegraph {
 namespace {
 
 pid_t g_runner = -1;
@@ -38,16 +37,9 @@ bool write_file(const std::string &path, const std::string &text, const char *wh
   return true;
 }
 
-std::string default_title(const Options &o) {
-  if (!o.flame_title.empty()) return o.flame_title;
-  std::string from = !o.from_stacks.empty() ? o.from_stacks : o.script_file;
-  if (from.empty() || from == "-") return "Flame Graph";
-  return "Flame Graph: " + std::filesystem::path(from).filename().string();
-}
-
 }  // namespace
 
-void collect_stacks(const std::string &text, flamegraph::StackCollector *c, std::ostream *rest) {
+void collect_stacks(const std::string &text, StackCollector *c, std::ostream *rest) {
   size_t from = 0;
   while (from < text.size()) {
     size_t nl = text.find('\n', from);
@@ -58,36 +50,36 @@ void collect_stacks(const std::string &text, flamegraph::StackCollector *c, std:
   }
 }
 
-bool write_flame_files(const Options &o, flamegraph::StackCollector &c) {
+bool write_flame_files(const OutputFiles &o, StackCollector &c) {
   c.finish();
   bool ok = true;
-  if (!o.folded_file.empty()) ok &= write_file(o.folded_file, flamegraph::folded_text(c.stacks()), "--folded");
-  if (!o.flamegraph_file.empty()) {
-    flamegraph::SvgOptions so;
-    so.title = default_title(o);
-    ok &= write_file(o.flamegraph_file, flamegraph::render_svg(c.stacks(), so), "--flamegraph");
+  if (!o.folded.empty()) ok &= write_file(o.folded, folded_text(c.stacks()), "--folded");
+  if (!o.svg.empty()) {
+    SvgOptions so;
+    so.title = o.title;
+    ok &= write_file(o.svg, render_svg(c.stacks(), so), "--flamegraph");
   }
   if (c.stacks().empty()) {
     std::cerr << "xtap: warning[XTP2260]: no stacks in the output: the "
-              << (o.flamegraph_file.empty() ? "folded file is" : "flame graph is") << " empty\n"
+              << (o.svg.empty() ? "folded file is" : "flame graph is") << " empty\n"
               << "  hint: print each stack with its count, as `print_stack(bt); printf(\"\\t%d\\n\", n)`"
                  " or as folded lines \"f1;f2;f3 COUNT\" (docs/errors/XTP2260.md)\n";
   } else if (!o.quiet && ok) {
     std::cerr << "xtap: " << c.total_samples() << " samples in " << c.stacks().size() << " stacks";
-    if (!o.folded_file.empty() && o.folded_file != "-") std::cerr << ", folded in " << o.folded_file;
-    if (!o.flamegraph_file.empty() && o.flamegraph_file != "-") std::cerr << ", flame graph in " << o.flamegraph_file;
+    if (!o.folded.empty() && o.folded != "-") std::cerr << ", folded in " << o.folded;
+    if (!o.svg.empty() && o.svg != "-") std::cerr << ", flame graph in " << o.svg;
     std::cerr << "\n";
   }
   return ok;
 }
 
-int run_collecting_stacks(const Options &o, const std::vector<std::string> &args) {
+int run_collecting_stacks(const OutputFiles &o, const std::vector<std::string> &args) {
   std::ofstream file;
   std::ostream *rest = &std::cout;
-  if (!o.output_file.empty()) {
-    file.open(o.output_file, std::ios::binary | std::ios::trunc);
+  if (!o.rest.empty()) {
+    file.open(o.rest, std::ios::binary | std::ios::trunc);
     if (!file) {
-      std::cerr << "xtap: cannot write '" << o.output_file << "': " << strerror(errno) << "\n";
+      std::cerr << "xtap: cannot write '" << o.rest << "': " << strerror(errno) << "\n";
       return 1;
     }
     rest = &file;
@@ -124,7 +116,7 @@ int run_collecting_stacks(const Options &o, const std::vector<std::string> &args
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 
-  flamegraph::StackCollector collector;
+  StackCollector collector;
   FILE *in = fdopen(fds[0], "r");
   char *buf = nullptr;
   size_t cap = 0;
@@ -158,7 +150,7 @@ int run_collecting_stacks(const Options &o, const std::vector<std::string> &args
   return code ? code : ok ? 0 : 1;
 }
 
-int convert_stacks(const Options &o) {
+int convert_stacks(const OutputFiles &o) {
   std::ostringstream text;
   if (o.from_stacks == "-") {
     text << std::cin.rdbuf();
@@ -170,9 +162,9 @@ int convert_stacks(const Options &o) {
     }
     text << in.rdbuf();
   }
-  flamegraph::StackCollector c;
+  StackCollector c;
   collect_stacks(text.str(), &c, nullptr);
   return write_flame_files(o, c) ? 0 : 1;
 }
 
-}  // namespace xtap::cli
+}  // namespace xtap::flamegraph

@@ -10,26 +10,33 @@
 #include <vector>
 
 #include "flamegraph/stacks.h"
-#include "xtap/options.h"
 
-namespace xtap::cli {
+namespace xtap::flamegraph {
 
-inline bool wants_flame_output(const Options &o) { return !o.folded_file.empty() || !o.flamegraph_file.empty(); }
+// Where the driver's options send a session's stacks and the rest.
+struct OutputFiles {
+  std::string folded;       // --folded ("-": standard output)
+  std::string svg;          // --flamegraph
+  std::string title;        // the graph's title
+  std::string rest;         // -o FILE for the other lines ("": standard output)
+  std::string from_stacks;  // --from-stacks ("-": standard input)
+  bool quiet = false;       // -q: no note of what was written
+};
 
 // Sends each line of `text` that is no stack to `rest`.
-void collect_stacks(const std::string &text, flamegraph::StackCollector *c, std::ostream *rest);
+void collect_stacks(const std::string &text, StackCollector *c, std::ostream *rest);
 
 // Writes --folded and --flamegraph (a note on stderr unless quiet); false
 // with a message on stderr when a file cannot be written.
-bool write_flame_files(const Options &o, flamegraph::StackCollector &c);
+bool write_flame_files(const OutputFiles &o, StackCollector &c);
 
 // Runs argv (xtap-run) with its standard output read here: stacks are
 // collected, the rest goes to -o FILE or standard output as it comes.
 // SIGINT and SIGTERM are passed on, so that the session's end probes run.
 // The runner's exit status, or 1 when it could not be run.
-int run_collecting_stacks(const Options &o, const std::vector<std::string> &argv);
+int run_collecting_stacks(const OutputFiles &o, const std::vector<std::string> &argv);
 
 // --from-stacks FILE: the files from a saved output. The exit status.
-int convert_stacks(const Options &o);
+int convert_stacks(const OutputFiles &o);
 
-}  // namespace xtap::cli
+}  // namespace xtap::flamegraph
