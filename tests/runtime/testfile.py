@@ -188,13 +188,19 @@ def parse_test_file(path, root):
             re.compile(r)
         except re.error as e:
             raise TestFileError(f"{path}: bad regex '{r}': {e}")
+    if test.flamegraph:
+        try:
+            re.compile(test.flamegraph)
+        except re.error as e:
+            raise TestFileError(f"{path}: bad FLAMEGRAPH regex '{test.flamegraph}': {e}")
     expectations = [test.expect_lines is not None, test.expect_file is not None,
                      test.expect_seq is not None]
     if sum(expectations) > 1:
         raise TestFileError(f"{path}: EXPECT, EXPECT_FILE and EXPECT_SEQ exclude each other")
     if test.build_fail_regex is None and not (any(expectations) or test.expect_regex or
-                                              test.expect_not_regex or test.expect_stderr_regex):
-        raise TestFileError(f"{path}: checks nothing (no EXPECT* or BUILD_FAIL_REGEX)")
+                                              test.expect_not_regex or test.expect_stderr_regex or
+                                              test.flamegraph):
+        raise TestFileError(f"{path}: checks nothing (no EXPECT*, FLAMEGRAPH or BUILD_FAIL_REGEX)")
     return test
 
 
