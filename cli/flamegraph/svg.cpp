@@ -17,11 +17,17 @@ struct Node {
   std::map<std::string, std::unique_ptr<Node>> children;
 };
 
+// Deeper frames than this are left out (their samples stay with the
+// frame above): the layout recurses once a frame, and no real stack (the
+// kernel's are at most 20 deep here) comes near it.
+constexpr int kMaxDepth = 1000;
+
 void add_stack(Node *root, const std::string &folded, uint64_t count) {
   root->samples += count;
   Node *n = root;
   size_t from = 0;
-  while (from <= folded.size()) {
+  int depth = 0;
+  while (from <= folded.size() && depth++ < kMaxDepth) {
     size_t semi = folded.find(';', from);
     if (semi == std::string::npos) semi = folded.size();
     std::string name = folded.substr(from, semi - from);

@@ -242,6 +242,15 @@ TEST(FlameSession, FromStacksFile) {
   EXPECT_EQ(convert_stacks(o), 1);
 }
 
+// A hostile folded file with a very deep stack is cut, not a crash.
+TEST(FlameSvg, VeryDeepStacksAreCut) {
+  std::string deep = "f0";
+  for (int i = 1; i < 200000; ++i) deep += ";f" + std::to_string(i % 7);
+  std::string svg = render_svg({{deep, 3}});
+  EXPECT_NE(svg.find("data-d=\"1000\""), std::string::npos);
+  EXPECT_EQ(svg.find("data-d=\"1001\""), std::string::npos);
+}
+
 TEST(FlameSvg, NoStacksIsStillAnSvg) {
   std::string svg = render_svg({});
   EXPECT_NE(svg.find("no stacks"), std::string::npos);
