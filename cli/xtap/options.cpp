@@ -25,6 +25,7 @@ const char *const kScript = "Script";
 const char *const kBuild = "Translating and building";
 const char *const kRun = "Running";
 const char *const kInfo = "Listing and information";
+const char *const kFlame = "Flame graphs";
 }  // namespace
 
 std::string unknown_option(int argc, char **argv, const std::vector<std::string> &known) {
@@ -162,6 +163,17 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   label(last_wins(app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB"))
       ->check(CLI::Range(256, 16384).description(""))
       ->group(kRun), "MIB");
+  label(last_wins(app.add_option("--folded", o->folded_file,
+                 "write the stacks the script prints (folded lines or print_stack() blocks with counts) "
+                 "as folded stacks to FILE ('-': standard output)"))
+      ->group(kFlame), "FILE");
+  label(last_wins(app.add_option("--flamegraph", o->flamegraph_file,
+                 "draw those stacks as an interactive SVG flame graph in FILE"))
+      ->group(kFlame), "FILE.svg");
+  label(last_wins(app.add_option("--flame-title", o->flame_title, "the flame graph's title"))->group(kFlame), "TEXT");
+  label(last_wins(app.add_option("--from-stacks", o->from_stacks,
+                 "run no script: read the stacks from FILE (a saved output or folded file; '-': standard input)"))
+      ->group(kFlame), "FILE");
   std::vector<std::string> known;
   for (const CLI::Option *opt : app.get_options()) {
     for (const auto &n : opt->get_lnames()) known.push_back("--" + n);
@@ -219,6 +231,24 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     return false;
   }
   if (o->cleanup) return true;  // needs no script
+  bool flame = !o->folded_file.empty() || !o->flamegraph_file.empty();
+  std::string flame_why;
+  if (!o->from_stacks.empty() && !flame) flame_why = "--from-stacks needs --folded FILE or --flamegraph FILE";
+  else if (!o->from_stacks.empty() && (!o->script_file.empty() || !o->script_text.empty()))
+    flame_why = "--from-stacks reads stacks instead of running a script: give one or the other";
+  else if (flame && !o->switch_spec.empty()) flame_why = "--folded and --flamegraph read one output stream: drop -S";
+  else if (flame && o->json) flame_why = "--folded and --flamegraph read text output: drop --format json";
+  else if (flame && o->from_stacks.empty() && o->last_pass != 5)
+    flame_why = "--folded and --flamegraph need the session's output: drop -p " + std::to_string(o->last_pass);
+  else if (flame && !o->kernels.empty()) flame_why = "--folded and --flamegraph need a run, not a bundle build";
+  else if (o->folded_file == "-" && o->flamegraph_file == "-")
+    flame_why = "--folded - and --flamegraph - would both write to standard output";
+  if (!flame_why.empty()) {
+    std::cerr << "xtap: " << flame_why << "\n";
+    *exit_code = 1;
+    return false;
+  }
+  if (!o->from_stacks.empty()) return true;  // needs no script
   if (!o->switch_spec.empty() && (o->output_file.empty() || o->vm)) {
     std::cerr << "xtap: -S switches output files: it needs -o FILE"
               << (o->vm ? ", and a local run (the --vm guest's output comes back whole)" : "") << "\n";
