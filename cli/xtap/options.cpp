@@ -162,6 +162,14 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   label(last_wins(app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB"))
       ->check(CLI::Range(256, 16384).description(""))
       ->group(kRun), "MIB");
+  label(app.add_option("--remote", o->remotes,
+                 "build for HOST's kernel here, run it there over ssh and stream the output back; "
+                 "repeat for several hosts at once")
+      ->allow_extra_args(false)
+      ->group(kRun), "ssh://[USER@]HOST[:PORT]");
+  label(app.add_option("--ssh-option", o->ssh_options, "pass -o OPT to ssh for --remote (as in IdentityFile=KEY)")
+      ->allow_extra_args(false)
+      ->group(kRun), "OPT");
   std::vector<std::string> known;
   for (const CLI::Option *opt : app.get_options()) {
     for (const auto &n : opt->get_lnames()) known.push_back("--" + n);
@@ -227,6 +235,23 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   }
   if (o->sign_key.empty() != o->sign_cert.empty()) {
     std::cerr << "xtap: signing needs both --sign-key KEY and --sign-cert CERT\n";
+    *exit_code = 1;
+    return false;
+  }
+  if (!o->remotes.empty()) {
+    std::string why;
+    if (o->vm) why = "--vm runs in a local VM; give either --vm or --remote";
+    else if (!o->kernels.empty() || !o->kernel.empty()) why = "the hosts' kernels are asked for: drop -r/--kernels";
+    else if (o->last_pass != 5) why = "it runs the script on the hosts: drop -p" + std::to_string(o->last_pass) +
+                                      " (to build for a host's kernel here, use -p4 -r ITS_RELEASE)";
+    else if (!o->switch_spec.empty()) why = "-S switches files on this machine; the hosts' output comes back as a stream";
+    if (!why.empty()) {
+      std::cerr << "xtap: --remote: " << why << "\n";
+      *exit_code = 1;
+      return false;
+    }
+  } else if (!o->ssh_options.empty()) {
+    std::cerr << "xtap: --ssh-option applies to --remote hosts; add --remote ssh://[USER@]HOST[:PORT]\n";
     *exit_code = 1;
     return false;
   }
