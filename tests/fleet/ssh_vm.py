@@ -50,6 +50,30 @@ def shared_libraries(program):
     return [m.group(1) for m in re.finditer(r"(/\S+) \(0x", out)]
 
 
+PYTHON_SKIP = {"test", "idlelib", "tkinter", "ensurepip", "lib2to3", "pydoc_data", "turtledemo",
+               "site-packages", "dist-packages"}
+
+
+def python_files():
+    """(guest, host) pairs for Debian's python3 in the guest, which Ansible's
+    modules need: the interpreter, its standard library (without tests,
+    Tk and the build configuration) and the libraries of both."""
+    pairs = [("/usr/bin/python3", "/usr/bin/python3.11")]
+    libs = set(shared_libraries("/usr/bin/python3.11"))
+    root = "/usr/lib/python3.11"
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in PYTHON_SKIP and not d.startswith("config-")]
+        for f in files:
+            p = os.path.join(dirpath, f)
+            if " " in p or not os.path.isfile(p):
+                continue
+            pairs.append((p, p))
+            if f.endswith(".so"):
+                libs.update(shared_libraries(p))
+    pairs += [(lib, lib) for lib in sorted(libs)]
+    return pairs
+
+
 GUEST_SETUP = r"""
 for m in /netmods/*.ko; do insmod $m || echo "insmod $m failed"; done
 ip link set lo up
@@ -63,7 +87,7 @@ cat /run/dropbear.log
 
 
 class SshVm:
-    def __init__(self, build, release, work, ports=1, lifetime_s=240, extra_files=()):
+    def __init__(self, build, release, work, ports=1, lifetime_s=240, extra_files=(), python=False):
         self.build, self.release, self.work = build, release, work
         self.ports = [free_port() for _ in range(ports)]
         self.port = self.ports[0]
@@ -92,9 +116,12 @@ class SshVm:
             data = open(src, "rb").read()
             open(dst, "wb").write(lzma.decompress(data) if src.endswith(".xz") else data)
             lines.append(f"file /netmods/{os.path.basename(dst)} {dst}")
+        libs = set(shared_libraries("/usr/sbin/dropbear"))
+        if python:
+            lines += [f"file {g} {h}" for g, h in python_files() if g not in libs]
         lines += [f"file {g} {h}" for g, h in extra_files]
         lines += [f"forward {p} 22" for p in self.ports]
-        lines += ["memory-mb 768", "job sshd", "command " + GUEST_SETUP.strip().replace("\n", "; ")
+        lines += ["memory-mb " + ("1024" if python else "768"), "job sshd", "command " + GUEST_SETUP.strip().replace("\n", "; ")
                   .replace("; &", " &").replace("&;", "&").replace("do;", "do").replace("then;", "then"),
                   f"timeout {lifetime_s}"]
         self.manifest = os.path.join(self.dir, "batch.txt")
