@@ -239,8 +239,7 @@ void flush_partial(Host &h, bool several, std::ostream &out) {
 // control channels, a third kills the local ssh processes (each host's
 // watcher still unloads the module and removes its files).
 void run_sessions(std::vector<Host *> &hosts, const std::vector<std::string> &runner_args, int sig_fd,
-                  bool json, std::ostream &out, bool quiet) {
-  bool several = hosts.size() > 1;
+                  bool several, bool json, std::ostream &out, bool quiet) {
   for (Host *h : hosts) {
     std::string err;
     h->started_ms = process::now_ms();
@@ -443,7 +442,7 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
   }
   std::ostream &out = o.output_file.empty() ? std::cout : file_out;
   long long t0 = process::now_ms();
-  if (!interrupted && !ready.empty()) run_sessions(ready, runner_args, sig_fd, o.json, out, o.quiet);
+  if (!interrupted && !ready.empty()) run_sessions(ready, runner_args, sig_fd, several, o.json, out, o.quiet);
   long long t1 = process::now_ms();
   out.flush();
   for (Host *h : ready) {

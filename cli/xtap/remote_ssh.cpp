@@ -159,6 +159,9 @@ std::string explain_ssh_failure(const RemoteTarget &t, const std::string &ssh_st
     if (!line.empty()) last = line;
   }
   auto has = [&](const char *s) { return ssh_stderr.find(s) != std::string::npos; };
+  // The command that tries the same connection by hand.
+  std::string by_hand = "ssh " + (t.port ? "-p " + std::to_string(t.port) + " " : "") +
+                        (t.user.empty() ? "" : t.user + "@") + t.host + " true";
   std::string what = last.empty() ? "ssh failed without saying why" : last;
   std::string reason, hint;
   if (has("Permission denied") || has("Too many authentication failures")) {
@@ -175,11 +178,11 @@ std::string explain_ssh_failure(const RemoteTarget &t, const std::string &ssh_st
              has("Network is unreachable") || has("Connection reset") || has("Connection closed") ||
              has("kex_exchange_identification")) {
     reason = "cannot reach the host (" + what + ")";
-    hint = "check the address and port and that an ssh server runs there; `ssh " + t.label +
-           " true` should work without a prompt";
+    hint = "check the address and port and that an ssh server runs there; `" + by_hand +
+           "` should work without a prompt";
   } else {
     reason = "ssh failed (" + what + ")";
-    hint = "`ssh " + t.label + " true` should work without a prompt; pass ssh options with --ssh-option";
+    hint = "`" + by_hand + "` should work without a prompt; pass ssh options with --ssh-option";
   }
   return t.label + ": " + reason + "\n  hint: " + hint;
 }

@@ -79,7 +79,7 @@ for m in /netmods/*.ko; do insmod $m || echo "insmod $m failed"; done
 ip link set lo up
 ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 && ip route add default via 10.0.2.2
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
-chmod 700 /root /root/.ssh
+chmod 700 /root /root/.ssh; chmod 755 /home/tester /home/tester/.ssh; chmod 644 /home/tester/.ssh/authorized_keys
 dropbear -F -E -s -p 22 -r /etc/dropbear/host_key -P /run/dropbear.pid > /run/dropbear.log 2>&1 &
 while [ ! -e /run/stop ]; do sleep 1; done
 cat /run/dropbear.log
@@ -100,15 +100,17 @@ class SshVm:
         auth = os.path.join(self.dir, "authorized_keys")
         shutil.copy(self.key + ".pub", auth)
         os.chmod(auth, 0o600)
-        files = {"/etc/passwd": "root:x:0:0:root:/root:/bin/sh\n", "/etc/group": "root:x:0:\n",
-                 "/etc/shells": "/bin/sh\n"}
+        # root, and an ordinary user (uid 1000) for the "needs root" check.
+        files = {"/etc/passwd": "root:x:0:0:root:/root:/bin/sh\ntester:x:1000:1000::/home/tester:/bin/sh\n",
+                 "/etc/group": "root:x:0:\ntester:x:1000:\n", "/etc/shells": "/bin/sh\n"}
         lines = []
         for guest, text in files.items():
             p = os.path.join(self.dir, os.path.basename(guest))
             open(p, "w").write(text)
             lines.append(f"file {guest} {p}")
         lines += [f"file /etc/dropbear/host_key {host_key}", f"file /root/.ssh/authorized_keys {auth}",
-                  "file /sbin/dropbear /usr/sbin/dropbear"]
+                  "file /sbin/dropbear /usr/sbin/dropbear",
+                  f"file /home/tester/.ssh/authorized_keys {auth}"]
         lines += [f"file {lib} {lib}" for lib in shared_libraries("/usr/sbin/dropbear")]
         for i, rel in enumerate(module_chain(release, ["virtio_pci", "virtio_net"])):
             src = f"/lib/modules/{release}/{rel}"
