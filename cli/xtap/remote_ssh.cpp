@@ -2,6 +2,7 @@
 #include "xtap/remote_ssh.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -207,6 +208,10 @@ pid_t spawn_piped(const std::vector<std::string> &argv, int *in_fd, int *out_fd,
     return -1;
   }
   if (pid == 0) {
+    // xtap blocks the stop signals for its signalfd; ssh must get them.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
     setsid();
     dup2(in[0], 0);
     dup2(out[1], 1);

@@ -154,13 +154,25 @@ def main():
                   and re.search(rf"{re.escape(t1)}  {K61}  exit 0  1 lines", r.stderr)
                   and re.search(rf"{re.escape(t2)}  {re.escape(K612)}  exit 0  1 lines", r.stderr), r.stderr)
 
+            r = subprocess.run([xtap, "--remote", "ssh://" + t1, "--remote", "ssh://" + t2, *opts,
+                                "--format", "json", which], capture_output=True, text=True, timeout=180)
+            try:
+                records = [json.loads(line) for line in r.stdout.splitlines()]
+            except ValueError:
+                records = []
+            check("two hosts at once with --format json: each record names its host",
+                  r.returncode == 0 and {(x.get("host"), x.get("type")) for x in records} ==
+                  {(t1, "output"), (t1, "summary"), (t2, "output"), (t2, "summary")},
+                  f"exit {r.returncode}: {r.stdout!r} {r.stderr!r}")
+
             # Hosts that cannot run: one message and a hint each.
             dead = f"root@127.0.0.1:{free_port()}"
             r = remote("ssh://" + dead, which)
             lines = r.stderr.splitlines()
             check("an unreachable host is one message with a hint",
                   r.returncode == 1 and len(lines) == 2 and lines[0].startswith(f"xtap: {dead}: cannot reach the host")
-                  and "Connection refused" in lines[0] and lines[1].startswith("  hint:"), r.stderr)
+                  and "Connection refused" in lines[0] and lines[1].startswith("  hint:")
+                  and f"ssh -p {dead.split(':')[1]} root@127.0.0.1 true" in lines[1], r.stderr)
             r = subprocess.run([xtap, "--remote", "ssh://" + t1, "--remote", "ssh://" + dead, *opts, which],
                                capture_output=True, text=True, timeout=180)
             check("an unreachable host among several: the others still run",
