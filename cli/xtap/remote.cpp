@@ -260,21 +260,26 @@ void run_sessions(std::vector<Host *> &hosts, const std::vector<std::string> &ru
       if (errno == EINTR) continue;
       break;
     }
+    bool stop = false;
     if (pfds[0].revents & POLLIN) {
       signalfd_siginfo si;
-      if (read(sig_fd, &si, sizeof si) == sizeof si) {
-        signals++;
-        if (!quiet && signals == 1 && several)
-          std::cerr << "xtap: ending the sessions on " << hosts.size() << " hosts\n";
-        for (Host *h : hosts) {
-          if (signals == 1 && h->in >= 0) {
-            (void)!write(h->in, "stop\n", 5);
-          } else if (signals == 2 && h->in >= 0) {
-            close(h->in);
-            h->in = -1;
-          } else if (signals >= 3 && h->pid > 0 && h->status < 0) {
-            kill(h->pid, SIGTERM);
-          }
+      stop = read(sig_fd, &si, sizeof si) == sizeof si;
+    }
+    // Nowhere left to write the output (`xtap --remote ... | head`): stop
+    // the sessions as a Ctrl-C would, once.
+    if (!out.good() && signals == 0) stop = true;
+    if (stop) {
+      signals++;
+      if (!quiet && signals == 1 && several)
+        std::cerr << "xtap: ending the sessions on " << hosts.size() << " hosts\n";
+      for (Host *h : hosts) {
+        if (signals == 1 && h->in >= 0) {
+          (void)!write(h->in, "stop\n", 5);
+        } else if (signals == 2 && h->in >= 0) {
+          close(h->in);
+          h->in = -1;
+        } else if (signals >= 3 && h->pid > 0 && h->status < 0) {
+          kill(h->pid, SIGTERM);
         }
       }
     }

@@ -141,6 +141,20 @@ def main():
                 check(f"{rel}: the host's exit status and messages come back",
                       r.returncode == 1 and "remote boom" in r.stderr, f"exit {r.returncode}: {r.stderr!r}")
 
+            # A reader that goes away (| head) ends the session as Ctrl-C does.
+            chatty = write(work, "chatty.stp", 'probe timer.ms(50) { printf("line\\n") }')
+            cmd = " ".join([xtap, "--remote", f"ssh://root@127.0.0.1:{vm61.port}", *opts, "-m", "xtap_remote_head",
+                            chatty, "| head -2"])
+            try:
+                r = subprocess.run(["sh", "-c", cmd], capture_output=True, text=True, timeout=90)
+                ended = True
+            except subprocess.TimeoutExpired as e:
+                r, ended = e, False
+            left = vm61.ssh("test -e /sys/module/xtap_remote_head && echo module; ls /tmp | grep -c xtap-remote")
+            check("a closed output pipe ends the remote session cleanly",
+                  ended and r.stdout == "line\nline\n" and left.stdout.split() == ["0"],
+                  f"{getattr(r, 'stdout', '')!r} {getattr(r, 'stderr', '')!r} left {left.stdout!r}")
+
             # Two hosts at once.
             t1, t2 = (f"root@127.0.0.1:{vm.port}" for vm in vms)
             r = subprocess.run([xtap, "--remote", "ssh://" + t1, "--remote", "ssh://" + t2, *opts, which],
