@@ -49,7 +49,9 @@ bool parse_remote_target(const std::string &spec, RemoteTarget *t, std::string *
     std::string after = rest.substr(close + 1);
     if (!after.empty()) {
       if (after[0] != ':') return bad("expected ':PORT' after ']'");
+      if (scheme == std::string::npos) return bad("a port needs the ssh:// form: ssh://[HOST]:PORT");
       port = after.substr(1);
+      if (port.empty()) return bad("empty port after ':'");
     }
   } else {
     size_t colon = rest.find(':');
@@ -58,6 +60,7 @@ bool parse_remote_target(const std::string &spec, RemoteTarget *t, std::string *
       if (scheme == std::string::npos) return bad("a port needs the ssh:// form: ssh://HOST:PORT");
       port = rest.substr(colon + 1);
       rest = rest.substr(0, colon);
+      if (port.empty()) return bad("empty port after ':'");
     }
     t->host = rest;
   }
@@ -71,8 +74,6 @@ bool parse_remote_target(const std::string &spec, RemoteTarget *t, std::string *
     long n = strtol(port.c_str(), &end, 10);
     if (*end || n < 1 || n > 65535) return bad("'" + port + "' is not a port number");
     t->port = int(n);
-  } else if (scheme != std::string::npos && rest.find(':') != std::string::npos && port.empty()) {
-    return bad("empty port after ':'");
   }
   std::string host = t->host.find(':') != std::string::npos ? "[" + t->host + "]" : t->host;
   t->label = (t->user.empty() ? "" : t->user + "@") + host + (t->port ? ":" + std::to_string(t->port) : "");
