@@ -109,10 +109,12 @@ def main():
                 rel = vm.release
                 want = "6.12" if rel == K612 else "6.1"
                 # The plain USER@HOST form for one, ssh:// for the other.
+                t = time.time()
                 if vm is vm61:
                     r = remote("root@127.0.0.1", which, "--ssh-option", f"Port={vm.port}")
                 else:
                     r = remote(f"ssh://root@127.0.0.1:{vm.port}", which)
+                print(f"     ({rel}: probe, build, copy, run and clean-up in {time.time() - t:.1f} s)")
                 check(f"{rel}: xtap --remote builds for the host's kernel and runs it there",
                       r.returncode == 0 and r.stdout == f"remote module for {want} ran\n",
                       f"exit {r.returncode}: {r.stdout!r} {r.stderr!r}")
