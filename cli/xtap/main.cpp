@@ -35,6 +35,7 @@
 #include "xtap/listing.h"
 #include "xtap/options.h"
 #include "xtap/progress.h"
+#include "xtap/remote.h"
 #include "xtap/signing.h"
 
 namespace fs = std::filesystem;
@@ -221,8 +222,9 @@ std::vector<std::string> runner_args(const cli::Options &o) {
   if (!o.command.empty() && !o.vm) a.insert(a.end(), {"-c", o.command});
   if (o.target_pid) a.insert(a.end(), {"-x", std::to_string(o.target_pid)});
   if (o.timeout_s) a.insert(a.end(), {"-T", std::to_string(o.timeout_s)});
-  // With --folded/--flamegraph the driver reads the output and writes -o itself.
-  if (!o.output_file.empty() && !o.vm && !wants_flame_output(o)) a.insert(a.end(), {"-o", o.output_file});
+  // With --folded/--flamegraph or --remote the driver reads the output and writes -o itself.
+  if (!o.output_file.empty() && !o.vm && !wants_flame_output(o) && o.remotes.empty())
+    a.insert(a.end(), {"-o", o.output_file});
   if (!o.switch_spec.empty()) a.insert(a.end(), {"-S", o.switch_spec});
   if (o.verbose) a.push_back("-v");
   if (o.json) a.insert(a.end(), {"--format", "json"});
@@ -626,6 +628,9 @@ int main(int argc, char **argv) {
     }
   }
   if (!o.kernels.empty()) return cli::build_bundle(o, compile_and_run);
+  // Before the progress line: its ticker thread would not survive the
+  // fork of each host's build.
+  if (!o.remotes.empty()) return cli::run_remote(o, runner_args(o), compile_and_run);
   cli::TerminalProgress progress(!o.quiet && !o.json && !o.verbose);
   g_progress = &progress;
   return compile_and_run(o);

@@ -55,6 +55,8 @@ struct Options {
   std::string from_stacks;              // --from-stacks FILE ("-": standard input)
   int vm_cpus = 2;
   int vm_memory_mb = 1024;
+  std::vector<std::string> remotes;     // --remote ssh://[USER@]HOST[:PORT] or USER@HOST (docs/fleet.md)
+  std::vector<std::string> ssh_options; // --ssh-option OPT: ssh -o OPT for --remote
 };
 
 // Parses argv; on --help or an error prints and returns false with *exit_code set.
