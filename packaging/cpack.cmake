@@ -27,7 +27,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "binutils")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
     "gcc, make, linux-headers-amd64 | linux-headers-cloud-amd64 | linux-headers-generic, lz4, zstd")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "qemu-system-x86, busybox-static, cpio, linux-image-amd64-dbg, openssl")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "qemu-system-x86, busybox-static, cpio, linux-image-amd64-dbg, openssl, openssh-client, ansible")
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/COPYING)
 # /usr, as Debian packages install; the programs find their data relative

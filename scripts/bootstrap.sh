@@ -9,9 +9,11 @@ pkgs=(
   libclang-cpp14-dev libclang-14-dev llvm-14-dev clang-14
   qemu-system-x86 busybox-static cpio kmod gzip
   libbpf-dev lz4 zstd pahole  # BTF: libbpf reads it; vmlinuz payloads are LZ4 (6.1) or ZSTD (6.12); pahole makes the test fixture
+  openssh-client dropbear-bin ansible  # xtap --remote uses ssh; the remote tests run dropbear in the VM and the Ansible playbook
   openssl  # signed bundles: the kernel's sign-file needs libcrypto; the fleet tests make a test key
   systemtap-doc  # the example corpus that tests/corpus runs (examples only, not stap)
   systemtap-sdt-dev  # sys/sdt.h: the USDT workload of tests/runtime/uprobe (usdt_n.c)
+  nodejs  # runs the flame graph SVG's own script in a unit test (tests/unit/flamegraph_script_check.js)
   linux-image-cloud-amd64 linux-headers-cloud-amd64
   linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64
 )

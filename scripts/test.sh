@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test: install, build, unit tests (ctest), the example corpus at -p2,
 # the runtime tests in one VM boot per kernel, then the example corpus in one
-# VM boot of the 6.1 kernel, bundles, the soak and the Debian package.
+# VM boot of the 6.1 kernel, bundles, remote targets, the soak and the Debian package.
 # Ends with one "total: N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -66,6 +66,12 @@ run_counted corpus-vm python3 tests/corpus/run_corpus_vm.py
 # three boots: each kernel picks its module, and 6.1 with sig_enforce=1.
 echo "== fleet: bundles and signed modules in the 6.1 and 6.12 VMs"
 run_counted fleet python3 tests/fleet/run_fleet_vm.py
+
+# Remote targets (docs/fleet.md): one boot per kernel with an ssh server on
+# QEMU's user network (127.0.0.1 only); xtap --remote to each, to both at
+# once, Ctrl-C, bad hosts, and the Ansible playbook.
+echo "== remote: xtap --remote and the Ansible playbook over ssh to the 6.1 and 6.12 VMs"
+run_counted remote python3 tests/fleet/run_remote_vm.py
 
 # Lifecycle soak (issue 11): sessions started and stopped again and again
 # on hot probes under a workload, one boot per kernel; nothing left behind.

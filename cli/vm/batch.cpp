@@ -298,9 +298,18 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
   // same runs are clean single-threaded. A guest PAUSE also yields the host
   // thread there, so bounded try-locks still make progress.
   q.argv = {opts.qemu, "-accel", "tcg,thread=single", "-m", std::to_string(opts.memory_mb),
-            "-smp", std::to_string(opts.cpus), "-nographic", "-no-reboot", "-net", "none",
-            "-monitor", "none", "-kernel", kernel.image, "-initrd", initrd, "-append", append,
-            "-serial", "file:" + console, "-serial", "file:" + data};
+            "-smp", std::to_string(opts.cpus), "-nographic", "-no-reboot"};
+  if (opts.tcp_forwards.empty()) {
+    q.argv.insert(q.argv.end(), {"-net", "none"});
+  } else {
+    // Only 127.0.0.1 on the host: nothing outside this machine reaches the guest.
+    std::string netdev = "user,id=net0";
+    for (const auto& [host, guest] : opts.tcp_forwards)
+      netdev += ",hostfwd=tcp:127.0.0.1:" + std::to_string(host) + "-:" + std::to_string(guest);
+    q.argv.insert(q.argv.end(), {"-netdev", netdev, "-device", "virtio-net-pci,netdev=net0"});
+  }
+  q.argv.insert(q.argv.end(), {"-monitor", "none", "-kernel", kernel.image, "-initrd", initrd, "-append", append,
+            "-serial", "file:" + console, "-serial", "file:" + data});
   q.stdout_path = q.stderr_path = dir + "/qemu.log";
   note("booting " + kernel.release + " under TCG, " + std::to_string(jobs.size()) + " job(s)");
   if (opts.progress) opts.progress("booting a VM of " + kernel.release);

@@ -44,6 +44,9 @@ bool install_file(const std::string& from, const fs::path& root, const std::stri
     *error = "cannot copy " + from + " into the initramfs: " + ec.message();
     return false;
   }
+  // The original's time: Python checks its cached bytecode against the
+  // source's mtime, and would recompile the whole library in the guest.
+  fs::last_write_time(to, fs::last_write_time(from, ec), ec);
   return true;
 }
 

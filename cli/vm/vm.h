@@ -71,6 +71,10 @@ struct BatchOptions {
   std::string busybox = "/bin/busybox"; // must be statically linked
   std::string qemu = "qemu-system-x86_64";
   std::string extra_append; // appended to the kernel command line
+  // Host TCP ports on 127.0.0.1 forwarded to guest ports (QEMU user
+  // networking with a virtio-net NIC; the guest configures it as 10.0.2.15,
+  // see docs/testing.md). Empty: the guest has no network.
+  std::vector<std::pair<int, int>> tcp_forwards; // host port -> guest port
 };
 
 struct BatchResult {

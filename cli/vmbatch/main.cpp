@@ -17,6 +17,10 @@
 //   boot-timeout N          seconds until the guest's /init must report (60)
 //   append ARGS             add ARGS to the guest kernel's command line
 //                           (e.g. module.sig_enforce=1)
+//   forward HOST_PORT GUEST_PORT   give the guest a virtio-net NIC on QEMU's
+//                           user network and forward 127.0.0.1:HOST_PORT to
+//                           its GUEST_PORT (repeat for more; the guest's
+//                           driver and address are the jobs' business)
 //   file GUEST_PATH HOST_PATH   copy HOST_PATH into the guest (e.g. a static
 //                           workload at /usr/bin/NAME); GUEST_PATH has no spaces
 //
@@ -109,6 +113,13 @@ bool parse_manifest(const std::string& path, std::vector<Job>* jobs, BatchOption
       if (!parse_int(value, &opts->boot_timeout_s)) return fail("bad number '" + value + "'");
     } else if (key == "append" && !job) {
       opts->extra_append += (opts->extra_append.empty() ? "" : " ") + value;
+    } else if (key == "forward" && !job) {
+      std::istringstream ports(value);
+      int host = 0, guest = 0;
+      std::string rest;
+      if (!(ports >> host >> guest) || (ports >> rest) || host <= 0 || host > 65535 || guest <= 0 || guest > 65535)
+        return fail("forward needs HOST_PORT GUEST_PORT, not '" + value + "'");
+      opts->tcp_forwards.emplace_back(host, guest);
     } else if (key == "file" && !job) {
       size_t s = value.find(' ');
       if (s == std::string::npos) return fail("file needs GUEST_PATH HOST_PATH");

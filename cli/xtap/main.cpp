@@ -18,6 +18,7 @@
 #include <xtap/limits.h>
 
 #include "codegen/module.h"
+#include "flamegraph/session.h"
 #include "common/install_paths.h"
 #include "kbuild/kbuild.h"
 #include "parse/parser.h"
@@ -34,6 +35,7 @@
 #include "xtap/listing.h"
 #include "xtap/options.h"
 #include "xtap/progress.h"
+#include "xtap/remote.h"
 #include "xtap/signing.h"
 
 namespace fs = std::filesystem;
@@ -198,12 +200,31 @@ bool read_script(const cli::Options &o, SourceFile *f) {
   return true;
 }
 
+bool wants_flame_output(const cli::Options &o) { return !o.folded_file.empty() || !o.flamegraph_file.empty(); }
+
+// --folded, --flamegraph, --flame-title, -o, --from-stacks, -q.
+flamegraph::OutputFiles flame_files(const cli::Options &o) {
+  flamegraph::OutputFiles f;
+  f.folded = o.folded_file;
+  f.svg = o.flamegraph_file;
+  f.rest = o.output_file;
+  f.from_stacks = o.from_stacks;
+  f.quiet = o.quiet;
+  std::string from = !o.from_stacks.empty() ? o.from_stacks : o.script_file;
+  f.title = !o.flame_title.empty()      ? o.flame_title
+            : from.empty() || from == "-" ? "Flame Graph"
+                                          : "Flame Graph: " + fs::path(from).filename().string();
+  return f;
+}
+
 std::vector<std::string> runner_args(const cli::Options &o) {
   std::vector<std::string> a;
   if (!o.command.empty() && !o.vm) a.insert(a.end(), {"-c", o.command});
   if (o.target_pid) a.insert(a.end(), {"-x", std::to_string(o.target_pid)});
   if (o.timeout_s) a.insert(a.end(), {"-T", std::to_string(o.timeout_s)});
-  if (!o.output_file.empty() && !o.vm) a.insert(a.end(), {"-o", o.output_file});
+  // With --folded/--flamegraph or --remote the driver reads the output and writes -o itself.
+  if (!o.output_file.empty() && !o.vm && !wants_flame_output(o) && o.remotes.empty())
+    a.insert(a.end(), {"-o", o.output_file});
   if (!o.switch_spec.empty()) a.insert(a.end(), {"-S", o.switch_spec});
   if (o.verbose) a.push_back("-v");
   if (o.json) a.insert(a.end(), {"--format", "json"});
@@ -221,6 +242,7 @@ int run_local(const cli::Options &o, const std::string &ko) {
   std::vector<std::string> args = {runner};
   for (auto &a : runner_args(o)) args.push_back(a);
   args.push_back(ko);
+  if (wants_flame_output(o)) return flamegraph::run_collecting_stacks(flame_files(o), args);
   std::vector<char *> argv;
   for (auto &a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -248,14 +270,22 @@ int run_in_vm(const cli::Options &o, const vm::Kernel &k, const std::string &ko)
     return 1;
   }
   vm::BatchResult r = vm::run_batch(k, {job}, bo);
+  bool flame_failed = false;
   if (!r.jobs.empty()) {
     const auto &j = r.jobs[0];
-    if (!o.output_file.empty()) {
-      std::ofstream(o.output_file, std::ios::binary) << j.out;
+    std::ofstream file;
+    if (!o.output_file.empty()) file.open(o.output_file, std::ios::binary);
+    std::ostream &rest = o.output_file.empty() ? std::cout : file;
+    if (wants_flame_output(o)) {
+      flamegraph::StackCollector stacks;
+      flamegraph::collect_stacks(j.out, &stacks, &rest);
+      rest.flush();
+      std::cerr << j.err;
+      if (!flamegraph::write_flame_files(flame_files(o), stacks) && j.exit_status == 0) flame_failed = true;
     } else {
-      std::cout << j.out << std::flush;
+      rest << j.out << std::flush;
+      std::cerr << j.err;
     }
-    std::cerr << j.err;
     if (j.timed_out) std::cerr << "xtap: the session timed out in the VM\n";
   }
   for (const auto &p : r.kernel_problems) std::cerr << "xtap: kernel problem in the VM: " << p << "\n";
@@ -264,7 +294,7 @@ int run_in_vm(const cli::Options &o, const vm::Kernel &k, const std::string &ko)
     return 1;
   }
   if (!r.kernel_problems.empty()) return 1;
-  return r.jobs.empty() ? 1 : r.jobs[0].exit_status;
+  return r.jobs.empty() || flame_failed ? 1 : r.jobs[0].exit_status;
 }
 
 // Passes 1-5 for one kernel (o.kernel), stopping where -p says.
@@ -589,6 +619,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!o.dump.empty()) return run_dump(o);
+  if (!o.from_stacks.empty()) return flamegraph::convert_stacks(flame_files(o));
   if (!o.sign_key.empty()) {
     std::string err;
     if (!cli::check_signing_files(o.sign_key, o.sign_cert, &err)) {
@@ -597,6 +628,9 @@ int main(int argc, char **argv) {
     }
   }
   if (!o.kernels.empty()) return cli::build_bundle(o, compile_and_run);
+  // Before the progress line: its ticker thread would not survive the
+  // fork of each host's build.
+  if (!o.remotes.empty()) return cli::run_remote(o, runner_args(o), compile_and_run);
   cli::TerminalProgress progress(!o.quiet && !o.json && !o.verbose);
   g_progress = &progress;
   return compile_and_run(o);

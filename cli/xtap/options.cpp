@@ -25,6 +25,7 @@ const char *const kScript = "Script";
 const char *const kBuild = "Translating and building";
 const char *const kRun = "Running";
 const char *const kInfo = "Listing and information";
+const char *const kFlame = "Flame graphs";
 }  // namespace
 
 std::string unknown_option(int argc, char **argv, const std::vector<std::string> &known) {
@@ -162,6 +163,25 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   label(last_wins(app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB"))
       ->check(CLI::Range(256, 16384).description(""))
       ->group(kRun), "MIB");
+  label(last_wins(app.add_option("--folded", o->folded_file,
+                 "write the stacks the script prints (folded lines or print_stack() blocks with counts) "
+                 "as folded stacks to FILE ('-': standard output)"))
+      ->group(kFlame), "FILE");
+  label(last_wins(app.add_option("--flamegraph", o->flamegraph_file,
+                 "draw those stacks as an interactive SVG flame graph in FILE"))
+      ->group(kFlame), "FILE.svg");
+  label(last_wins(app.add_option("--flame-title", o->flame_title, "the flame graph's title"))->group(kFlame), "TEXT");
+  label(last_wins(app.add_option("--from-stacks", o->from_stacks,
+                 "run no script: read the stacks from FILE (a saved output or folded file; '-': standard input)"))
+      ->group(kFlame), "FILE");
+  label(app.add_option("--remote", o->remotes,
+                 "build for HOST's kernel here, run it there over ssh and stream the output back; "
+                 "repeat for several hosts at once")
+      ->allow_extra_args(false)
+      ->group(kRun), "ssh://[USER@]HOST[:PORT]");
+  label(app.add_option("--ssh-option", o->ssh_options, "pass -o OPT to ssh for --remote (as in IdentityFile=KEY)")
+      ->allow_extra_args(false)
+      ->group(kRun), "OPT");
   std::vector<std::string> known;
   for (const CLI::Option *opt : app.get_options()) {
     for (const auto &n : opt->get_lnames()) known.push_back("--" + n);
@@ -219,6 +239,27 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     return false;
   }
   if (o->cleanup) return true;  // needs no script
+  bool flame = !o->folded_file.empty() || !o->flamegraph_file.empty();
+  std::string flame_why;
+  if (!o->from_stacks.empty() && !flame) flame_why = "--from-stacks needs --folded FILE or --flamegraph FILE";
+  else if (!o->from_stacks.empty() && (!o->script_file.empty() || !o->script_text.empty()))
+    flame_why = "--from-stacks reads stacks instead of running a script: give one or the other";
+  else if (flame && !o->switch_spec.empty()) flame_why = "--folded and --flamegraph read one output stream: drop -S";
+  else if (flame && o->json) flame_why = "--folded and --flamegraph read text output: drop --format json";
+  else if (flame && o->from_stacks.empty() && o->last_pass != 5)
+    flame_why = "--folded and --flamegraph need the session's output: drop -p " + std::to_string(o->last_pass);
+  else if (flame && !o->kernels.empty()) flame_why = "--folded and --flamegraph need a run, not a bundle build";
+  else if (flame && !o->remotes.empty())
+    flame_why = "--folded and --flamegraph do not read --remote output yet: save it with -o FILE, then "
+                "xtap --from-stacks FILE --flamegraph OUT.svg";
+  else if (o->folded_file == "-" && o->flamegraph_file == "-")
+    flame_why = "--folded - and --flamegraph - would both write to standard output";
+  if (!flame_why.empty()) {
+    std::cerr << "xtap: " << flame_why << "\n";
+    *exit_code = 1;
+    return false;
+  }
+  if (!o->from_stacks.empty()) return true;  // needs no script
   if (!o->switch_spec.empty() && (o->output_file.empty() || o->vm)) {
     std::cerr << "xtap: -S switches output files: it needs -o FILE"
               << (o->vm ? ", and a local run (the --vm guest's output comes back whole)" : "") << "\n";
@@ -227,6 +268,23 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   }
   if (o->sign_key.empty() != o->sign_cert.empty()) {
     std::cerr << "xtap: signing needs both --sign-key KEY and --sign-cert CERT\n";
+    *exit_code = 1;
+    return false;
+  }
+  if (!o->remotes.empty()) {
+    std::string why;
+    if (o->vm) why = "--vm runs in a local VM; give either --vm or --remote";
+    else if (!o->kernels.empty() || !o->kernel.empty()) why = "the hosts' kernels are asked for: drop -r/--kernels";
+    else if (o->last_pass != 5) why = "it runs the script on the hosts: drop -p" + std::to_string(o->last_pass) +
+                                      " (to build for a host's kernel here, use -p4 -r ITS_RELEASE)";
+    else if (!o->switch_spec.empty()) why = "-S switches files on this machine; the hosts' output comes back as a stream";
+    if (!why.empty()) {
+      std::cerr << "xtap: --remote: " << why << "\n";
+      *exit_code = 1;
+      return false;
+    }
+  } else if (!o->ssh_options.empty()) {
+    std::cerr << "xtap: --ssh-option applies to --remote hosts; add --remote ssh://[USER@]HOST[:PORT]\n";
     *exit_code = 1;
     return false;
   }

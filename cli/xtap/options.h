@@ -46,8 +46,17 @@ struct Options {
   // knows, in stap's listing formats; "" when not asked.
   std::string dump;
   bool vm = false;                      // --vm
+  // Flame graphs (docs/cli.md): the stacks of the output as folded
+  // stacks and as an SVG; --from-stacks reads a saved output instead of
+  // running a script.
+  std::string folded_file;              // --folded FILE ("-": standard output)
+  std::string flamegraph_file;          // --flamegraph FILE.svg
+  std::string flame_title;              // --flame-title TEXT
+  std::string from_stacks;              // --from-stacks FILE ("-": standard input)
   int vm_cpus = 2;
   int vm_memory_mb = 1024;
+  std::vector<std::string> remotes;     // --remote ssh://[USER@]HOST[:PORT] or USER@HOST (docs/fleet.md)
+  std::vector<std::string> ssh_options; // --ssh-option OPT: ssh -o OPT for --remote
 };
 
 // Parses argv; on --help or an error prints and returns false with *exit_code set.

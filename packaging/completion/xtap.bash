@@ -91,7 +91,7 @@ _xtap() {
         STP_OVERLOAD_INTERVAL= STP_OVERLOAD_THRESHOLD= STP_NO_OVERLOAD' -- "$cur"))
       compopt -o nospace 2>/dev/null
       return ;;
-    -o | --sign-key | --sign-cert | --debuginfo)
+    -o | --sign-key | --sign-cert | --debuginfo | --folded | --flamegraph | --from-stacks)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -I | --sysroot)
       COMPREPLY=($(compgen -d -- "$cur")); return ;;

@@ -1,6 +1,7 @@
 """Checks of a runtime test's results against its expectations."""
 
 import difflib
+import os
 import re
 
 MAX_DIFF_LINES = 40
@@ -73,3 +74,41 @@ def check_run(test, status, out, err, expect_file_text=None):
     if status.get("module_left_loaded") == "1" and status.get("timed_out") != "1":
         reasons.append("the module was still loaded after xtap-run ended")
     return reasons + check_output(test, out, err, expect_file_text)
+
+
+def check_flamegraph(test, xtap, out, work):
+    """FLAMEGRAPH: the run's stdout folded and drawn by `xtap --from-stacks`
+    on the host; reasons the folded stacks' hottest leaf frame does not match
+    the regex, or the SVG is not well-formed XML with that frame in it."""
+    import subprocess
+    import xml.etree.ElementTree as ET
+    base = os.path.join(work, test.job_name)
+    with open(base + ".stacks.txt", "w", encoding="utf-8") as f:
+        f.write(out)
+    folded, svg = base + ".folded", base + ".svg"
+    p = subprocess.run([xtap, "--from-stacks", base + ".stacks.txt", "--folded", folded, "--flamegraph", svg],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+    if p.returncode != 0:
+        return [f"xtap --from-stacks exited {p.returncode}: {p.stdout.decode(errors='replace')[:300]}"]
+    leaves = {}
+    with open(folded, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            leaf = stack.rsplit(";", 1)[-1]
+            leaves[leaf] = leaves.get(leaf, 0) + int(count)
+    if not leaves:
+        return ["FLAMEGRAPH: no stacks in the output"]
+    ranked = sorted(leaves.items(), key=lambda kv: (-kv[1], kv[0]))
+    reasons = []
+    if not re.search(test.flamegraph, ranked[0][0]):
+        reasons.append(f"FLAMEGRAPH: the hottest leaf is {ranked[0][0]!r}, not {test.flamegraph!r} "
+                       f"(top: {', '.join(f'{k} {v}' for k, v in ranked[:5])})")
+    try:
+        root = ET.parse(svg).getroot()
+    except ET.ParseError as e:
+        return reasons + [f"FLAMEGRAPH: {svg} is not well-formed XML: {e}"]
+    ns = "{http://www.w3.org/2000/svg}"
+    names = {g.get("data-n") for g in root.iter(ns + "g") if g.get("class") == "f"}
+    if ranked[0][0] not in names:
+        reasons.append(f"FLAMEGRAPH: {svg} has no frame {ranked[0][0]!r}")
+    return reasons

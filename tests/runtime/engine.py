@@ -262,7 +262,7 @@ def read_text(path):
         return ""
 
 
-def run_vm(outcomes, vmbatch, release, work, workloads, verbose):
+def run_vm(outcomes, vmbatch, xtap, release, work, workloads, verbose):
     manifest = os.path.join(work, "manifest.txt")
     results = os.path.join(work, "results")
     shutil.rmtree(results, ignore_errors=True)
@@ -299,6 +299,8 @@ def run_vm(outcomes, vmbatch, release, work, workloads, verbose):
             o.finish("FAIL", [f"EXPECT_FILE {t.expect_file} not found"])
             continue
         reasons = compare.check_run(t, status, out, err_text, expect_file_text)
+        if t.flamegraph and status.get("completed") == "1":
+            reasons += compare.check_flamegraph(t, xtap, out, work)
         own_failure = bool(reasons)  # show stderr only when the test itself failed
         if "elapsed_ms" in status and status["elapsed_ms"] not in ("", "-1"):
             o.elapsed_ms = int(status["elapsed_ms"])
@@ -429,7 +431,7 @@ def main():
                 for o in to_run:
                     o.finish("FAIL", [f"{vmbatch} not found (build the project first)"])
             else:
-                run_vm(to_run, vmbatch, release, work, workloads, args.v)
+                run_vm(to_run, vmbatch, xtap, release, work, workloads, args.v)
 
     for tid, err in broken:
         print(f"FAIL  {tid}\n    - bad test file: {err}")

@@ -53,6 +53,13 @@ class ParseTest(unittest.TestCase):
                 parse(bad)
 
 
+    def test_flamegraph_directive(self):
+        t = parse("NAME n\nPROG probe begin {}\nFLAMEGRAPH ^chacha\n")
+        self.assertEqual(t.flamegraph, "^chacha")
+        with self.assertRaises(testfile.TestFileError):
+            parse("NAME n\nPROG probe begin {}\nFLAMEGRAPH\n")
+
+
 class CompareTest(unittest.TestCase):
     def test_seq(self):
         self.assertEqual(compare.check_seq(0, 2, "0\n1\n2\n"), "")

@@ -15,7 +15,7 @@ REPEATABLE = {"EXPECT", "EXPECT_REGEX", "EXPECT_NOT_REGEX", "EXPECT_STDERR_REGEX
 SINGLE = {
     "NAME", "PROG", "SCRIPT", "ARGS", "SCRIPT_ARGS", "RUN", "RUNNER_ARGS", "EXPECT_FILE", "EXPECT_SEQ",
     "EXIT_STATUS", "TIMEOUT", "INTERRUPT_AFTER_MS", "INTERRUPT_SIGNAL", "AFTER", "BEFORE",
-    "BUILD_FAIL_REGEX", "HELPER_MODULE", "STDIN",
+    "BUILD_FAIL_REGEX", "HELPER_MODULE", "STDIN", "FLAMEGRAPH",
 }
 CONTINUABLE = {"PROG"}
 
@@ -55,6 +55,7 @@ class Test:
         self.stdin = ""                # xtap-run's standard input, printf-escaped (\n)
         self.requires = []
         self.build_fail_regex = None
+        self.flamegraph = None         # regex of the hottest leaf frame (xtap --from-stacks on the host)
 
     @property
     def job_name(self):
@@ -141,6 +142,10 @@ def parse_test_file(path, root):
             if len(parts) != 2:
                 raise TestFileError(f"{where}: EXPECT_SEQ needs FIRST LAST")
             test.expect_seq = (_int(test, key, parts[0]), _int(test, key, parts[1]))
+        elif key == "FLAMEGRAPH":
+            if not value:
+                raise TestFileError(f"{where}: FLAMEGRAPH needs a regex of the hottest leaf frame")
+            test.flamegraph = value
         elif key == "EXPECT_REGEX":
             test.expect_regex.append(value)
         elif key == "EXPECT_NOT_REGEX":
@@ -183,13 +188,19 @@ def parse_test_file(path, root):
             re.compile(r)
         except re.error as e:
             raise TestFileError(f"{path}: bad regex '{r}': {e}")
+    if test.flamegraph:
+        try:
+            re.compile(test.flamegraph)
+        except re.error as e:
+            raise TestFileError(f"{path}: bad FLAMEGRAPH regex '{test.flamegraph}': {e}")
     expectations = [test.expect_lines is not None, test.expect_file is not None,
                      test.expect_seq is not None]
     if sum(expectations) > 1:
         raise TestFileError(f"{path}: EXPECT, EXPECT_FILE and EXPECT_SEQ exclude each other")
     if test.build_fail_regex is None and not (any(expectations) or test.expect_regex or
-                                              test.expect_not_regex or test.expect_stderr_regex):
-        raise TestFileError(f"{path}: checks nothing (no EXPECT* or BUILD_FAIL_REGEX)")
+                                              test.expect_not_regex or test.expect_stderr_regex or
+                                              test.flamegraph):
+        raise TestFileError(f"{path}: checks nothing (no EXPECT*, FLAMEGRAPH or BUILD_FAIL_REGEX)")
     return test
 
 

@@ -123,6 +123,34 @@ TEST(CliHelp, SwitchingFilesNeedsAnOutputFile) {
   EXPECT_NE(r.out.find("SIZE[,N]"), std::string::npos) << r.out;
 }
 
+// --folded/--flamegraph need a run's text output; --from-stacks needs an output file.
+TEST(CliFlame, OptionsThatCannotWorkAreRefused) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"--flamegraph", "a.svg", "-p2", "-e", "probe begin {}"}, "drop -p 2"},
+      {{"--folded", "a", "--format", "json", "-e", "probe begin {}"}, "drop --format json"},
+      {{"--folded", "a", "-o", "x", "-S", "1", "-e", "probe begin {}"}, "drop -S"},
+      {{"--from-stacks", "in"}, "needs --folded FILE or --flamegraph FILE"},
+      {{"--from-stacks", "in", "--folded", "a", "-e", "probe begin {}"}, "give one or the other"},
+      {{"--from-stacks", "in", "--folded", "-", "--flamegraph", "-"}, "both write to standard output"},
+  };
+  for (const auto &c : cases) {
+    XtapRun r = run_xtap(c.args);
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
+  }
+}
+
+// stap's stack output on standard input, folded on standard output.
+TEST(CliFlame, FromStacksFoldsStapOutput) {
+  XtapRun r = run_xtap({"--from-stacks", "-", "--folded", "-", "-q"},
+                       "header\n 0x2 : leaf+0x1/0x9\n 0x1 : root+0x4/0x9 [kernel]\n\t7\nroot;other 2\n");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, "root;leaf 7\nroot;other 2\n");
+}
+
 TEST(CliDump, ProbeTypesInStapsForm) {
   XtapRun r = run_xtap({"--dump-probe-types"});
   ASSERT_EQ(r.code, 0) << r.out;
