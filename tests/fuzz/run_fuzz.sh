@@ -6,7 +6,7 @@
 #
 # Builds the target in build-fuzz/ (clang, -DXTAP_FUZZ=ON; XTAP_FUZZ_BUILD
 # overrides), seeds it with every .stp of examples/, tests/ and tapsets/, and
-# runs one fuzzing job with a per-input time limit of 10 s (a hang) and
+# runs one fuzzing job with a per-input time limit of 30 s (the machine may be busy) (a hang) and
 # 2 GB of memory. The working corpus lives in build-fuzz/corpus and grows
 # from run to run. Every crash, hang or out-of-memory input is minimized
 # into build-fuzz/findings/ and the run fails: fix the translator, then keep
@@ -57,11 +57,11 @@ echo "== fuzz: $i seed scripts, ${seconds} s"
 
 log="$bdir/fuzz.log"
 # -rss_limit_mb: a script that makes pass 1-2 eat gigabytes is a finding;
-# -timeout: one input taking 10 s is a hang. The dictionary steers the
+# -timeout: one input taking 30 s is a hang. The dictionary steers the
 # mutations toward the language's words.
 ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
   "$bdir/tests/fuzz/xtap_fuzz_frontend" "$bdir/corpus" "$seeds" \
-  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+  -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -max_len=16384 \
   -dict=tests/fuzz/stap.dict -artifact_prefix="$bdir/findings/" -print_final_stats=1 \
   >"$log" 2>&1
 rc=$?
@@ -73,7 +73,7 @@ if [ $rc -ne 0 ] || [ -n "$found" ]; then
     case $f in
       crash-* | timeout-* | oom-*)
         # Minimize each finding for the regression directory.
-        "$bdir/tests/fuzz/xtap_fuzz_frontend" -minimize_crash=1 -max_total_time=30 -timeout=10 \
+        "$bdir/tests/fuzz/xtap_fuzz_frontend" -minimize_crash=1 -max_total_time=30 -timeout=30 \
           -exact_artifact_path="$bdir/findings/min-$f" "$bdir/findings/$f" >/dev/null 2>&1
         echo "fuzz: finding $bdir/findings/$f (minimized: $bdir/findings/min-$f)"
         ;;

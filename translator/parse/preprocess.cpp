@@ -52,7 +52,7 @@ constexpr int kMaxConditionalDepth = 64;
 // body once per use: macros that expand into several copies of each other
 // grow exponentially with their depth, in output or (past
 // kMaxExpansionDepth) in errors.
-constexpr size_t kMaxExpandedTokens = 4'000'000;
+constexpr size_t kMaxExpandedTokens = 500'000;
 
 class Preprocessor {
  public:
