@@ -46,7 +46,7 @@ ninja -C "$bdir" -j"${XTAP_FUZZ_JOBS:-2}" xtap_fuzz_frontend >"$bdir/build.log" 
 
 # Seeds: every script the repository has, and the inputs once found.
 seeds="$bdir/seeds"
-rm -rf "$seeds" && mkdir -p "$seeds" "$bdir/corpus" "$bdir/findings"
+rm -rf "$seeds" "$bdir/findings" && mkdir -p "$seeds" "$bdir/corpus" "$bdir/findings"
 i=0
 while IFS= read -r -d '' f; do
   cp "$f" "$seeds/$(printf %05d $i).stp"
