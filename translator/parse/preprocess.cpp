@@ -48,7 +48,7 @@ constexpr int kMaxExpansionDepth = 32;
 // How deep %( conditionals may nest: each level rescans the tokens it
 // holds, so an absurd depth would cost quadratic time before the stack.
 constexpr int kMaxConditionalDepth = 64;
-// How many tokens preprocessing may step through, counting each macro
+// How many tokens macro expansion may step through, counting each macro
 // body once per use: macros that expand into several copies of each other
 // grow exponentially with their depth, in output or (past
 // kMaxExpansionDepth) in errors.
@@ -148,7 +148,7 @@ class Preprocessor {
     }
     for (size_t i = begin; i < end; ++i) {
       const Token &tok = t[i];
-      if (++expanded_ > kMaxExpandedTokens) {
+      if (depth > 0 && ++expanded_ > kMaxExpandedTokens) {
         if (!reported_too_many_) {
           reported_too_many_ = true;
           diags_.error("XTP2272", tok.loc,
