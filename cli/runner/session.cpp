@@ -520,7 +520,15 @@ int Session::run() {
       std::fprintf(stderr, "xtap-run: collector running in the background as pid %d\n", int(pid));
       return 0;
     }
+    // A daemon: its own session, and no hold on the terminal or on the
+    // pipes of whoever started it (they would wait for it). Run-time
+    // messages then go nowhere; --format json puts them into FILE.
     setsid();
+    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+      for (int fd = 0; fd <= 2; fd++) dup2(null, fd);
+      ::close(null);
+    }
   }
   detaching_ = opt_.flight && opt_.output.empty();
   if (!setup_signals()) {
