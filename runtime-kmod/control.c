@@ -25,6 +25,8 @@ static atomic_t xtap_msgs_lost;
 /* One collector at a time: its close is how the module learns it is gone. */
 static atomic_t xtap_ctl_open;
 static bool xtap_done_read;	/* under xtap_msgq_lock */
+/* DETACH was asked: the collector's close leaves the session running. */
+static atomic_t xtap_detached;
 
 static void xtap_wake_reader(struct irq_work *w)
 {
@@ -192,6 +194,15 @@ static ssize_t xtap_ctl_write(struct file *f, const char __user *ubuf,
 		xtap_cmd_stop(true);
 		err = 0;
 		break;
+	case XTAP_CMD_DETACH:
+		if (xtap_state() != XTAP_ST_RUNNING) {
+			err = -EINVAL;
+			break;
+		}
+		xtap_relay_set_flight(true);
+		atomic_set(&xtap_detached, 1);
+		err = 0;
+		break;
 	default:
 		err = -EINVAL;
 	}
@@ -202,6 +213,14 @@ static int xtap_ctl_open_file(struct inode *inode, struct file *f)
 {
 	if (atomic_cmpxchg(&xtap_ctl_open, 0, 1) != 0)
 		return -EBUSY;	/* a collector is attached */
+	/*
+	 * A collector attaching to a detached session (-A): greet it as at
+	 * load, and stop overwriting, so that it reads everything from now on.
+	 */
+	if (atomic_xchg(&xtap_detached, 0)) {
+		xtap_relay_set_flight(false);
+		xtap_greet_attached();
+	}
 	return nonseekable_open(inode, f);
 }
 
@@ -213,7 +232,10 @@ static int xtap_ctl_open_file(struct inode *inode, struct file *f)
  */
 static int xtap_ctl_release(struct inode *inode, struct file *f)
 {
-	if (xtap_state() != XTAP_ST_DONE) {
+	if (atomic_read(&xtap_detached) && xtap_state() == XTAP_ST_RUNNING) {
+		pr_info("xtap: %s: detached in flight-recorder mode; xtap-run -A %s attaches\n",
+			THIS_MODULE->name, THIS_MODULE->name);
+	} else if (xtap_state() != XTAP_ST_DONE) {
 		pr_warn("xtap: %s: the collector went away; stopping the probes\n",
 			THIS_MODULE->name);
 		xtap_cmd_stop(false);
@@ -248,6 +270,7 @@ int xtap_control_init(struct dentry *dir)
 	init_irq_work(&xtap_wake_work, xtap_wake_reader);
 	atomic_set(&xtap_msgs_lost, 0);
 	atomic_set(&xtap_ctl_open, 0);
+	atomic_set(&xtap_detached, 0);
 	xtap_done_read = false;
 	xtap_ctl = debugfs_create_file("ctl", 0600, dir, NULL, &xtap_ctl_fops);
 	if (IS_ERR(xtap_ctl)) {

@@ -91,6 +91,7 @@ void xtap_msg_queue(u16 type, const void *payload, u32 len);
 void xtap_msg_text(u16 type, const char *text);
 int xtap_cmd_start(s64 target);
 void xtap_cmd_stop(bool run_end);
+void xtap_greet_attached(void);
 
 /* output.c */
 void xtap_output_flush(struct xtap_context *c);
@@ -101,6 +102,7 @@ int xtap_relay_init(struct dentry *dir);
 void xtap_relay_exit(void);
 bool xtap_relay_write(const void *rec, u32 len);
 u32 xtap_relay_max_record(void);
+void xtap_relay_set_flight(bool on);
 void xtap_relay_dropped(u64 *records, u64 *bytes);
 
 /* map.c */

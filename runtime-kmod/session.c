@@ -78,6 +78,14 @@ static void xtap_hello(void)
 	xtap_msg_queue(XTAP_MSG_HELLO, &h, sizeof(h));
 }
 
+/* A collector attached to a detached session (-A) is greeted as at load. */
+void xtap_greet_attached(void)
+{
+	xtap_hello();
+	if (xtap_state() == XTAP_ST_RUNNING)
+		xtap_msg_queue(XTAP_MSG_STARTED, NULL, 0);
+}
+
 static DEFINE_MUTEX(xtap_cmd_mutex);
 
 /* Groups [0, n) are armed: disarm them, last armed first. */

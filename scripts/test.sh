@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: install, build, unit tests (ctest), the example corpus at -p2,
+# Every test: install, build, unit tests (ctest), the example corpus at -p2, a bounded fuzz run,
 # the runtime tests in one VM boot per kernel, then the example corpus in one
 # VM boot of the 6.1 kernel, bundles, remote targets, the soak and the Debian package.
 # Ends with one "total: N passed, N failed" line.
@@ -37,6 +37,13 @@ unit_fail=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/p' "$unit_
 # regressions as failed.
 echo "== corpus: systemtap-doc examples through xtap -p2"
 run_counted corpus python3 tests/corpus/run_corpus.py
+
+# The fuzz target over passes 1-2 for a bounded time (issue 11;
+# tests/fuzz/run_fuzz.sh builds it in build-fuzz/ with clang, then fuzzes
+# for XTAP_FUZZ_SECONDS, 60 by default); without clang's libFuzzer it says
+# so and counts nothing. A crash, hang or out-of-memory input fails it.
+echo "== fuzz: passes 1-2 under libFuzzer"
+run_counted fuzz env XTAP_FUZZ_SECONDS="${XTAP_FUZZ_SECONDS:-60}" bash tests/fuzz/run_fuzz.sh
 
 # The runtime tests, once per installed VM kernel (bootstrap installs the
 # 6.1 and 6.12 cloud kernels): one boot each.

@@ -16,9 +16,16 @@ namespace {
 
 void usage(FILE* f) {
   std::fprintf(f,
-               "Usage: xtap-run [-o FILE [-S SIZE[,N]]] [-c CMD] [-x PID] [-T SECONDS] [-v] MODULE.ko|BUNDLE_DIR\n"
+               "Usage: xtap-run [-b] [-F] [-o FILE [-S SIZE[,N]]] [-c CMD] [-x PID] [-T SECONDS] [-v] MODULE.ko|BUNDLE_DIR\n"
+               "       xtap-run -A NAME [-b] [-o FILE] [-T SECONDS] [-v]\n"
                "       xtap-run --cleanup [-v]\n"
                "  -o FILE     write script output to FILE instead of stdout\n"
+               "  -b          bulk mode: each CPU's output to its own file, FILE_cpuN (stpd_cpuN without -o)\n"
+               "  -F          flight-recorder mode: without -o, leave the module running detached, keeping\n"
+               "              its newest output in memory (xtap-run -A prints it); with -o, collect in the\n"
+               "              background\n"
+               "  -A NAME     attach to the detached module NAME: print what it kept, go on until stopped,\n"
+               "              then remove it\n"
                "  -S SIZE[,N] with -o: write FILE.0, FILE.1 ..., the next one every SIZE MB (0: only at\n"
                "              switch_file()) and at each switch_file(); keep the last N\n"
                "  -c CMD      run CMD (words run directly, shell syntax through /bin/sh -c) once probes are armed; stop when it exits\n"
@@ -36,10 +43,10 @@ int main(int argc, char** argv) {
   int c;
   bool cleanup = false;
   static const option long_options[] = {{"cleanup", no_argument, nullptr, 'C'},
-                                        {"format", required_argument, nullptr, 'F'},
+                                        {"format", required_argument, nullptr, 'J'},
                                         {"help", no_argument, nullptr, 'h'},
                                         {nullptr, 0, nullptr, 0}};
-  while ((c = getopt_long(argc, argv, "+o:S:c:x:T:vh", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "+o:S:c:x:T:vhbFA:", long_options, nullptr)) != -1) {
     char* end = nullptr;
     switch (c) {
       case 'o': opt.output = optarg; break;
@@ -60,8 +67,11 @@ int main(int argc, char** argv) {
         }
         break;
       case 'v': opt.verbose = true; break;
+      case 'b': opt.bulk = true; break;
+      case 'F': opt.flight = true; break;
+      case 'A': opt.attach = optarg; break;
       case 'C': cleanup = true; break;
-      case 'F':
+      case 'J':
         if (std::strcmp(optarg, "json") && std::strcmp(optarg, "text")) {
           std::fprintf(stderr, "xtap-run: --format %s: use text or json\n", optarg);
           return 1;
@@ -78,6 +88,13 @@ int main(int argc, char** argv) {
       return 1;
     }
     return xtap::runner::cleanup_orphans(opt.verbose);
+  }
+  if (!opt.attach.empty()) {
+    if (optind != argc || opt.flight || !opt.command.empty() || opt.target_pid) {
+      std::fprintf(stderr, "xtap-run: -A NAME attaches to a running module: no MODULE, -F, -c or -x\n");
+      return 1;
+    }
+    return xtap::runner::run_session(opt);
   }
   if (optind != argc - 1) {
     usage(stderr);

@@ -23,6 +23,17 @@ namespace {
 constexpr int64_t kGapWaitMs = 500;
 constexpr int kPollMs = 20;  // relay wakes readers only on sub-buffer switches
 
+bool write_fully(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    off += size_t(n);
+  }
+  return true;
+}
+
 }  // namespace
 
 RelayReader::~RelayReader() {
@@ -46,6 +57,15 @@ bool RelayReader::open(const std::string& dir, unsigned ncpus, uint64_t max_reco
     }
     Cpu c;
     c.fd = fd;
+    if (!bulk_prefix_.empty()) {
+      std::string out = bulk_prefix_ + "_cpu" + std::to_string(i);
+      c.bulk_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (c.bulk_fd < 0) {
+        *err = "cannot create " + out + ": " + std::strerror(errno);
+        ::close(fd);
+        return false;
+      }
+    }
     cpus_.push_back(std::move(c));
   }
   if (cpus_.empty()) {
@@ -56,8 +76,10 @@ bool RelayReader::open(const std::string& dir, unsigned ncpus, uint64_t max_reco
 }
 
 void RelayReader::close() {
-  for (auto& c : cpus_)
+  for (auto& c : cpus_) {
     if (c.fd >= 0) ::close(c.fd), c.fd = -1;
+    if (c.bulk_fd >= 0) ::close(c.bulk_fd), c.bulk_fd = -1;
+  }
 }
 
 void RelayReader::start(int out_fd) {
@@ -109,6 +131,7 @@ bool RelayReader::read_all() {
 }
 
 void RelayReader::parse(Cpu& cpu) {
+  std::string bulk_out;
   size_t off = 0;
   const std::string& b = cpu.carry;
   while (b.size() - off >= sizeof(xtap_rec_hdr)) {
@@ -125,10 +148,17 @@ void RelayReader::parse(Cpu& cpu) {
     Rec r;
     r.type = h.type;
     if (h.type == XTAP_REC_TEXT) r.text = b.substr(off + sizeof(h), h.size - sizeof(h));
-    pending_.emplace(h.seq, std::move(r));
+    if (cpu.bulk_fd >= 0) {
+      // -b: no merge; the record goes to its CPU's file as it comes.
+      bulk_out += r.text;
+      records_++;
+    } else {
+      pending_.emplace(h.seq, std::move(r));
+    }
     off += h.size;
   }
   cpu.carry.erase(0, off);
+  if (!bulk_out.empty() && !write_fully(cpu.bulk_fd, bulk_out)) write_failed_ = true;
 }
 
 void RelayReader::emit(bool final) {

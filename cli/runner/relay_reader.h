@@ -22,6 +22,10 @@ class RelayReader {
   void start(OutputFiles* files);
   // --format json: each text record as {"type":"output","text":"..."} a line.
   void set_json(bool on) { json_ = on; }
+  // -b (bulk mode, as stap's): each CPU's records go, in that CPU's order
+  // and unmerged, to PREFIX_cpuN (stap's stpd_cpuN without -o); call
+  // before open(). switch_file() marks are ignored.
+  void set_bulk(const std::string& prefix) { bulk_prefix_ = prefix; }
   // Drains every file completely, prints all pending records, joins.
   void finish();
   void close();
@@ -35,6 +39,7 @@ class RelayReader {
  private:
   struct Cpu {
     int fd = -1;
+    int bulk_fd = -1;   // -b: this CPU's output file
     std::string carry;  // bytes of a record cut by the end of a read
   };
   void run();
@@ -57,6 +62,7 @@ class RelayReader {
   int out_fd_ = 1;
   OutputFiles* files_ = nullptr;
   bool json_ = false;
+  std::string bulk_prefix_;  // -b: "" when off
   std::thread thread_;
   std::atomic<bool> stop_{false};
   uint64_t records_ = 0;

@@ -63,6 +63,8 @@ class Session {
   void loop();
   int finish();
   void print_summary_warnings(const xtap_done& d);
+  bool check_options(uint64_t* switch_mb, unsigned* keep_files);
+  int detach();
 
   const Options& opt_;
   ModInfo mi_;
@@ -79,6 +81,7 @@ class Session {
   bool stop_sent_ = false;
   bool done_ = false;
   bool failed_ = false;   // runner-side failure or an ERROR message
+  bool detaching_ = false;  // -F without -o: leave once the probes are armed
   xtap_done done_info_{};
   Clock::time_point deadline_{};
 };
@@ -107,12 +110,19 @@ bool Session::connect(const std::string& dir) {
   }
   std::vector<Message> msgs;
   int code = 0;
-  if (!ctl_.read(&msgs, &code) || msgs.empty() || msgs[0].type != XTAP_MSG_HELLO) {
+  bool read_ok = ctl_.read(&msgs, &code);
+  // A detached session (-A) greets its new collector after whatever it
+  // queued while nobody listened (warnings, exit()): handled below.
+  size_t hello_at = 0;
+  if (!opt_.attach.empty())
+    while (hello_at < msgs.size() && msgs[hello_at].type != XTAP_MSG_HELLO) hello_at++;
+  if (!read_ok || hello_at >= msgs.size() || msgs[hello_at].type != XTAP_MSG_HELLO) {
     say("module %s sent no HELLO message (%s)", mi_.name.c_str(),
         code ? std::strerror(code) : "protocol error");
     return false;
   }
-  const Message& hello = msgs[0];
+  const Message hello = msgs[hello_at];
+  msgs.erase(msgs.begin() + long(hello_at));
   if (hello.abi != XTAP_ABI_VERSION) {
     say("module %s speaks xtap ABI version %u but this xtap-run speaks version %u: "
         "use the xtap-run of the xtap that built the module",
@@ -132,7 +142,7 @@ bool Session::connect(const std::string& dir) {
     say("%s", err.c_str());
     return false;
   }
-  for (size_t i = 1; i < msgs.size(); i++) handle(msgs[i]);
+  for (const Message& m : msgs) handle(m);
   return true;
 }
 
@@ -340,7 +350,7 @@ void Session::forward_stdin() {
 }
 
 void Session::loop() {
-  while (!done_) {
+  while (!done_ && !(detaching_ && (started_ || stop_sent_))) {
     int timeout = -1;
     if (started_ && opt_.timeout_s > 0 && !stop_sent_) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());
@@ -426,34 +436,101 @@ int Session::finish() {
   return (failed_ || d.errors) ? 1 : 0;
 }
 
-int Session::run() {
+// The option combinations that make sense, and -S's values.
+bool Session::check_options(uint64_t* switch_mb, unsigned* keep_files) {
   std::string err;
-  auto mi = read_modinfo(opt_.module, &err);
-  if (!mi) {
-    say("%s", err.c_str());
-    return 1;
-  }
-  mi_ = *mi;
-  if (std::string why = wrong_kernel(mi_, opt_.module, kernel_release()); !why.empty()) {
-    say("%s", why.c_str());
-    return 1;
-  }
-  uint64_t switch_mb = 0;
-  unsigned keep_files = 0;
   if (!opt_.switch_spec.empty()) {
     if (opt_.output.empty()) {
       say("-S switches output files: it needs -o FILE");
-      return 1;
+      return false;
     }
-    if (!parse_switch_spec(opt_.switch_spec, &switch_mb, &keep_files, &err)) {
+    if (opt_.bulk) {
+      say("-b writes one file per CPU: -S does not apply");
+      return false;
+    }
+    if (!parse_switch_spec(opt_.switch_spec, switch_mb, keep_files, &err)) {
+      say("%s", err.c_str());
+      return false;
+    }
+  }
+  if (opt_.bulk && opt_.json) {
+    say("-b writes each CPU's output as it is: --format json does not apply");
+    return false;
+  }
+  if (opt_.flight && opt_.output.empty() && (opt_.bulk || !opt_.command.empty() || opt_.timeout_s > 0)) {
+    say("-F without -o leaves the module running detached: -b, -c and -T apply to the later xtap-run -A");
+    return false;
+  }
+  return true;
+}
+
+// -F without -o, once the probes are armed: the module keeps the newest
+// output in its relay buffers and runs on without a collector.
+int Session::detach() {
+  std::string err;
+  if (!started_ || done_ || !ctl_.send(XTAP_CMD_DETACH, 0, &err)) {
+    if (!err.empty()) say("%s", err.c_str());
+    say("module %s did not start: nothing left running", mi_.name.c_str());
+    return -1;
+  }
+  relay_.close();
+  ctl_.close();
+  std::fprintf(stderr,
+               "xtap-run: %s runs in flight-recorder mode, keeping its newest output in memory; "
+               "'xtap-run -A %s' prints it and stops it\n",
+               mi_.name.c_str(), mi_.name.c_str());
+  return 0;
+}
+
+int Session::run() {
+  std::string err;
+  uint64_t switch_mb = 0;
+  unsigned keep_files = 0;
+  if (!check_options(&switch_mb, &keep_files)) return 1;
+  if (!opt_.attach.empty()) {
+    mi_.name = opt_.attach;
+  } else {
+    auto mi = read_modinfo(opt_.module, &err);
+    if (!mi) {
       say("%s", err.c_str());
       return 1;
     }
+    mi_ = *mi;
+    if (std::string why = wrong_kernel(mi_, opt_.module, kernel_release()); !why.empty()) {
+      say("%s", why.c_str());
+      return 1;
+    }
   }
-  if (!out_.open(opt_.output, !opt_.switch_spec.empty(), switch_mb, keep_files, &err)) {
+  // -b: the relay reader writes the per-CPU files; -o names them only.
+  const std::string& merged_output = opt_.bulk ? std::string() : opt_.output;
+  if (!out_.open(merged_output, !opt_.switch_spec.empty(), switch_mb, keep_files, &err)) {
     say("%s", err.c_str());
     return 1;
   }
+  if (opt_.bulk) relay_.set_bulk(opt_.output.empty() ? "stpd" : opt_.output);
+  // -F -o FILE: as stap, the collector goes to the background and writes
+  // FILE (with -S, a series) until it is stopped (kill -INT or -TERM).
+  if (opt_.flight && !opt_.output.empty()) {
+    pid_t pid = fork();
+    if (pid < 0) {
+      say("cannot fork: %s", std::strerror(errno));
+      return 1;
+    }
+    if (pid > 0) {
+      std::fprintf(stderr, "xtap-run: collector running in the background as pid %d\n", int(pid));
+      return 0;
+    }
+    // A daemon: its own session, and no hold on the terminal or on the
+    // pipes of whoever started it (they would wait for it). Run-time
+    // messages then go nowhere; --format json puts them into FILE.
+    setsid();
+    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+      for (int fd = 0; fd <= 2; fd++) dup2(null, fd);
+      ::close(null);
+    }
+  }
+  detaching_ = opt_.flight && opt_.output.empty();
   if (!setup_signals()) {
     say("cannot set up signal handling: %s", std::strerror(errno));
     return 1;
@@ -463,24 +540,33 @@ int Session::run() {
     say("%s", err.c_str());
     return 1;
   }
-  std::string params;
-  SymbolSources symbols;
-  symbols.blacklist = dbg + "/kprobes/blacklist";
-  if (!wildcard_params(mi_, symbols, &params, &err)) {
-    say("%s", err.c_str());
-    return 1;
+  const std::string dir = dbg + "/" + XTAP_DEBUGFS_PREFIX + mi_.name;
+  if (!opt_.attach.empty()) {
+    if (access(dir.c_str(), F_OK) != 0) {
+      say("no xtap module %s is loaded (see /proc/modules; xtap-run -F leaves one running)",
+          mi_.name.c_str());
+      return 1;
+    }
+  } else {
+    std::string params;
+    SymbolSources symbols;
+    symbols.blacklist = dbg + "/kprobes/blacklist";
+    if (!wildcard_params(mi_, symbols, &params, &err)) {
+      say("%s", err.c_str());
+      return 1;
+    }
+    if (load_module(opt_.module, mi_.name, params, &err)) {
+      say("%s", err.c_str());
+      return 1;
+    }
+    if (opt_.verbose) say("inserted module %s", mi_.name.c_str());
   }
-  if (load_module(opt_.module, mi_.name, params, &err)) {
-    say("%s", err.c_str());
-    return 1;
-  }
-  if (opt_.verbose) say("inserted module %s", mi_.name.c_str());
 
   int rc = 1;
-  const std::string dir = dbg + "/" + XTAP_DEBUGFS_PREFIX + mi_.name;
   if (connect(dir)) {
     relay_.set_json(opt_.json);
-    relay_.start(&out_);
+    // -F without -o reads nothing: the output stays for the later -A.
+    if (!detaching_) relay_.start(&out_);
     long target = opt_.target_pid;
     bool ok = true;
     if (!opt_.command.empty()) {
@@ -488,7 +574,8 @@ int Session::run() {
       if (!ok) say("cannot run command: %s", std::strerror(errno));
       target = child_;
     }
-    if (ok && !ctl_.send(XTAP_CMD_START, target, &err)) {
+    // An attached session was started by the -F run: it greets with STARTED.
+    if (ok && opt_.attach.empty() && !ctl_.send(XTAP_CMD_START, target, &err)) {
       say("%s", err.c_str());
       ok = false;
     }
@@ -496,7 +583,17 @@ int Session::run() {
       loop();
     else
       request_stop("start failed"), failed_ = true, loop();
+    bool detach_failed = false;
+    if (detaching_) {
+      if (detach() == 0) return 0;
+      // It could not be left running: stop it as any session.
+      detach_failed = true;
+      detaching_ = false;
+      request_stop("detaching failed");
+      loop();
+    }
     rc = finish();
+    if (detach_failed) rc = 1;
   } else {
     relay_.close();
     ctl_.close();

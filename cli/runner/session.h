@@ -14,6 +14,12 @@ struct Options {
   double timeout_s = 0;   // -T SECONDS, 0: none
   bool verbose = false;
   bool json = false;      // --format json: output, warnings, errors, summary as JSON lines
+  bool bulk = false;      // -b: a file per CPU, OUTPUT_cpuN (stpd_cpuN without -o)
+  // -F: flight-recorder mode. Without -o, the module is started, told to
+  // keep the newest output in its buffers, and left running detached (the
+  // runner exits); with -o, the collector itself goes to the background.
+  bool flight = false;
+  std::string attach;     // -A NAME: attach to the detached module NAME
 };
 
 // Loads, runs and unloads the module. Returns the process exit status.

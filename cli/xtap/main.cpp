@@ -226,6 +226,8 @@ std::vector<std::string> runner_args(const cli::Options &o) {
   if (!o.output_file.empty() && !o.vm && !wants_flame_output(o) && o.remotes.empty())
     a.insert(a.end(), {"-o", o.output_file});
   if (!o.switch_spec.empty()) a.insert(a.end(), {"-S", o.switch_spec});
+  if (o.bulk) a.push_back("-b");
+  if (o.flight) a.push_back("-F");
   if (o.verbose) a.push_back("-v");
   if (o.json) a.insert(a.end(), {"--format", "json"});
   return a;

@@ -107,6 +107,12 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
           },
           ""))
       ->group(kRun);
+  app.add_flag("-b", o->bulk, "bulk mode: each CPU's output to its own file, FILE_cpuN (stpd_cpuN without -o)")
+      ->group(kRun);
+  app.add_flag("-F", o->flight,
+               "flight-recorder mode: without -o, leave the module running detached with its newest output "
+               "in memory (xtap-run -A NAME prints it and stops it); with -o, collect in the background")
+      ->group(kRun);
   label(last_wins(app.add_option("-s", o->buffer_mb, "output buffer of MB megabytes per CPU (default 16, cut to fit free memory)"))
       ->check(CLI::Range(1, 256).description(""))
       ->group(kBuild), "MB");

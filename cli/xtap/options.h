@@ -24,6 +24,8 @@ struct Options {
   long target_pid = 0;                  // -x PID
   std::string output_file;              // -o FILE
   std::string switch_spec;              // -S SIZE[,N]: with -o, FILE.0, FILE.1 ... (xtap-run -S)
+  bool bulk = false;    // -b: xtap-run writes a file per CPU (FILE_cpuN)
+  bool flight = false;  // -F: flight-recorder mode (xtap-run -F; -A attaches)
   int buffer_mb = 0;                    // -s MB: relay buffer per CPU
   int timeout_s = 0;                    // -T SECONDS
   bool timing = false;                  // -t: per-probe hits and cycles at the end

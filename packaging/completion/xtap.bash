@@ -126,9 +126,11 @@ _xtap_run() {
     -x) COMPREPLY=($(compgen -W "$(ls /proc | grep '^[0-9]')" -- "$cur")); return ;;
     -c) COMPREPLY=($(compgen -c -- "$cur")); return ;;
     -T) return ;;
+    # -A NAME: the loaded xtap modules (a detached -F session among them).
+    -A) COMPREPLY=($(compgen -W "$(ls /sys/kernel/debug 2>/dev/null | sed -n 's/^xtap_//p')" -- "$cur")); return ;;
   esac
   if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W '-o -c -x -T -v --cleanup --help' -- "$cur"))
+    COMPREPLY=($(compgen -W '-o -S -b -F -A -c -x -T -v --format --cleanup --help' -- "$cur"))
     return
   fi
   COMPREPLY=($(compgen -f -X '!*.ko' -- "$cur") $(compgen -d -- "$cur"))

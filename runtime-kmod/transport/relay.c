@@ -11,6 +11,12 @@ static struct rchan *xtap_chan;
 static atomic64_t xtap_seq;
 static atomic64_t xtap_dropped_records;
 static atomic64_t xtap_dropped_bytes;
+/*
+ * Flight-recorder mode (-F, detached): a full buffer overwrites its oldest
+ * sub-buffer instead of losing the new write, so that the newest output is
+ * what a later collector finds.
+ */
+static bool xtap_relay_flight;
 /* Set by subbuf_start when the CPU's buffer is full and the write is lost. */
 static DEFINE_PER_CPU(int, xtap_relay_full);
 
@@ -18,7 +24,7 @@ static int xtap_subbuf_start(struct rchan_buf *buf, void *subbuf,
 			     void *prev_subbuf, size_t prev_padding)
 {
 	/* Never overwrite unread data: the write that needed a switch is dropped. */
-	if (relay_buf_full(buf)) {
+	if (relay_buf_full(buf) && !READ_ONCE(xtap_relay_flight)) {
 		per_cpu(xtap_relay_full, buf->cpu) = 1;
 		return 0;
 	}
@@ -77,6 +83,7 @@ int xtap_relay_init(struct dentry *dir)
 	atomic64_set(&xtap_seq, 0);
 	atomic64_set(&xtap_dropped_records, 0);
 	atomic64_set(&xtap_dropped_bytes, 0);
+	xtap_relay_flight = false;
 	xtap_chan = relay_open("trace", dir, xtap_sess.limits.subbuf_size,
 			       xtap_sess.limits.n_subbufs,
 			       &xtap_relay_cbs, NULL);
@@ -93,6 +100,11 @@ void xtap_relay_exit(void)
 	if (xtap_chan)
 		relay_close(xtap_chan);
 	xtap_chan = NULL;
+}
+
+void xtap_relay_set_flight(bool on)
+{
+	WRITE_ONCE(xtap_relay_flight, on);
 }
 
 u32 xtap_relay_max_record(void)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 
 #include "parse/lexer.h"
 
@@ -9,6 +10,15 @@ namespace xtap {
 namespace {
 
 struct ParseError {};  // unwinds to the nearest recovery point
+
+// How deep statements and expressions may nest (counting each recursive
+// step of the parser: a parenthesis costs about three). Every later pass
+// walks the tree recursively, so this bounds their stack too; scripts
+// people write stay far below it.
+constexpr int kMaxSyntaxDepth = 1000;
+// The longest string literal (after adjacent literals are joined): the
+// largest MAXSTRINGLEN a module can be built with (codegen/module.cpp).
+constexpr size_t kMaxStringLiteral = 65536;
 
 class Parser {
  public:
@@ -64,6 +74,34 @@ class Parser {
       case Tok::EmbeddedC: return "embedded C";
     }
     return "token";
+  }
+  // Counts one level of nesting for as long as it lives; past
+  // kMaxSyntaxDepth the script is refused (once) rather than left to
+  // overflow the stack of this or a later pass.
+  class Nesting {
+   public:
+    Nesting(Parser &p, int levels = 1) : p_(p), levels_(levels) {
+      if (p_.depth_ + levels_ > kMaxSyntaxDepth) p_.too_deep();  // before counting: no destructor runs
+      p_.depth_ += levels_;
+    }
+    ~Nesting() { p_.depth_ -= levels_; }
+    Nesting(const Nesting &) = delete;
+    Nesting &operator=(const Nesting &) = delete;
+
+   private:
+    Parser &p_;
+    int levels_;
+  };
+  [[noreturn]] void too_deep() {
+    if (!reported_too_deep_) {
+      reported_too_deep_ = true;
+      diags_.error("XTP2270", cur().loc,
+                   "the script nests too deeply here (more than " + std::to_string(kMaxSyntaxDepth) +
+                       " levels of statements and expressions)")
+          .hint = "split the expression or the nested blocks into functions";
+    }
+    // Nothing of this declaration is kept: skip to the next one.
+    throw ParseError{};
   }
   [[noreturn]] void fail(const std::string &expected, const char *hint = nullptr) {
     auto &d = diags_.error("XTP1010", cur().loc, "expected " + expected + ", found " + describe(cur()));
@@ -352,6 +390,7 @@ class Parser {
   }
 
   StmtPtr statement() {
+    Nesting nesting(*this);
     Location loc = cur().loc;
     if (cur().is_op("{")) return block();
     if (accept_op(";")) return std::make_unique<Stmt>(StmtKind::Empty, loc);
@@ -493,6 +532,7 @@ class Parser {
   ExprPtr expression() { return assignment(); }
 
   ExprPtr assignment() {
+    Nesting nesting(*this);
     ExprPtr lhs = ternary();
     if (at_any_op({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", ".="})) {
       Token tok = take();
@@ -509,6 +549,7 @@ class Parser {
   }
 
   ExprPtr ternary() {
+    Nesting nesting(*this);
     ExprPtr cond = logical_or();
     if (!cur().is_op("?")) return cond;
     auto e = make(ExprKind::Ternary, take().loc);
@@ -522,7 +563,13 @@ class Parser {
   template <typename Next>
   ExprPtr left_assoc(ExprKind kind, std::initializer_list<const char *> ops, Next next) {
     ExprPtr lhs = (this->*next)();
+    // Each operator of a chain (a + b + c ...) nests the tree one level
+    // deeper on its left, though the parser loops.
+    int chain = 0;
+    std::optional<Nesting> chain_nesting;
     while (at_any_op(ops)) {
+      chain_nesting.reset();
+      chain_nesting.emplace(*this, ++chain);
       Token tok = take();
       lhs = binary(kind, binary_op_of(tok.text), tok, std::move(lhs), (this->*next)());
     }
@@ -587,6 +634,7 @@ class Parser {
   ExprPtr multiplicative() { return left_assoc(ExprKind::Binary, {"*", "/", "%"}, &Parser::unary); }
 
   ExprPtr unary() {
+    Nesting nesting(*this);
     // &$var->member: the address of a target expression.
     if (cur().is_op("&") && peek_is_target()) {
       take();
@@ -789,7 +837,18 @@ class Parser {
       e->text = t.text;
       take();
       // Adjacent literals concatenate, as in C.
-      while (cur().kind == Tok::String) e->text += take().text;
+      while (cur().kind == Tok::String) {
+        if (e->text.size() > kMaxStringLiteral) break;
+        e->text += take().text;
+      }
+      if (e->text.size() > kMaxStringLiteral) {
+        diags_.error("XTP2271", e->loc,
+                     "string literal of " + std::to_string(e->text.size()) + " bytes is longer than " +
+                         std::to_string(kMaxStringLiteral) + ", the largest MAXSTRINGLEN")
+            .hint = "no string of a running script can hold it: read the data at run time, or shorten it";
+        while (cur().kind == Tok::String) take();
+        e->text.clear();
+      }
       return e;
     }
     if (accept_op("(")) {
@@ -833,6 +892,8 @@ class Parser {
   ParseOptions opts_;
   std::vector<Token> toks_;
   size_t pos_ = 0;
+  int depth_ = 0;                   // Nesting levels open now
+  bool reported_too_deep_ = false;  // XTP2270 once per file
 };
 
 }  // namespace

@@ -45,6 +45,14 @@ namespace {
 using Macro = MacroDef;
 
 constexpr int kMaxExpansionDepth = 32;
+// How deep %( conditionals may nest: each level rescans the tokens it
+// holds, so an absurd depth would cost quadratic time before the stack.
+constexpr int kMaxConditionalDepth = 64;
+// How many tokens macro expansion may step through, counting each macro
+// body once per use: macros that expand into several copies of each other
+// grow exponentially with their depth, in output or (past
+// kMaxExpansionDepth) in errors.
+constexpr size_t kMaxExpandedTokens = 500'000;
 
 class Preprocessor {
  public:
@@ -132,11 +140,24 @@ class Preprocessor {
 
   void expand(const Toks &t, size_t begin, size_t end, Toks &out, int depth) {
     if (depth > kMaxExpansionDepth) {
-      diags_.error("XTP1034", t[begin].loc, "macro expansion nests too deeply (recursive @define?)");
+      // Once: a macro that uses itself twice would report it at every leaf.
+      if (!reported_too_deep_)
+        diags_.error("XTP1034", t[begin].loc, "macro expansion nests too deeply (recursive @define?)");
+      reported_too_deep_ = true;
       return;
     }
     for (size_t i = begin; i < end; ++i) {
       const Token &tok = t[i];
+      if (depth > 0 && ++expanded_ > kMaxExpandedTokens) {
+        if (!reported_too_many_) {
+          reported_too_many_ = true;
+          diags_.error("XTP2272", tok.loc,
+                       "macro expansion goes through more than " + std::to_string(kMaxExpandedTokens) +
+                           " tokens (macros expanding into copies of each other?)")
+              .hint = "a macro used several times in another macro doubles its size at each level";
+        }
+        return;
+      }
       if (tok.is_op("%(")) {
         i = conditional(t, i, end, out, depth);
         continue;
@@ -263,6 +284,17 @@ class Preprocessor {
   // %( COND %? A %: B %) starting at `open`; returns the index of its %).
   size_t conditional(const Toks &t, size_t open, size_t end, Toks &out, int depth) {
     size_t close = matching_close(t, open, end);
+    if (conditional_depth_ >= kMaxConditionalDepth) {
+      diags_.error("XTP2273", t[open].loc,
+                   "'%(' conditionals nest more than " + std::to_string(kMaxConditionalDepth) + " levels deep")
+          .hint = "join the conditions with && and ||";
+      return close == end ? end - 1 : close;
+    }
+    struct Level {
+      int &depth;
+      explicit Level(int &counter) : depth(counter) { ++depth; }
+      ~Level() { --depth; }
+    } level(conditional_depth_);
     if (close == end) {
       diags_.error("XTP1032", t[open].loc, "unterminated '%(' conditional").hint = "close it with '%)'";
       return end - 1;
@@ -403,6 +435,10 @@ class Preprocessor {
 
   const PreprocessContext &ctx_;
   Diagnostics &diags_;
+  int conditional_depth_ = 0;       // %( conditionals open now
+  bool reported_too_many_ = false;  // XTP2272 once
+  bool reported_too_deep_ = false;  // XTP1034 once
+  size_t expanded_ = 0;             // tokens stepped through by expand()
   std::map<std::string, Macro> macros_;
   std::vector<std::unique_ptr<SourceFile>> arg_files_;
   const Toks *toks_ = nullptr;

@@ -24,6 +24,14 @@
 enum xtap_cmd_type {
 	XTAP_CMD_START = 1, /* arg = target pid (0 if none): run begin, arm probes */
 	XTAP_CMD_STOP = 2,  /* disarm probes, run end probes, report DONE */
+	/*
+	 * Flight-recorder mode (xtap-run -F): the collector is about to close
+	 * ctl without stopping the session. The probes keep running, the relay
+	 * buffers keep the newest output (the oldest sub-buffers are
+	 * overwritten), and the next collector to open ctl (xtap-run -A) gets
+	 * HELLO and STARTED again, then the retained output.
+	 */
+	XTAP_CMD_DETACH = 3,
 };
 
 struct xtap_cmd {
