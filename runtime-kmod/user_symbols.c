@@ -20,6 +20,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <asm/irq_regs.h>
 #include "compat/mm.h"
 #include "internal.h"
@@ -93,10 +94,44 @@ static bool xtap_vmas_readable(struct xtap_context *c)
 	return regs && user_mode(regs);
 }
 
+/*
+ * The path of a dentry within its file system, built from the names up to
+ * its root under RCU (dentries are freed after a grace period) with nofault
+ * copies, so that a concurrent rename yields a stale name, not a fault or
+ * a wait: d_path() may spin on rename_lock, which the interrupted code may
+ * hold. Files on other mounts lose the mount point's prefix.
+ */
+static void xtap_dentry_path_rcu(struct dentry *d, char *buf, size_t size)
+{
+	char *p = buf + size - 1;
+	int depth;
+
+	*p = '\0';
+	rcu_read_lock();
+	for (depth = 0; depth < 64; depth++) {
+		struct dentry *parent = READ_ONCE(d->d_parent);
+		long len;
+
+		if (parent == d || p - buf < 2)
+			break;
+		/* the name lands at buf's start, then moves before the tail */
+		len = strncpy_from_kernel_nofault(buf, READ_ONCE(d->d_name.name), p - buf - 1);
+		if (len <= 0 || len >= p - buf - 1)
+			break;
+		p -= len;
+		memmove(p, buf, len);
+		*--p = '/';
+		d = parent;
+	}
+	rcu_read_unlock();
+	if (!*p)
+		*--p = '/';
+	memmove(buf, p, strlen(p) + 1);
+}
+
 /* The module name of a mapped file no table covers. */
 static void xtap_vma_file_name(struct vm_area_struct *vma, char *buf, size_t size)
 {
-	/* d_path() may spin on rename_lock: only where waiting is harmless */
 	if (in_task()) {
 		char *p = d_path(&vma->vm_file->f_path, buf, size);
 
@@ -105,10 +140,7 @@ static void xtap_vma_file_name(struct vm_area_struct *vma, char *buf, size_t siz
 			return;
 		}
 	}
-	/* dentry names are freed after an RCU grace period */
-	rcu_read_lock();
-	strscpy(buf, READ_ONCE(vma->vm_file->f_path.dentry->d_name.name), size);
-	rcu_read_unlock();
+	xtap_dentry_path_rcu(vma->vm_file->f_path.dentry, buf, size);
 }
 
 bool xtap_uresolve(struct xtap_context *c, unsigned long addr, struct xtap_uloc *loc)
