@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "codegen/user_symbols.h"
@@ -85,33 +86,49 @@ TEST(UserSymbols, LddAddsTheSharedLibraries) {
   EXPECT_TRUE(stdcxx) << "no libstdc++ among " << files.size() << " files";
 }
 
-TEST(UserSymbols, TablesHoldFileOffsetsAndLines) {
+TEST(UserSymbols, TablesHoldFileOffsets) {
   std::vector<std::string> notes;
-  std::string c = emit_user_symbol_tables({self_path()}, true, "", &notes);
+  std::string c = emit_user_symbol_tables({self_path()}, false, "", &notes);
   EXPECT_TRUE(notes.empty()) << notes[0];
   char off[32];
   snprintf(off, sizeof off, "{ 0x%llxULL, ",
            static_cast<unsigned long long>(mapped_file_offset(reinterpret_cast<uintptr_t>(&xtap_user_symbols_target))));
   EXPECT_NE(c.find(off), std::string::npos) << off;
   EXPECT_NE(c.find("\"xtap_user_symbols_target\\x00\""), std::string::npos);
-  EXPECT_NE(c.find("user_symbols_test.cpp\","), std::string::npos);
   EXPECT_NE(c.find(".path = \"" + self_path() + "\""), std::string::npos);
+  EXPECT_EQ(c.find("xtap_ulines_"), std::string::npos);  // no line table asked for
 }
 
-TEST(UserSymbols, TheLineTableHasThisFunctionsLine) {
+// A small program with DWARF, compiled here: twice() spans lines 2-4.
+std::string small_program(test::TempDir &dir) {
+  std::string src = dir.write("prog.c", "int twice(int x)\n{\n\treturn x * 2;\n}\nint main(void)\n{\n\treturn twice(3) != 6;\n}\n");
+  std::string exe = dir.str("prog");
+  EXPECT_EQ(system(("gcc -O0 -g -o " + exe + " " + src).c_str()), 0);
+  return exe;
+}
+
+TEST(UserSymbols, LineTablesComeFromTheDwarf) {
+  test::TempDir dir;
+  std::string exe = small_program(dir);
   std::string why;
-  auto elf = ElfSymbols::open(self_path(), &why);
+  auto elf = ElfSymbols::open(exe, &why);
   ASSERT_TRUE(elf) << why;
   LineTable t;
-  ASSERT_TRUE(read_line_table(self_path(), elf->build_id(), &t, &why)) << why;
-  const ElfFunction *f = elf->find("xtap_user_symbols_target");
+  ASSERT_TRUE(read_line_table(exe, elf->build_id(), &t, &why)) << why;
+  const ElfFunction *f = elf->find("twice");
   ASSERT_TRUE(f);
-  bool found = false;
+  std::set<uint32_t> lines;
   for (const auto &row : t.rows)
-    if (row.address >= f->address && row.address < f->address + f->size && row.line == 18 &&
-        t.files[row.file].find("user_symbols_test.cpp") != std::string::npos)
-      found = true;
-  EXPECT_TRUE(found);
+    if (row.address >= f->address && row.address < f->address + f->size && t.files[row.file].find("prog.c") != std::string::npos)
+      lines.insert(row.line);
+  EXPECT_EQ(lines, (std::set<uint32_t>{2, 3, 4}));
+
+  std::vector<std::string> notes;
+  std::string c = emit_user_symbol_tables({exe}, true, "", &notes);
+  EXPECT_TRUE(notes.empty()) << notes[0];
+  EXPECT_NE(c.find("static const struct xtap_uline xtap_ulines_0[]"), std::string::npos);
+  EXPECT_NE(c.find(", 0, 3 },"), std::string::npos) << "no row for line 3 of file 0";
+  EXPECT_NE(c.find("prog.c\","), std::string::npos);
 }
 
 TEST(UserSymbols, AFileWithoutElfIsLeftOutWithAReason) {
