@@ -110,13 +110,19 @@ static void xtap_dentry_path_rcu(struct dentry *d, char *buf, size_t size)
 	rcu_read_lock();
 	for (depth = 0; depth < 64; depth++) {
 		struct dentry *parent = READ_ONCE(d->d_parent);
-		long len;
+		u32 len = READ_ONCE(d->d_name.len);
 
-		if (parent == d || p - buf < 2)
+		if (parent == d || !len || len > NAME_MAX || len >= p - buf - 1)
 			break;
-		/* the name lands at buf's start, then moves before the tail */
-		len = strncpy_from_kernel_nofault(buf, READ_ONCE(d->d_name.name), p - buf - 1);
-		if (len <= 0 || len >= p - buf - 1)
+		/*
+		 * The name lands at buf's start, then moves before the tail; a
+		 * rename racing with us may leave len and the name out of step:
+		 * a garbled name, never a fault.
+		 */
+		if (copy_from_kernel_nofault(buf, READ_ONCE(d->d_name.name), len))
+			break;
+		len = strnlen(buf, len);
+		if (!len)
 			break;
 		p -= len;
 		memmove(p, buf, len);
