@@ -5,6 +5,7 @@
 #include <linux/string.h>
 #include <asm/unwind.h>
 #include "internal.h"
+#include "user_symbols.h"
 
 /* stap's default depth (MAXBACKTRACE) */
 #define XTAP_MAXBACKTRACE 20
@@ -83,4 +84,60 @@ void xtap_print_syms(struct xtap_context *c, const char *addrs)
 		p += len;
 		p += strspn(p, " ");
 	}
+}
+
+/* stap's simple kernel form (sprint_backtrace, sprint_syms): "vfs_read+0x4 [module]\n", the size dropped. */
+static void xtap_ksym_simple(char *line, size_t size, unsigned long addr)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	char *slash, *rest;
+
+	sprint_symbol(sym, addr);
+	slash = strchr(sym, '/');
+	if (slash) {
+		rest = strchr(slash, ' ');
+		if (rest)
+			memmove(slash, rest, strlen(rest) + 1);
+		else
+			*slash = '\0';
+	}
+	scnprintf(line, size, "%s\n", sym);
+}
+
+struct xtap_ksyms_out {
+	char *dst;
+	u32 used, size;
+	bool full;
+};
+
+static void xtap_ksyms_one(void *arg, unsigned long addr)
+{
+	struct xtap_ksyms_out *o = arg;
+	char line[KSYM_SYMBOL_LEN + 2];
+
+	xtap_ksym_simple(line, sizeof(line), addr);
+	if (!o->full && !xtap_append_line(o->dst, &o->used, o->size, line))
+		o->full = true;
+}
+
+char *xtap_sprint_syms(char *dst, const char *addrs)
+{
+	struct xtap_ksyms_out o = { .dst = dst, .size = xtap_sess.limits.maxstringlen };
+
+	dst[0] = '\0';
+	xtap_each_addr(addrs, xtap_ksyms_one, &o);
+	return dst;
+}
+
+/* sprint_backtrace(): the kernel stack in the simple form, whole lines that fit. */
+char *xtap_sprint_backtrace(struct xtap_context *c, char *dst)
+{
+	unsigned long addrs[XTAP_MAXBACKTRACE];
+	struct xtap_ksyms_out o = { .dst = dst, .size = xtap_sess.limits.maxstringlen };
+	int i, n = xtap_kernel_stack(c, addrs, ARRAY_SIZE(addrs));
+
+	dst[0] = '\0';
+	for (i = 0; i < n; i++)
+		xtap_ksyms_one(&o, addrs[i]);
+	return dst;
 }

@@ -18,6 +18,7 @@
 #include <xtap/limits.h>
 
 #include "codegen/module.h"
+#include "codegen/user_symbols.h"
 #include "flamegraph/session.h"
 #include "common/install_paths.h"
 #include "kbuild/kbuild.h"
@@ -507,7 +508,23 @@ int compile_and_run(const cli::Options &o) {
     std::cerr << "xtap: " << err << "\n";
     return 1;
   }
+  // usymname() and friends: the symbols of the programs the script names.
+  std::vector<std::string> usym_notes;
+  if (user_symbol_use(*script) != UserSymbolUse::None) {
+    UserSymbolSources src;
+    src.command = o.command;
+    src.modules = o.symbol_modules;
+    src.ldd = o.ldd;
+    src.sysroot = probe_env.sysroot;
+    mo.user_files = user_symbol_files(elab, src, &usym_notes);
+    mo.sysroot = probe_env.sysroot;
+    mo.notes = &usym_notes;
+  }
   std::string c = emit_module(*script, elab, mo);
+  for (const auto &n : usym_notes)
+    if (!o.no_warnings) std::cerr << "xtap: warning: " << n << "\n";
+  if (o.verbose)
+    for (const auto &f : mo.user_files) std::cerr << "xtap: user-space symbols of " << f << "\n";
   timer.done("3: translated to C (" + std::to_string(std::count(c.begin(), c.end(), '\n')) + " lines)");
   if (o.last_pass == 3) {
     std::cout << c;

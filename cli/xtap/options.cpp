@@ -154,13 +154,14 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
                "lift MAXACTION and MAXTRYLOCK to their maxima (needs -g, as in stap)")
       ->group(kBuild);
   // stap's symbol-table options. xtap symbolises kernel addresses from
-  // /proc/kallsyms at run time, which covers every loaded module, so these
-  // are accepted for stap's command lines and change nothing.
-  label(app.add_option("-d", o->symbol_modules, "symbol data for MODULE (accepted; kallsyms covers every module)")
+  // /proc/kallsyms at run time, which covers every loaded module, so kernel
+  // module names and --all-modules change nothing; -d FILE and --ldd add
+  // user-space symbol tables (codegen/user_symbols.h).
+  label(app.add_option("-d", o->symbol_modules, "user-space symbols of program or library FILE (a kernel MODULE: kallsyms has it)")
       ->allow_extra_args(false)
-      ->group(kScript), "MODULE");
+      ->group(kScript), "FILE");
   app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (accepted)")->group(kScript);
-  app.add_flag("--ldd", o->ldd, "symbol data for a process's shared libraries (accepted)")->group(kScript);
+  app.add_flag("--ldd", o->ldd, "user-space symbols of the shared libraries the named programs need")->group(kScript);
   app.add_flag("--cleanup", o->cleanup,
                "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)")
       ->group(kRun);

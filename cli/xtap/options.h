@@ -39,8 +39,8 @@ struct Options {
   std::string list_pattern;             // -l / -L PROBE: list matching probe points
   bool list_vars = false;               // -L: with their context variables
   bool suppress_time_limits = false;    // --suppress-time-limits: no MAXACTION/MAXTRYLOCK (guru)
-  std::vector<std::string> symbol_modules;  // -d MODULE, --all-modules, --ldd: accepted, see README
-  bool all_modules = false, ldd = false;
+  std::vector<std::string> symbol_modules;  // -d FILE (user-space symbols) or MODULE (accepted)
+  bool all_modules = false, ldd = false;  // --all-modules: accepted; --ldd: shared libraries' symbols
   bool cleanup = false;                 // --cleanup: xtap-run --cleanup
   bool json = false;                    // --format json: JSON lines (docs/cli.md)
   bool quiet = false;                   // -q: no progress or informational notes

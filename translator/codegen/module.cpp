@@ -6,6 +6,7 @@
 #include "codegen/body_emitter.h"
 #include "codegen/data_symbols.h"
 #include "codegen/display_unread.h"
+#include "codegen/user_symbols.h"
 #include "probes/begin_end.h"
 
 namespace xtap {
@@ -303,15 +304,40 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   for (const auto &f : tables.fields) w.line(f + ",");
   w.close("};");
   w.line();
+
+  // usymname() and friends: the named files' tables, tied to their inodes first.
+  std::string usyms;
+  if (UserSymbolUse use = user_symbol_use(script); use != UserSymbolUse::None) {
+    std::vector<std::string> ignored;
+    usyms = emit_user_symbol_tables(opts.user_files, use == UserSymbolUse::Lines, opts.sysroot,
+                                    opts.notes ? opts.notes : &ignored);
+    w.raw(usyms);
+    w.line();
+  }
   w.line("static int __init xtap_script_init(void)");
   w.open("{");
   w.line(kDataSymbolsInitMarker);
-  w.line("return xtap_session_init(&xtap_this_script);");
+  if (usyms.empty()) {
+    w.line("return xtap_session_init(&xtap_this_script);");
+  } else {
+    // a block: the data symbols' resolution before it may be statements
+    w.open("{");
+    w.line("int usyms_err = xtap_usyms_init(xtap_ubinaries, ARRAY_SIZE(xtap_ubinaries));");
+    w.line();
+    w.line("if (usyms_err)");
+    w.line("\treturn usyms_err;");
+    w.line("usyms_err = xtap_session_init(&xtap_this_script);");
+    w.line("if (usyms_err)");
+    w.line("\txtap_usyms_exit();");
+    w.line("return usyms_err;");
+    w.close();
+  }
   w.close();
   w.line();
   w.line("static void __exit xtap_script_exit(void)");
   w.open("{");
   w.line("xtap_session_exit();");
+  if (!usyms.empty()) w.line("xtap_usyms_exit();");
   w.close();
   w.line();
   w.line("module_init(xtap_script_init);");

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "passes/passes.h"
 
@@ -42,6 +43,12 @@ struct ModuleOptions {
   // -t: wrap each handler to count its runs and cycles per probe, and
   // print stap's "probe hit report" at the end. Off: no code at all.
   bool timing = false;
+  // The user-space files whose symbol tables the module carries, when the
+  // script symbolizes user addresses (user_symbol_files()); read under
+  // sysroot. Files left out are told in *notes.
+  std::vector<std::string> user_files;
+  std::string sysroot;
+  std::vector<std::string> *notes = nullptr;
 };
 
 std::string emit_module(const Script &script, const Elaborated &elab, const ModuleOptions &opts);

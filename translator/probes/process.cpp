@@ -69,6 +69,8 @@ class ProcessFunctionProbe : public DerivedProbe {
   std::string mark, provider;  // .mark("NAME"): the USDT site's name; .provider("P") as written
   uint64_t ref_ctr_offset = 0; // USDT: file offset of its semaphore, or 0
 
+  std::string user_file() const override { return path; }
+
   std::string name() const override {
     if (!mark.empty())
       return "process(\"" + path + "\")" + (provider.empty() ? "" : ".provider(\"" + provider + "\")") +

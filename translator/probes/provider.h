@@ -71,6 +71,11 @@ class DerivedProbe {
     return false;
   }
 
+  // The user-space program or library this location is in, as probed on
+  // the target ("" for kernel locations): its symbols go into the module
+  // when the script symbolizes user addresses (codegen/user_symbols.h).
+  virtual std::string user_file() const { return ""; }
+
   // Pass 3: the handler's C name and the struct xtap_probe initializer.
   std::string handler;
   std::string probe_init;
