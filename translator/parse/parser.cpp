@@ -721,6 +721,21 @@ class Parser {
       take();
       expect_op("(");
     }
+    // @defined(@choose_defined($a, $b)->member): whether the chosen one has it.
+    if (!entry && cur().kind == Tok::Identifier && cur().text == "@choose_defined") {
+      ExprPtr chosen = choose_defined(take());
+      expect_op(")");
+      if (chosen->kind != ExprKind::Ternary) {
+        e->args.push_back(std::move(chosen));
+        return e;
+      }
+      for (int side : {1, 2}) {
+        auto d = make(ExprKind::Defined, name.loc);
+        d->args.push_back(std::move(chosen->args[side]));
+        chosen->args[side] = std::move(d);
+      }
+      return chosen;
+    }
     bool addr = accept_op("&");
     if (cur().kind != Tok::Identifier || (cur().text[0] != '$' && cur().text != "@cast" && cur().text != "@var"))
       fail("a target variable ($name), @cast or @var");
@@ -748,9 +763,30 @@ class Parser {
     expect_op(",");
     ExprPtr b = expression();
     expect_op(")");
-    if (a->kind != ExprKind::Target) return a;
+    // stap's macro puts the choice in parentheses, so scripts write
+    // `@choose_defined($cmd, $SCpnt)->device->sector_size`: the members
+    // apply to whichever is chosen.
+    std::vector<TargetComponent> members;
+    while (cur().is_op("->")) {
+      Location loc = take().loc;
+      if (cur().kind != Tok::Identifier && cur().kind != Tok::Keyword) fail("a member name after '->'");
+      members.push_back({TargetComponent::Kind::Member, take().text, -1, loc});
+    }
+    const bool a_target = a->kind == ExprKind::Target && !a->target->pretty;
+    if (!members.empty()) {
+      for (ExprPtr *side : {&a, &b}) {
+        if ((*side)->kind != ExprKind::Target || (*side)->target->pretty) {
+          diags_.error("XTP1010", members.front().loc, "'->' after @choose_defined needs target variables on both sides")
+              .hint = "write @choose_defined($a->member, $b->member)";
+          throw ParseError{};
+        }
+      }
+    }
+    if (!a_target) return a;
     auto cond = make(ExprKind::Defined, name.loc);
     cond->args.push_back(clone(*a));
+    for (ExprPtr *side : {&a, &b})
+      for (const auto &m : members) (*side)->target->components.push_back(m);
     auto e = make(ExprKind::Ternary, name.loc);
     e->args.push_back(std::move(cond));
     e->args.push_back(std::move(a));
