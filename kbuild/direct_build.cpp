@@ -46,7 +46,7 @@ bool build_direct(const Target &t, const Env &env, const std::string &rt, const 
   Recipe r;
   if (!ensure_recipe(t, env, rt, &r, why)) return false;
   auto subst = [&](const std::string &s) {
-    return replace_all(replace_all(s, "{{XTAP_DIR}}", dir), "{{XTAP_NAME}}", name);
+    return recipe_command(s, dir, name);
   };
   // NAME.mod lists the objects the link reads: the runtime's own objects in
   // the cache (modpost reads each one's .cmd file there), in the order the

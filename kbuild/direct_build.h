@@ -41,6 +41,12 @@ bool ensure_recipe(const Target &t, const Env &env, const std::string &rt, Recip
 bool build_direct(const Target &t, const Env &env, const std::string &rt, const std::string &dir,
                   const std::string &name, const std::string &c_source, std::string *why);
 
+// The placeholders of a recipe's commands for the module's directory and
+// name, and the commands of module `name` in `dir` made from them.
+inline constexpr const char *kRecipeDirToken = "{{XTAP_DIR}}";
+inline constexpr const char *kRecipeNameToken = "{{XTAP_NAME}}";
+std::string recipe_command(const std::string &cmd, const std::string &dir, const std::string &name);
+
 // Runs a recorded command `cmd` from the kernel build directory with
 // Kbuild's environment `env`, its output in `log`; the exit status.
 int run_recorded(const Target &t, const std::vector<std::pair<std::string, std::string>> &env,

@@ -26,8 +26,6 @@ namespace {
 
 constexpr const char *kFormat = "xtap-kbuild-recipe 3";
 constexpr const char *kTemplateName = "xtaprecipemod";
-constexpr const char *kDirToken = "{{XTAP_DIR}}";
-constexpr const char *kNameToken = "{{XTAP_NAME}}";
 
 // Calls into the runtime are what every script module makes; the template
 // needs none of them to have the same objects, flags and link.
@@ -301,8 +299,8 @@ bool record(const Target &t, const Env &env, const std::string &rt, const fs::pa
   const std::string common = d + "/.module-common.o", keep = "\x01";
   auto tokens = [&](std::string s) {
     s = replace_all(s, common, keep);
-    s = replace_all(s, d, kDirToken);
-    s = replace_all(s, n, kNameToken);
+    s = replace_all(s, d, kRecipeDirToken);
+    s = replace_all(s, n, kRecipeNameToken);
     return replace_all(s, keep, common);
   };
   for (auto &[name, cmd] : r->steps) cmd = tokens(cmd);
@@ -319,6 +317,10 @@ bool record(const Target &t, const Env &env, const std::string &rt, const fs::pa
 }
 
 }  // namespace
+
+std::string recipe_command(const std::string &cmd, const std::string &dir, const std::string &name) {
+  return replace_all(replace_all(cmd, kRecipeDirToken, dir), kRecipeNameToken, name);
+}
 
 int run_recorded(const Target &t, const std::vector<std::pair<std::string, std::string>> &env,
                  const std::string &cmd, const std::string &log) {

@@ -11,8 +11,6 @@ namespace fs = std::filesystem;
 namespace xtap::kbuild {
 namespace {
 
-constexpr const char *kDirToken = "{{XTAP_DIR}}";
-constexpr const char *kNameToken = "{{XTAP_NAME}}";
 constexpr const char *kHeader = "xtap_pch.h";
 
 // What every generated xtap_script.c includes first (codegen/module.cpp).
@@ -39,18 +37,14 @@ bool find_parts(const std::string &compiler, CompileParts *p, std::string *why) 
     p->includes += " -include " + file;
     p->include_files.push_back(file);
   }
-  p->modname = std::string(" -DKBUILD_MODNAME='\"") + kNameToken + "\"'";
-  p->kmodname = std::string(" -D__KBUILD_MODNAME=kmod_") + kNameToken;
+  p->modname = std::string(" -DKBUILD_MODNAME='\"") + kRecipeNameToken + "\"'";
+  p->kmodname = std::string(" -D__KBUILD_MODNAME=kmod_") + kRecipeNameToken;
   if (p->include_files.empty() || compiler.find(p->modname) == std::string::npos ||
       compiler.find(p->kmodname) == std::string::npos) {
     *why = "the compile command has no forced includes or no KBUILD_MODNAME";
     return false;
   }
   return true;
-}
-
-std::string subst(const std::string &s, const std::string &dir, const std::string &name) {
-  return replace_all(replace_all(s, kDirToken, dir), kNameToken, name);
 }
 
 }  // namespace
@@ -66,7 +60,7 @@ void record_script_pch(const Target &t, const fs::path &tdir, const std::string 
   std::string compile;
   for (const auto &[step, cmd] : r->steps)
     if (step == "compile") compile = cmd;
-  const std::string object = std::string(" -c -o ") + kDirToken + "/xtap_script.o";
+  const std::string object = std::string(" -c -o ") + kRecipeDirToken + "/xtap_script.o";
   size_t c = compile.find(object);
   CompileParts parts;
   std::string why;
@@ -91,7 +85,7 @@ void record_script_pch(const Target &t, const fs::path &tdir, const std::string 
   std::string precompile = replace_all(compiler, parts.includes, "");
   size_t mmd = precompile.find(" -Wp,-MMD,");
   if (mmd != std::string::npos) precompile.erase(mmd, precompile.find(' ', mmd + 1) - mmd);
-  precompile = subst(precompile, tdir.string(), name) + " -x c-header -o " + h + ".gch " + h;
+  precompile = recipe_command(precompile, tdir.string(), name) + " -x c-header -o " + h + ".gch " + h;
   if (!write_file(h, header) || run_recorded(t, r->env, precompile, h + ".log") != 0) {
     r->no_pch = "the headers did not precompile: " + read_file(h + ".log").substr(0, 400);
     return;
@@ -103,7 +97,7 @@ void record_script_pch(const Target &t, const fs::path &tdir, const std::string 
                                      std::string(" -DKBUILD_MODNAME='\"") + name + "\"'");
   with_pch = replace_all(with_pch, parts.kmodname, " -D__KBUILD_MODNAME=kmod_" + name);
   with_pch = replace_all(with_pch, parts.includes,
-                         " -Winvalid-pch -include " + h + " -include " + kDirToken + "/" +
+                         " -Winvalid-pch -include " + h + " -include " + kRecipeDirToken + "/" +
                              kScriptNameHeader);
 
   // Checked on the template: the header must be used, and the object must
@@ -113,7 +107,7 @@ void record_script_pch(const Target &t, const fs::path &tdir, const std::string 
   fs::copy_file(tdir / "xtap_script.c", check / "xtap_script.c", fs::copy_options::overwrite_existing, ec);
   const std::string log = (check / "compile.log").string();
   if (ec || !write_file((check / kScriptNameHeader).string(), script_name_header(name)) ||
-      run_recorded(t, r->env, subst(with_pch, check.string(), name), log) != 0) {
+      run_recorded(t, r->env, recipe_command(with_pch, check.string(), name), log) != 0) {
     r->no_pch = "the template did not compile with it: " + read_file(log).substr(0, 400);
     return;
   }

@@ -65,25 +65,15 @@ void xtap_print_backtrace(struct xtap_context *c)
 		xtap_print_sym(c, addrs[i]);
 }
 
+static void xtap_print_sym_one(void *c, unsigned long addr)
+{
+	xtap_print_sym(c, addr);
+}
+
 /* print_syms(backtrace()): the same lines for a string of hex addresses. */
 void xtap_print_syms(struct xtap_context *c, const char *addrs)
 {
-	const char *p = addrs;
-
-	while (*p) {
-		unsigned long long addr;
-		char word[24];
-		int len = strcspn(p, " ");
-
-		if (len && len < sizeof(word)) {
-			memcpy(word, p, len);
-			word[len] = '\0';
-			if (!kstrtoull(word, 0, &addr))
-				xtap_print_sym(c, addr);
-		}
-		p += len;
-		p += strspn(p, " ");
-	}
+	xtap_each_addr(addrs, xtap_print_sym_one, c);
 }
 
 /* stap's simple kernel form (sprint_backtrace, sprint_syms): "vfs_read+0x4 [module]\n", the size dropped. */
