@@ -13,6 +13,7 @@
 
 #include "common/file_io.h"
 #include "common/module_signature.h"
+#include "runner/kernel_log.h"
 
 namespace xtap::runner {
 
@@ -60,10 +61,13 @@ int load_module(const std::string& path, const std::string& name, const std::str
     *err = "cannot open " + path + ": " + std::strerror(e);
     return e;
   }
+  KernelLogTail log;
   int rc = syscall(SYS_finit_module, fd, params.c_str(), 0);
   int e = rc ? errno : 0;
   close(fd);
   if (!e) return 0;
+  std::string said;
+  for (const auto& line : log.lines_about(name)) said += "\n  kernel: " + line;
   switch (e) {
     case EEXIST:
       *err = "a module named '" + name + "' is already loaded (a running session? otherwise: rmmod " + name + ")";
@@ -89,11 +93,13 @@ int load_module(const std::string& path, const std::string& name, const std::str
       *err = "this kernel does not support loadable modules";
       break;
     case ENOENT:
-      *err = "module " + name + " refers to an unknown kernel symbol (see dmesg)";
+      *err = "module " + name + " refers to a kernel symbol this kernel does not have" +
+             (said.empty() ? " (see dmesg)" : "");
       break;
     default:
-      *err = "cannot insert module " + name + ": " + std::strerror(e) + " (see dmesg)";
+      *err = "cannot insert module " + name + ": " + std::strerror(e) + (said.empty() ? " (see dmesg)" : "");
   }
+  *err += said;
   return e;
 }
 

@@ -19,6 +19,16 @@ std::string translate(const std::string &text) {
   return emit_module(*r->script, r->elab, mo);
 }
 
+TEST(Codegen, WatchpointsTakeAnAddressOrASymbolResolvedAtLoad) {
+  std::string c = translate("probe kernel.data(0xffffffff82a00008).length(8).write { println(pp()) }"
+                            " probe kernel.data(\"vm_dirty_ratio\").rw { }");
+  EXPECT_NE(c.find(".address = 0xffffffff82a00008UL, .len = 8, .type = 2"), std::string::npos) << c;
+  EXPECT_NE(c.find(".symbol_address = &xtap_data_addrs[0], .len = 1, .type = 3"), std::string::npos);
+  EXPECT_NE(c.find("xtap_data_names[] = { \"vm_dirty_ratio\", }"), std::string::npos);
+  EXPECT_NE(c.find("\"kernel.data(0xffffffff82a00008).length(8).write\""), std::string::npos);
+  EXPECT_NE(c.find("{ .ops = &xtap_hwbkpt_ops, .specs = xtap_hwbkpt_specs, .nspecs = 2 }"), std::string::npos);
+}
+
 TEST(Codegen, ScriptFunctionCalledAsAStatement) {
   std::string c = translate("global n function bump() { n++ } probe begin { bump() }");
   EXPECT_NE(c.find("xtap_fn_bump(c)"), std::string::npos);

@@ -98,6 +98,12 @@ void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics
     }
   }
   s.probes = std::move(probes);
+  for (const auto *provider : probe_providers()) {
+    std::vector<const DerivedProbe *> mine;
+    for (const auto &dp : out.probes)
+      if (dp->provider == provider) mine.push_back(dp.get());
+    if (!mine.empty()) provider->check_family(mine, diags);
+  }
 }
 
 // The one location of a probe declaration's context variables: its only

@@ -13,13 +13,14 @@ const ProbeProvider *perf_provider();
 const ProbeProvider *procfs_provider();
 const ProbeProvider *process_provider();
 const ProbeProvider *netfilter_provider();
+const ProbeProvider *hwbkpt_provider();
 
 const std::vector<const ProbeProvider *> &probe_providers() {
   static const std::vector<const ProbeProvider *> all = {
       begin_end_provider(),  timer_provider(),           kprobe_provider(),
       tracepoint_provider(), kernel_function_provider(), procfs_provider(),
       never_provider(),      perf_provider(),           process_provider(),
-      netfilter_provider()};
+      netfilter_provider(),  hwbkpt_provider()};
   return all;
 }
 

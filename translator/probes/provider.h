@@ -117,6 +117,11 @@ class ProbeProvider {
   // point (pp?) that matches nothing derives nothing, silently.
   virtual void derive(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
                       Diagnostics &diags) const = 0;
+  // Checks what holds for the family's probes together (in script order),
+  // once every point of the script is derived: a limit on their number.
+  virtual void check_family(const std::vector<const DerivedProbe *> &mine, Diagnostics &diags) const {
+    (void)mine, (void)diags;
+  }
   // Emits the family's tables for its probes (in script order) and adds
   // what points at them to the script descriptor.
   virtual void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const = 0;

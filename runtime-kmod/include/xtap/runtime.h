@@ -289,6 +289,21 @@ struct xtap_perf_spec {
 };
 
 /*
+ * One entry per kernel.data(ADDRESS|"SYMBOL")[.length(N)].write|.rw: a
+ * hardware watchpoint on every CPU. A symbol's address is looked up when
+ * the module loads (xtap_resolve_data_symbols) into *symbol_address.
+ */
+struct xtap_hwbkpt_spec {
+	const struct xtap_probe *probe;
+	unsigned long address;			/* kernel.data(ADDRESS) */
+	const unsigned long *symbol_address;	/* kernel.data("SYMBOL"), else NULL */
+	u8 len;			/* bytes watched: 1, 2, 4 or 8 */
+	u8 type;		/* HW_BREAKPOINT_W or HW_BREAKPOINT_RW */
+	u8 optional;		/* pp?: a watchpoint the machine refuses is skipped */
+};
+extern const struct xtap_family_ops xtap_hwbkpt_ops;
+
+/*
  * netfilter.hook(H).pf(PF).priority(N): a hook in the initial network
  * namespace. Its handler sees args[] = { hooknum, skb, in, out, okfn,
  * verdict (NF_ACCEPT) }; the packet always goes on.
