@@ -64,7 +64,6 @@ std::string hex(uint64_t v) {
 
 constexpr const char *kIndexMagic = "xtap-dwarf-index 3";
 
-
 // True if the ELF file at `path` has a .debug_info section. Debian's 6.12
 // headers ship a vmlinux without DWARF (for the BTF of external modules):
 // it is no kernel debuginfo.
