@@ -87,6 +87,15 @@ std::optional<std::string_view> ElfFile::section(std::string_view name) const {
   return std::nullopt;
 }
 
+std::optional<size_t> ElfFile::section_outside_file() const {
+  const Elf64_Ehdr eh = header(bytes_);
+  for (size_t i = 0; i < eh.e_shnum; i++) {
+    const Elf64_Shdr sh = read_at<Elf64_Shdr>(bytes_, eh.e_shoff + i * sizeof(Elf64_Shdr));
+    if (sh.sh_type != SHT_NOBITS && !in_bounds(sh.sh_offset, sh.sh_size, bytes_.size())) return i;
+  }
+  return std::nullopt;
+}
+
 bool ElfFile::has_interpreter() const {
   const Elf64_Ehdr eh = header(bytes_);
   for (size_t i = 0; i < eh.e_phnum; i++)

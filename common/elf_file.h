@@ -22,6 +22,10 @@ class ElfFile {
   // lies within the file.
   std::optional<std::string_view> section(std::string_view name) const;
 
+  // The index of the first section whose contents lie (partly) outside the
+  // file, as the kernel's module loader checks them; nullopt if none does.
+  std::optional<size_t> section_outside_file() const;
+
   // True if the file has a PT_INTERP program header: it needs a dynamic
   // loader (and libraries) to run.
   bool has_interpreter() const;

@@ -76,6 +76,13 @@ std::optional<ModInfo> read_modinfo(const std::string &path, std::string *err) {
     *err = path + " is not a kernel module (" + why + ")";
     return std::nullopt;
   }
+  // The kernel would refuse it too, but as "invalid module format", which
+  // reads as a module built for another kernel.
+  if (auto bad = elf->section_outside_file()) {
+    *err = path + " is not a kernel module (corrupt ELF headers: section " + std::to_string(*bad) +
+           " lies outside the file)";
+    return std::nullopt;
+  }
   auto sec = elf->section(".modinfo");
   if (!sec) {
     *err = path + " has no .modinfo section: not a kernel module";

@@ -77,7 +77,10 @@ int load_module(const std::string& path, const std::string& name, const std::str
                                       : "not permitted to load modules (need root/CAP_SYS_MODULE; module loading may be disabled or locked down)";
       break;
     case ENOEXEC:
-      *err = "invalid module format: " + path + " was not built for this kernel or architecture";
+      // xtap-run has checked the release and the ELF structure: what is
+      // left is damage it cannot see, or another build of the same release.
+      *err = "invalid module format: " + path +
+             " is damaged, or was not built for this kernel's configuration or architecture (see dmesg)";
       break;
     case EKEYREJECTED:
     case ENOKEY:

@@ -118,6 +118,7 @@ std::vector<GuestJob> guest_jobs(const std::vector<Job>& jobs, const std::string
       std::string guest = "/jobs/" + j.name + "/" + fs::path(j.module).filename().string();
       files->emplace_back(guest_copy_of_module(j.module, dir, j.name), guest);
       g.module_name = kernel_name_of(j.module);
+      g.module_path = guest;
       g.argv = {"xtap-run"};
       g.argv.insert(g.argv.end(), j.runner_args.begin(), j.runner_args.end());
       if (!j.command.empty()) g.argv.insert(g.argv.end(), {"-c", j.command});

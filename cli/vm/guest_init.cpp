@@ -35,9 +35,12 @@ now_cs() {
   echo "${up%.*}${up#*.}"
 }
 
-run_job() { # NAME TIMEOUT_S INTERRUPT_MS SIGNAL AFTER BEFORE MODULE ARGV...
+run_job() { # NAME TIMEOUT_S INTERRUPT_MS SIGNAL AFTER BEFORE MODULE KO ARGV...
   name=$1 limit=$2 intr=$3 sig=$4 after=$5 before=$6 mod=$7
-  shift 7
+  # The job's module file, for its before and after commands and its
+  # workload (a test that damages it, or loads it a second time).
+  export XTAP_JOB_KO=$8
+  shift 8
   d=/run/xtap-vm/$name
   mkdir -p $d
   # Set-up the job needs first (a helper module to load); its output joins
@@ -115,7 +118,8 @@ std::string guest_init_script(const std::vector<GuestJob>& jobs) {
   for (const auto& j : jobs) {
     s += "run_job " + shell_quote(j.name) + " " + std::to_string(j.timeout_s) + " " +
          std::to_string(j.interrupt_after_ms) + " " + shell_quote(j.interrupt_signal) + " " +
-         shell_quote(j.after) + " " + shell_quote(j.before) + " " + shell_quote(j.module_name);
+         shell_quote(j.after) + " " + shell_quote(j.before) + " " + shell_quote(j.module_name) + " " +
+         shell_quote(j.module_path);
     for (const auto& a : j.argv) s += " " + shell_quote(a);
     s += "\n";
   }

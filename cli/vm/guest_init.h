@@ -29,6 +29,7 @@ namespace xtap::vm {
 struct GuestJob {
   std::string name;
   std::string module_name; // kernel module name ("" for command-only jobs)
+  std::string module_path; // its guest path, $XTAP_JOB_KO in the job's environment
   std::vector<std::string> argv; // what to run, argv[0] a guest path or PATH name
   int timeout_s = 60;
   int interrupt_after_ms = -1;

@@ -57,6 +57,7 @@ class Outcome:
         self.out = ""
         self.err = ""
         self.helper_ko = None  # examples load no helper module of the runtime tests
+        self.second_ko = None  # nor a second session's module (SECOND_SCRIPT)
 
     @property
     def test(self):

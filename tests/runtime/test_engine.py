@@ -59,6 +59,14 @@ class ParseTest(unittest.TestCase):
         with self.assertRaises(testfile.TestFileError):
             parse("NAME n\nPROG probe begin {}\nFLAMEGRAPH\n")
 
+    def test_second_script_and_build_kernel(self):
+        t = parse("PROG p\nSECOND_SCRIPT b.d/second.stp\nBUILD_KERNEL other\nEXPECT x\n")
+        self.assertTrue(t.second_script.endswith(os.path.join("grp", "b.d", "second.stp")))
+        self.assertEqual(t.second_module_name, "t_grp_some_test_b")
+        self.assertEqual(t.build_kernel, "other")
+        with self.assertRaises(testfile.TestFileError):
+            parse("PROG p\nBUILD_KERNEL 6.1\nEXPECT x\n")
+
 
 class CompareTest(unittest.TestCase):
     def test_seq(self):

@@ -15,7 +15,7 @@ REPEATABLE = {"EXPECT", "EXPECT_REGEX", "EXPECT_NOT_REGEX", "EXPECT_STDERR_REGEX
 SINGLE = {
     "NAME", "PROG", "SCRIPT", "ARGS", "SCRIPT_ARGS", "RUN", "RUNNER_ARGS", "EXPECT_FILE", "EXPECT_SEQ",
     "EXIT_STATUS", "TIMEOUT", "INTERRUPT_AFTER_MS", "INTERRUPT_SIGNAL", "AFTER", "BEFORE",
-    "BUILD_FAIL_REGEX", "HELPER_MODULE", "STDIN", "FLAMEGRAPH",
+    "BUILD_FAIL_REGEX", "HELPER_MODULE", "STDIN", "FLAMEGRAPH", "SECOND_SCRIPT", "BUILD_KERNEL",
 }
 CONTINUABLE = {"PROG"}
 
@@ -56,6 +56,8 @@ class Test:
         self.requires = []
         self.build_fail_regex = None
         self.flamegraph = None         # regex of the hottest leaf frame (xtap --from-stacks on the host)
+        self.second_script = None      # absolute path of SECOND_SCRIPT
+        self.build_kernel = ""         # "other": build for another kernel than the VM's
 
     @property
     def job_name(self):
@@ -67,6 +69,11 @@ class Test:
         """A C identifier, short enough for the kernel's module name limit."""
         name = "t_" + re.sub(r"[^A-Za-z0-9_]", "_", self.id.replace("/", "_"))
         return name[:55]
+
+    @property
+    def second_module_name(self):
+        """SECOND_SCRIPT's module: in the guest as /lib/xtap/<this>.ko."""
+        return self.module_name[:53] + "_b"
 
 
 def _split_directive(line):
@@ -176,6 +183,12 @@ def parse_test_file(path, root):
             test.requires.append(value)
         elif key == "BUILD_FAIL_REGEX":
             test.build_fail_regex = value
+        elif key == "SECOND_SCRIPT":
+            test.second_script = os.path.join(os.path.dirname(path), value)
+        elif key == "BUILD_KERNEL":
+            if value != "other":
+                raise TestFileError(f"{where}: BUILD_KERNEL takes 'other'")
+            test.build_kernel = value
 
     if "PROG" in seen:
         first, rest = prog_lines[0], textwrap.dedent("\n".join(prog_lines[1:]))

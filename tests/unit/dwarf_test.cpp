@@ -128,6 +128,7 @@ TEST(DwarfDiscovery, ModulePathsAndMissingDebuginfo) {
   auto none = find_debuginfo("0.0-no-such-release", {}, "", &error);
   EXPECT_TRUE(none.empty());
   EXPECT_NE(error.find("/usr/lib/debug/boot/vmlinux-0.0-no-such-release"), std::string::npos) << error;
+  EXPECT_NE(error.find("the package linux-image-0.0-no-such-release-dbg"), std::string::npos) << error;
   if (!kFixture) return;
   auto by_path = find_debuginfo("0.0-no-such-release", {}, kFixture, &error);
   ASSERT_EQ(by_path.size(), 1u);

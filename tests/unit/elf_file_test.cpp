@@ -85,6 +85,8 @@ TEST(ElfFile, SurvivesTruncatedAndCorruptFiles) {
   auto elf = ElfFile::parse(broken, &why);
   ASSERT_TRUE(elf) << why;
   EXPECT_FALSE(elf->section(".text"));
+  EXPECT_TRUE(elf->section_outside_file());
+  EXPECT_FALSE(ElfFile::parse(whole, &why)->section_outside_file());
 }
 
 }  // namespace

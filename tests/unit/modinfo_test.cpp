@@ -1,6 +1,10 @@
 // .modinfo of a real module built by xtap, of files that are not modules,
 // and xtap-run's refusal of a module built for another kernel.
+#include <elf.h>
 #include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstring>
 
 #include "common/file_io.h"
 #include "common/modinfo.h"
@@ -31,6 +35,22 @@ TEST(ModInfo, ARenamedFileKeepsTheModulesName) {
   auto mi = read_modinfo(copy, &err);
   ASSERT_TRUE(mi) << err;
   EXPECT_EQ(mi->name, "t_unit_real");
+}
+
+TEST(ModInfo, RefusesASectionOutsideTheFile) {
+  // Section 1's offset far past the end: the kernel would say "invalid
+  // module format", which reads as the wrong kernel.
+  XTAP_NEED_REAL_MODULE(m);
+  std::string bytes = read_file(m.path);
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, bytes.data(), sizeof eh);
+  ASSERT_GT(eh.e_shnum, 1);
+  std::memset(bytes.data() + eh.e_shoff + sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_offset), 0xff, 8);
+  test::TempDir dir;
+  std::string broken = dir.write("broken.ko", bytes);
+  std::string err;
+  EXPECT_FALSE(read_modinfo(broken, &err));
+  EXPECT_EQ(err, broken + " is not a kernel module (corrupt ELF headers: section 1 lies outside the file)");
 }
 
 TEST(ModInfo, ExplainsWhatIsNotAModule) {

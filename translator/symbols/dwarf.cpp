@@ -10,9 +10,11 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -61,6 +63,29 @@ std::string hex(uint64_t v) {
 }
 
 constexpr const char *kIndexMagic = "xtap-dwarf-index 3";
+
+// True if the ELF file at `path` has a .debug_info section. Debian's 6.12
+// headers ship a vmlinux without DWARF (for the BTF of external modules):
+// it is no kernel debuginfo.
+bool has_dwarf(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  elf_version(EV_CURRENT);
+  bool found = false;
+  size_t strndx = 0;
+  if (Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
+    if (elf_getshdrstrndx(elf, &strndx) == 0) {
+      for (Elf_Scn *scn = nullptr; !found && (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, strndx, sh.sh_name) : nullptr;
+        found = name && std::strcmp(name, ".debug_info") == 0;
+      }
+    }
+    elf_end(elf);
+  }
+  ::close(fd);
+  return found;
+}
 
 }  // namespace
 
@@ -527,15 +552,20 @@ std::vector<std::pair<std::string, std::string>> find_debuginfo(
     candidates.push_back("/usr/lib/debug/boot/vmlinux-" + release);
     candidates.push_back("/usr/lib/debug/lib/modules/" + release + "/vmlinux");
     candidates.push_back("/lib/modules/" + release + "/build/vmlinux");
+    std::string without_dwarf;
     for (const auto &c : candidates) {
       if (fs::is_regular_file(c, ec)) {
-        out.emplace_back("", c);
-        return out;
+        if (has_dwarf(c)) {
+          out.emplace_back("", c);
+          return out;
+        }
+        without_dwarf += "; " + c + " has no DWARF";
       }
       looked.push_back(c);
     }
     *error = "no debuginfo for the kernel " + release + " (looked for " + looked.front() +
-             (looked.size() > 1 ? " and " + std::to_string(looked.size() - 1) + " more" : "") + ")";
+             (looked.size() > 1 ? " and " + std::to_string(looked.size() - 1) + " more" : "") +
+             without_dwarf + "; on Debian it is the package linux-image-" + release + "-dbg)";
     return out;
   }
   dirs.push_back("/usr/lib/debug/lib/modules/" + release);
