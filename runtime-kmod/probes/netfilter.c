@@ -15,24 +15,39 @@ struct xtap_nf_hook {
 static struct xtap_nf_hook *xtap_nf_hooks;
 static u32 xtap_nf_nhooks;
 
-/* Runs in softirq or process context, for every packet through the hook. */
+/*
+ * Runs in softirq or process context, for every packet through the hook.
+ * A guru-mode script may set $verdict (args[5], written in place): the
+ * packet is then dropped (NF_DROP) or goes on (NF_ACCEPT). Other verdicts
+ * would hand the packet to no one (NF_STOLEN leaks it, NF_QUEUE without a
+ * queue drops it, NF_REPEAT can loop): they are refused as an error and
+ * the packet goes on.
+ */
 static unsigned int xtap_nf_hookfn(void *priv, struct sk_buff *skb,
 				   const struct nf_hook_state *state)
 {
 	const struct xtap_netfilter_spec *spec = priv;
-	const u64 args[] = {
+	u64 args[] = {
 		state->hook, (unsigned long)skb, (unsigned long)state->in,
 		(unsigned long)state->out, (unsigned long)state->okfn, NF_ACCEPT,
 	};
 	struct xtap_context *c = xtap_enter(spec->probe, NULL);
+	unsigned int verdict = NF_ACCEPT;
 
 	if (c) {
 		c->args = args;
 		spec->probe->handler(c);
 		c->args = NULL;
+		verdict = (u32)READ_ONCE(args[5]);
+		if (verdict != NF_DROP && verdict != NF_ACCEPT) {
+			if (!c->error)
+				xtap_error(c, "$verdict %u is not NF_DROP (0) or NF_ACCEPT (1); the packet goes on",
+					   verdict);
+			verdict = NF_ACCEPT;
+		}
 		xtap_leave(c);
 	}
-	return NF_ACCEPT;
+	return verdict;
 }
 
 static int xtap_netfilter_alloc(const void *specs, u32 n)

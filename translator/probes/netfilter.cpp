@@ -2,7 +2,7 @@
 // a netfilter hook function registered in the initial network namespace
 // (nf_register_net_hook), run for every packet that passes the hook, as
 // stap's netfilter probes. Context variables: $hooknum, $skb, $in, $out,
-// $okfn, and $verdict (NF_ACCEPT, the packet goes on). Their C types come
+// $okfn, and $verdict (NF_ACCEPT; a guru-mode script may set NF_DROP). Their C types come
 // from the kernel's BTF (struct sk_buff *, struct net_device *), so member
 // chains ($skb->len) work without debuginfo. The runtime side is
 // runtime-kmod/probes/netfilter.c; tapsets/netfilter.stp builds stap's
@@ -67,6 +67,10 @@ int int_type(const TypeTable &types, const std::string &name) {
   return -1;
 }
 
+// $verdict is a place in memory, so that a guru-mode script can set it
+// ($verdict = nf_drop); the hook returns what it holds after the handler.
+constexpr const char *kVerdictAddress = "(u64)(unsigned long)&c->args[5]";
+
 class NetfilterProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
@@ -125,7 +129,7 @@ class NetfilterProvider : public ProbeProvider {
     dp->table = &types;
     dp->vars = {{"hooknum", uint, "c->args[0]", true, ""}, {"skb", skb, "c->args[1]", true, ""},
                 {"in", dev, "c->args[2]", true, ""},      {"out", dev, "c->args[3]", true, ""},
-                {"okfn", ulong, "c->args[4]", true, ""},  {"verdict", uint, "c->args[5]", true, ""}};
+                {"okfn", ulong, "c->args[4]", true, ""},  {"verdict", uint, "c->args[5]", true, "", kVerdictAddress}};
     out.push_back(std::move(dp));
   }
 

@@ -306,7 +306,7 @@ extern const struct xtap_family_ops xtap_hwbkpt_ops;
 /*
  * netfilter.hook(H).pf(PF).priority(N): a hook in the initial network
  * namespace. Its handler sees args[] = { hooknum, skb, in, out, okfn,
- * verdict (NF_ACCEPT) }; the packet always goes on.
+ * verdict (NF_ACCEPT) }; a guru-mode script may set the verdict to NF_DROP.
  */
 struct xtap_netfilter_spec {
 	const struct xtap_probe *probe;
