@@ -151,6 +151,16 @@ s64 xtap_local_clock_ns(void)
 	return local_clock();
 }
 
+/* cpu_clock_ns(cpu): that CPU's scheduler clock, read from any CPU. */
+s64 xtap_cpu_clock_ns(struct xtap_context *c, s64 cpu)
+{
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu)) {
+		xtap_error(c, "cpu_clock_ns: there is no CPU %lld", cpu);
+		return 0;
+	}
+	return cpu_clock(cpu);
+}
+
 /*
  * symname(), symdata(): the kernel's own symbolizer (kallsyms, modules
  * included), which never sleeps. An address without a symbol prints as

@@ -91,6 +91,14 @@ class TargetResolver {
       e = std::move(n);
       return;
     }
+    // !@defined(@task->in_iowait): decided too, so that an `if` on it
+    // drops the branch it rules out (schedtimes.stp).
+    if (e->kind == ExprKind::Unary && e->op == Op::Not && constant(*e->arg(0))) {
+      auto n = std::make_unique<Expr>(ExprKind::Number, e->loc);
+      n->number = e->arg(0)->number ? 0 : 1;
+      e = std::move(n);
+      return;
+    }
     if (e->kind != ExprKind::Target) return;
     if (e->target->pretty || e->target->name.starts_with("$$")) {
       if (ExprPtr p = pretty(*e)) e = std::move(p);

@@ -600,6 +600,7 @@ s64 xtap_entry_key(struct xtap_context *c);
 void xtap_system(const char *cmd);  /* system(): queued to the runner, run with /bin/sh -c */  /* @entry: the call's key (kretprobe instance or thread) */
 s64 xtap_jiffies(void);
 s64 xtap_local_clock_ns(void);
+s64 xtap_cpu_clock_ns(struct xtap_context *c, s64 cpu);
 s64 xtap_get_cycles(void);                                /* the CPU's cycle counter */
 char *xtap_symname(char *dst, s64 addr);   /* "vfs_read", or "0x..." */
 s64 xtap_user_mode(struct xtap_context *c);              /* the probe hit user code */
