@@ -107,6 +107,19 @@ class TargetResolver {
     resolve(*e, false);
   }
 
+  // @cast's chain walked in the kernel's BTF when `tried` (the types it
+  // failed in) is not BTF's; null when that fails too.
+  std::shared_ptr<TargetAccess> walk_cast_in_btf(const TargetRef &t, const std::string &base_c,
+                                                 const TypeTable *tried) {
+    std::string error;
+    const KernelBtf *btf = env_.btf ? env_.btf(&error) : nullptr;
+    if (!btf || &btf->types() == tried) return nullptr;
+    int base = cast_type(btf->types(), t.cast_type);
+    if (base < 0) return nullptr;
+    TargetWalkError ignored;
+    return walk_target(btf->types(), base, base_c, true, t, &ignored, type_only_, true);
+  }
+
   // Resolves a non-pretty target expression in place; false after reporting.
   bool resolve(Expr &e, bool for_defined) {
     TargetRef &t = *e.target;
@@ -185,6 +198,9 @@ class TargetResolver {
     TargetWalkError err;
     std::shared_ptr<TargetAccess> access =
         walk_target(*types, base, base_c, address, t, &err, type_only_, t.name == "@cast");
+    // A chain through a struct the headers only declare (task_struct's
+    // ->files, a files_struct): the whole chain again in BTF's types.
+    if (!access && t.name == "@cast") access = walk_cast_in_btf(t, base_c, types);
     t.access = access;
     if (!t.access) {
       Location loc = err.component < t.components.size() ? t.components[err.component].loc : e.loc;
