@@ -11,7 +11,7 @@ namespace xtap::runner {
 class KernelLogTail {
  public:
   // Starts at the end of the log (/dev/kmsg): only records written from
-  // now on are read. Without access to the log, lines() is empty.
+  // now on are read. Without access to the log, lines_about() finds nothing.
   KernelLogTail();
   ~KernelLogTail();
   KernelLogTail(const KernelLogTail&) = delete;

@@ -4,6 +4,12 @@
 
 namespace xtap {
 
+std::string hex_address(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
 std::string c_string_literal(const std::string &s) {
   std::string out = "\"";
   bool last_was_hex = false;

@@ -1,6 +1,7 @@
 // A small C source writer with indentation.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace xtap {
@@ -32,5 +33,9 @@ class CWriter {
 
 // `s` as a C string literal, escaped so that it survives any content.
 std::string c_string_literal(const std::string &s);
+
+// `v` as "0x..." in lowercase hex: an address in a message, a probe point
+// or C source.
+std::string hex_address(uint64_t v);
 
 }  // namespace xtap

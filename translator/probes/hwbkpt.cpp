@@ -9,7 +9,6 @@
 // watches reads only together with writes (.rw); it has four debug
 // registers, so four such probes at most.
 #include <cctype>
-#include <cstdio>
 
 #include "probes/provider.h"
 
@@ -82,12 +81,12 @@ class HwbkptProvider : public ProbeProvider {
       return bad_shape(pp, diags);
     dp->type = cs[next].name == "write" ? kBreakpointW : kBreakpointRW;
     if (dp->symbol.empty()) {
-      dp->shown = "kernel.data(" + hex(dp->address) + ")";
+      dp->shown = "kernel.data(" + hex_address(dp->address) + ")";
       for (size_t i = 2; i < cs.size(); ++i)
         dp->shown += "." + cs[i].name + (cs[i].has_arg ? "(" + std::to_string(cs[i].num_arg) + ")" : "");
     }
     if (dp->symbol.empty() && dp->address % static_cast<unsigned>(dp->len) != 0) {
-      diags.error("XTP2195", where.loc, "address " + hex(dp->address) + " is not aligned to the watchpoint's " +
+      diags.error("XTP2195", where.loc, "address " + hex_address(dp->address) + " is not aligned to the watchpoint's " +
                                             std::to_string(dp->len) + " bytes")
           .hint = "watch from an address that is a multiple of the length, or a shorter length";
       return;
@@ -114,7 +113,7 @@ class HwbkptProvider : public ProbeProvider {
       // xtap_data_symbol("sym") becomes the symbol's slot in the table that
       // module_init fills (codegen/data_symbols.h).
       std::string where = p.symbol.empty()
-                              ? ".address = " + hex(p.address) + "UL"
+                              ? ".address = " + hex_address(p.address) + "UL"
                               : ".symbol_address = &xtap_data_symbol(" + c_string_literal(p.symbol) + ")";
       w.line("{ .probe = &xtap_hwbkpt_probes[" + std::to_string(i) + "], " + where +
              ", .len = " + std::to_string(p.len) + ", .type = " + std::to_string(p.type) +
@@ -135,12 +134,6 @@ class HwbkptProvider : public ProbeProvider {
     for (char ch : s)
       if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.')) return false;
     return true;
-  }
-
-  static std::string hex(unsigned long long v) {
-    char buf[24];
-    snprintf(buf, sizeof buf, "0x%llx", v);
-    return buf;
   }
 };
 

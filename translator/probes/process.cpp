@@ -75,11 +75,7 @@ class ProcessFunctionProbe : public DerivedProbe {
     if (!mark.empty())
       return "process(\"" + path + "\")" + (provider.empty() ? "" : ".provider(\"" + provider + "\")") +
              ".mark(\"" + mark + "\")";
-    if (statement) {
-      char buf[32];
-      snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(statement));
-      return "process(\"" + path + "\").statement(" + buf + ")";
-    }
+    if (statement) return "process(\"" + path + "\").statement(" + hex_address(statement) + ")";
     if (!library.empty())
       return "process(\"" + program + "\").library(\"" + library + "\").function(\"" + function + "\")" +
              (is_return ? ".return" : is_call ? ".call" : "");
@@ -395,7 +391,7 @@ class ProcessProvider : public ProbeProvider {
     auto off = elf->file_offset(addr);
     if (!off) {
       if (pp.optional) return;
-      diags.error("XTP2174", cs[1].loc, "address " + hex(addr) + " is in no loadable segment of " + file).hint =
+      diags.error("XTP2174", cs[1].loc, "address " + hex_address(addr) + " is in no loadable segment of " + file).hint =
           "give a link-time address of an instruction, as objdump -d shows it";
       return;
     }
@@ -406,12 +402,6 @@ class ProcessProvider : public ProbeProvider {
     for (const auto &f : elf->functions())
       if (addr >= f.address && addr < f.address + f.size) dp->function = f.name;
     out.push_back(std::move(dp));
-  }
-
-  static std::string hex(uint64_t v) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-    return buf;
   }
 
   // process("PATH").library("LIB").function(...): the function in the

@@ -14,16 +14,11 @@
 #include <cstdio>
 #include <set>
 
+#include "codegen/writer.h"
 #include "symbols/dwarf_impl.h"
 
 namespace xtap {
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // A register, or memory at register + offset, from a one-operation
 // expression; false for anything else.
@@ -170,7 +165,7 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
           size_t n = 0;
           int found = dwarf_getlocation_addr(&a, pc, &ops, &n, 1);
           if (found <= 0) {
-            v.why = "it is optimised out at this address (" + hex(addr) + ")";
+            v.why = "it is optimised out at this address (" + hex_address(addr) + ")";
           } else if (n == 1 && ops[0].atom == DW_OP_fbreg) {
             if (find_cfa()) {
               v.where = DwarfVar::Where::Memory;
