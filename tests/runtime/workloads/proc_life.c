@@ -1,6 +1,6 @@
 // proc_life: one of each process event, for the tapsets tests. It forks a
-// child that waits in pause(),
-// sends it SIGUSR1 (caught: the handler runs) and then SIGTERM (fatal),
+// child that waits in sigsuspend() (SIGUSR1 stays blocked outside it, so a
+// signal that comes before the wait is not lost), sends it SIGUSR1 (caught: the handler runs) and then SIGTERM (fatal),
 // reaps it, touches one page at 0x20000000 (a write fault there), and
 // exec()s getppid_n 1 (a workload of the same directory).
 #include <signal.h>
@@ -28,10 +28,16 @@ int main(void)
 	if (child < 0)
 		return 1;
 	if (child == 0) {
+		sigset_t usr1, none;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigemptyset(&none);
 		signal(SIGUSR1, on_usr1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
 		write(fds[1], "r", 1);
 		while (!got_usr1)
-			pause();
+			sigsuspend(&none);
 		write(fds[1], "u", 1);
 		for (;;)
 			pause();
