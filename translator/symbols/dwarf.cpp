@@ -62,7 +62,7 @@ std::string hex(uint64_t v) {
   return o.str();
 }
 
-constexpr const char *kIndexMagic = "xtap-dwarf-index 3";
+constexpr const char *kIndexMagic = "xtap-dwarf-index 4";
 
 // True if the ELF file at `path` has a .debug_info section. Debian's 6.12
 // headers ship a vmlinux without DWARF (for the BTF of external modules):
@@ -139,6 +139,7 @@ bool KernelDwarf::build_index(std::string *error) {
   Impl &im = *impl_;
   // The ELF function symbols: by address, and how often each name occurs.
   std::map<uint64_t, std::string> symbol_at;
+  std::multimap<uint64_t, std::string> symbols_at;  // every name, for aliases
   std::unordered_map<std::string, int> symbol_count;
   std::unordered_map<std::string, bool> exported;  // names with a __ksymtab_ entry
   int nsyms = dwfl_module_getsymtab(im.mod);
@@ -152,6 +153,7 @@ bool KernelDwarf::build_index(std::string *error) {
     if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || !*name) continue;
     ++symbol_count[name];
     symbol_at.emplace(addr, name);
+    symbols_at.emplace(addr, name);
   }
   Dwarf_Die *cu = nullptr;
   Dwarf_Addr cu_bias;
@@ -184,10 +186,39 @@ bool KernelDwarf::build_index(std::string *error) {
     *error = path_ + ": the DWARF has no functions with code";
     return false;
   }
+  add_aliases(symbols_at, symbol_count, exported);
   std::sort(functions_.begin(), functions_.end(), [](const DwarfFunction &a, const DwarfFunction &b) {
     return a.name != b.name ? a.name < b.name : a.file != b.file ? a.file < b.file : a.entry < b.entry;
   });
   return true;
+}
+
+// A function symbol that DWARF does not name but that sits at a DWARF
+// function's entry is an alias of it (__attribute__((alias)), as the
+// kernel's SYSCALL_DEFINE0 makes __x64_sys_getppid of __do_sys_getppid):
+// it is probed as that function under the name the script uses, as stap
+// does. Clones ("f.isra.0") are not aliases: DWARF describes them itself.
+void KernelDwarf::add_aliases(const std::multimap<uint64_t, std::string> &symbols_at,
+                              const std::unordered_map<std::string, int> &symbol_count,
+                              const std::unordered_map<std::string, bool> &exported) {
+  std::unordered_map<std::string, bool> named;
+  for (const auto &f : functions_) named[f.name] = true;
+  std::vector<DwarfFunction> aliases;
+  for (const auto &f : functions_) {
+    auto [first, last] = symbols_at.equal_range(f.entry);
+    for (auto it = first; it != last; ++it) {
+      const std::string &name = it->second;
+      if (named.count(name) || name.find('.') != std::string::npos || symbol_count.at(name) != 1)
+        continue;
+      DwarfFunction a = f;
+      a.name = name;
+      a.symbol = name;
+      a.exported = exported.count(name) != 0;
+      named[name] = true;
+      aliases.push_back(std::move(a));
+    }
+  }
+  for (auto &a : aliases) functions_.push_back(std::move(a));
 }
 
 bool KernelDwarf::read_index(const std::string &file) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -146,6 +147,9 @@ class KernelDwarf {
   struct Impl;
   KernelDwarf() = default;
   bool build_index(std::string *error);
+  void add_aliases(const std::multimap<uint64_t, std::string> &symbols_at,
+                   const std::unordered_map<std::string, int> &symbol_count,
+                   const std::unordered_map<std::string, bool> &exported);
   bool read_index(const std::string &file);
   void write_index(const std::string &file) const;
   int convert_type(const void *die) const;
