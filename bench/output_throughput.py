@@ -5,7 +5,7 @@ One begin probe prints LINES formatted lines (output_throughput.stp); each
 tool's runner collects them into a file in the guest. The figure is the
 session's elapsed time in the guest (10 ms resolution), interleaved ROUNDS
 times, median reported, and the ratio between the tools. Every run's output
-is checked for completeness. Needs what bench/probe_overhead.py needs for
+is checked for completeness. Needs what bench/peers.py sets up for
 stap (its set-up is reused).
 
 Usage: bench/output_throughput.py BUILD_DIR [--lines N] [--rounds R] --system-map PATH
@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-import probe_overhead as common
+import peers as common
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

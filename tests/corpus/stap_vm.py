@@ -2,7 +2,7 @@
 
 run_corpus_vm.py --stap builds each planned example with stap 4.8 as well
 (`stap -p4 -r TREE -R RUNTIME -m s_NAME`), ships staprun, stapio and their
-libraries into the guest (tests/stapcompare's set-up, bench/probe_overhead.py),
+libraries into the guest (tests/stapcompare's set-up, bench/peers.py),
 and adds one job per module that runs `staprun [-x PID] [-c CMD] MODULE`. stap's
 -T is a translator option (it adds a timer that calls exit()), so it goes to
 the build. The result is judged like xtap's: exit status 0, no kernel problem
@@ -21,7 +21,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "bench"))
-import probe_overhead as bench  # noqa: E402  (patched runtime, guest files)
+import peers as bench  # noqa: E402  (patched runtime, guest files)
 import stap_baseline  # noqa: E402  (the build tree, stap's cache)
 
 BUILD_TIMEOUT_S = 600
@@ -44,7 +44,7 @@ def setup(release, work):
     with open(twc) as f:
         src = f.read()
     with open(twc, "w") as f:
-        # The 6.1 stable backport renamed it (bench/probe_overhead.py).
+        # The 6.1 stable backport renamed it (bench/peers.py).
         f.write(src.replace("twork = task_work_cancel(task, func);",
                             "twork = task_work_cancel_func(task, func);"))
     return env, tree, runtime

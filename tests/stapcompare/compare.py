@@ -3,7 +3,7 @@
 and compares what they print: the check behind "prints what stap prints".
 
 Not part of CI: stap needs Debian's systemtap package and the kernel's real
-System.map from the -dbg package (see bench/probe_overhead.py, whose stap
+System.map from the -dbg package (see bench/peers.py, whose stap
 set-up this reuses). Tests with a workload (RUN) run it under both (xtap-run
 -c and staprun -c, the runtime suite's static workloads in /usr/bin); tests
 with extra options (ARGS, RUNNER_ARGS), an interrupt, an external SCRIPT or
@@ -24,7 +24,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-import probe_overhead as bench  # noqa: E402  (stap set-up and guest files)
+import peers as bench  # noqa: E402  (stap set-up and guest files)
 sys.path.insert(0, os.path.join(ROOT, "tests", "runtime"))
 import engine  # noqa: E402  (the runtime suite's static workloads)
 import testfile  # noqa: E402
