@@ -13,6 +13,7 @@
  * stack's address.
  */
 #include <linux/hash.h>
+#include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "internal.h"
