@@ -130,4 +130,10 @@ void xtap_error_run(void);
 /* Text for a registration errno, for "cannot register ..." messages. */
 const char *xtap_errno_text(int err);
 
+/* probes/entry_frames.c: the calls in flight whose entry values statements read. */
+int xtap_entry_frames_alloc(struct xtap_entry_frames *f, u32 nslots);
+void xtap_entry_frames_free(struct xtap_entry_frames *f);
+int xtap_entry_frame_claim(struct xtap_entry_frames *f, unsigned long cfa, const u64 *args);
+void xtap_entry_frame_release(struct xtap_entry_frames *f, int slot);
+
 #endif /* XTAP_INTERNAL_H */

@@ -118,6 +118,14 @@ static int xtap_kretprobe_entry(struct kretprobe_instance *ri, struct pt_regs *r
 	if (xk->spec->save_args)
 		for (i = 0; i < XTAP_KFUNC_REG_ARGS; i++)
 			saved[i] = regs_get_kernel_argument(regs, i);
+	if (xk->spec->frames) {
+		/* The CFA: the stack address above the return address. */
+		unsigned long cfa = kernel_stack_pointer(regs) + sizeof(long);
+		int *slot = (int *)(saved + XTAP_KFUNC_REG_ARGS);
+
+		*slot = xtap_entry_frame_claim(xk->spec->frames, cfa, saved);
+		return *slot < 0;
+	}
 	if (xk->spec->entry_probe &&
 	    !xtap_kprobe_run(xk->spec->entry_probe, regs, rp->kp.addr, NULL,
 			     (unsigned long)ri))
@@ -141,6 +149,13 @@ static int xtap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *reg
 	if (unlikely(!rp))
 		return 0;
 	xk = container_of(rp, struct xtap_kprobe, rp);
+	if (xk->spec->frames) {
+		const u64 *saved = (const u64 *)ri->data;
+
+		xtap_entry_frame_release(xk->spec->frames,
+					 *(const int *)(saved + XTAP_KFUNC_REG_ARGS));
+		return 0;
+	}
 	xtap_kprobe_run(xk->spec->probe, regs, rp->kp.addr,
 			xk->spec->save_args ? (const u64 *)ri->data : NULL,
 			(unsigned long)ri);
@@ -292,6 +307,9 @@ static void xtap_kprobe_set_free(struct xtap_kprobe_set *set)
 	for (i = 0; set->kps && i < set->nkps; i++)
 		if (set->kps[i].from_wildcard)
 			kfree(set->kps[i].symbol);
+	for (i = 0; i < set->nspecs; i++)
+		if (set->specs[i].frames)
+			xtap_entry_frames_free(set->specs[i].frames);
 	kfree(set->kps);
 	kfree(set->kp_armed);
 	kfree(set->rp_armed);
@@ -323,6 +341,16 @@ static int xtap_kprobe_set_alloc(struct xtap_kprobe_set *set, const void *specs,
 		return -ENOMEM;
 	}
 	for (i = 0; i < nspecs; i++) {
+		if (kspecs[i].frames) {
+			/* As many calls in flight as the kernel's default maxactive. */
+			u32 nslots = kspecs[i].maxactive ?:
+				max_t(u32, 10, 2 * num_possible_cpus());
+
+			if (xtap_entry_frames_alloc(kspecs[i].frames, nslots)) {
+				xtap_kprobe_set_free(set);
+				return -ENOMEM;
+			}
+		}
 		if (kspecs[i].wildcard)
 			continue;
 		set->kps[set->nkps].spec = &kspecs[i];
@@ -347,6 +375,11 @@ static int xtap_kprobe_register(struct xtap_kprobe_set *set, struct xtap_kprobe 
 		if (spec->save_args)
 			xk->rp.data_size = XTAP_KFUNC_REG_ARGS * sizeof(u64);
 		xk->rp.maxactive = spec->maxactive;
+		if (spec->frames) {
+			xk->rp.entry_handler = xtap_kretprobe_entry;
+			xk->rp.data_size = XTAP_KFUNC_REG_ARGS * sizeof(u64) + sizeof(int);
+			xk->rp.maxactive = spec->frames->nslots;
+		}
 		err = register_kretprobe(&xk->rp);
 		if (!err)
 			set->rp_armed[set->nrp_armed++] = &xk->rp;
@@ -450,8 +483,14 @@ static int xtap_kprobe_set_arm(struct xtap_kprobe_set *set)
 		if (err) {
 			const struct xtap_probe *p = xk->spec->probe;
 
-			xtap_fatal("cannot register %s at %s: %s (%d)",
-				   p->point, p->location, xtap_errno_text(err), err);
+			if (xk->spec->frames)
+				xtap_fatal("cannot register the kretprobe on %s that keeps the "
+					   "entry values %s reads at %s: %s (%d)",
+					   xk->spec->frames->function, p->point, p->location,
+					   xtap_errno_text(err), err);
+			else
+				xtap_fatal("cannot register %s at %s: %s (%d)",
+					   p->point, p->location, xtap_errno_text(err), err);
 			xtap_kprobe_set_disarm(set);
 			return err;
 		}

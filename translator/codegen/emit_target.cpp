@@ -17,6 +17,7 @@ std::string BodyEmitter::target_ops(const Expr &e, const std::string &t, size_t 
   const TargetAccess &acc = *e.target->access;
   std::string base = acc.base_c.empty() ? "(u64)(" + expr(*e.arg(0)) + ")" : acc.base_c;
   std::string s = "({ u64 " + t + " = " + base + "; ";
+  if (acc.base_can_fail) s += "if (unlikely(c->error)) " + on_error() + " ";
   for (size_t i = 0; i < n; ++i) {
     const AccessOp &op = acc.ops[i];
     switch (op.kind) {

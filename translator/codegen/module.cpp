@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "codegen/body_emitter.h"
 #include "codegen/data_symbols.h"
@@ -169,6 +170,13 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
     w.raw(fc.c);
     w.line();
   }
+
+  // What the context variables the handlers read need declared first.
+  std::set<std::string> declared;
+  for (const auto &dp : elab.probes)
+    for (const std::string &d : dp->c_declarations())
+      if (declared.insert(d).second) w.line(d);
+  if (!declared.empty()) w.line();
 
   // One handler per probe declaration, shared by all of its probe points.
   size_t max_frame = 0;

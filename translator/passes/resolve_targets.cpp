@@ -127,7 +127,7 @@ class TargetResolver {
     const TypeTable *types = nullptr;
     int base = -1, base_reg = -1;
     std::string base_c;
-    bool address = false;
+    bool address = false, base_can_fail = false;
     if (t.name == "@cast") {
       // A location typed from the kernel's BTF casts to BTF's types: the
       // layouts of the kernel as built, with no header catalog to build.
@@ -190,6 +190,8 @@ class TargetResolver {
       base = cv->type;
       base_c = cv->c_value;
       base_reg = cv->reg;
+      base_can_fail = cv->can_fail;
+      if (!type_only_) cv->used = true;
       if (!cv->address_c.empty()) {
         base_c = cv->address_c;
         address = true;
@@ -201,6 +203,7 @@ class TargetResolver {
     // A chain through a struct the headers only declare (task_struct's
     // ->files, a files_struct): the whole chain again in BTF's types.
     if (!access && t.name == "@cast") access = walk_cast_in_btf(t, base_c, types);
+    if (access) access->base_can_fail = base_can_fail;
     t.access = access;
     if (!t.access) {
       Location loc = err.component < t.components.size() ? t.components[err.component].loc : e.loc;

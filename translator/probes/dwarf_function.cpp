@@ -77,9 +77,27 @@ std::string family_prefix(const KernelDwarf &d) {
   return d.module().empty() ? "kernel" : "module(\"" + d.module() + "\")";
 }
 
+constexpr int kArgRegs[] = {5, 4, 1, 2, 8, 9};  // rdi rsi rdx rcx r8 r9 (DWARF numbers)
+
+// A variable of type `t` in memory at `addr` (a u64 C expression): a
+// scalar is loaded, an array or a struct is read through its address.
+void in_memory_at(const KType &t, const std::string &addr, ContextVar *cv) {
+  cv->address_c = addr;
+  bool loadable = t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8;
+  if ((t.kind == KTypeKind::Int || t.kind == KTypeKind::Enum || t.kind == KTypeKind::Pointer) &&
+      loadable)
+    cv->c_value = "xtap_dwarf_load(c, " + addr + ", " + std::to_string(t.size) + ", " +
+                  (t.is_signed ? "1" : "0") + ")";
+  else
+    cv->c_value = addr;
+}
+
 // A variable at a statement (or a local at a function's entry) as a
 // context variable, read from where DWARF says it is at that address.
-ContextVar context_var_of(const TypeTable &types, const DwarfVar &v) {
+// `entry_frame`: the entry_frame_key() of the function the statement is
+// in, whose calls keep their entry values for DW_OP_entry_value.
+ContextVar context_var_of(const TypeTable &types, const DwarfVar &v,
+                          const std::string &entry_frame = "") {
   ContextVar cv;
   cv.name = v.name;
   cv.type = v.type;
@@ -93,21 +111,9 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v) {
       if (cv.c_value.empty())
         cv.unavailable = "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
       break;
-    case DwarfVar::Where::Memory: {
-      std::string addr = "(" + reg + " + (" + std::to_string(v.offset) + "LL))";
-      cv.address_c = addr;
-      bool loadable = t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8;
-      if (t.kind == KTypeKind::Array) {
-        cv.c_value = addr;
-      } else if ((t.kind == KTypeKind::Int || t.kind == KTypeKind::Enum ||
-                  t.kind == KTypeKind::Pointer) && loadable) {
-        cv.c_value = "xtap_dwarf_load(c, " + addr + ", " + std::to_string(t.size) + ", " +
-                     (t.is_signed ? "1" : "0") + ")";
-      } else {
-        cv.c_value = addr;  // a struct or union: read through its address
-      }
+    case DwarfVar::Where::Memory:
+      in_memory_at(t, "(" + reg + " + (" + std::to_string(v.offset) + "LL))", &cv);
       break;
-    }
     case DwarfVar::Where::Constant:
       cv.c_value = "(u64)" + std::to_string(v.offset) + "LL";
       break;
@@ -120,6 +126,33 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v) {
       // A function-scope static: a place, read and written like a global.
       cv.address_c = addr;
       cv.c_value = addr;
+      break;
+    }
+    case DwarfVar::Where::EntryValue: {
+      const int *slot = std::find(std::begin(kArgRegs), std::end(kArgRegs), v.reg);
+      if (slot == std::end(kArgRegs) || entry_frame.empty()) {
+        cv.unavailable = "it is only known as the value register " + std::to_string(v.reg) +
+                         " had at the function's entry (DW_OP_entry_value), and xtap keeps only "
+                         "the argument registers of a call";
+        break;
+      }
+      // The register as this call's entry saved it: the call is the one
+      // whose CFA is this statement's.
+      std::string cfa = "(xtap_dwarf_reg(c, " + std::to_string(v.cfa_reg) + ") + (" +
+                        std::to_string(v.cfa_offset) + "LL))";
+      std::string value = "xtap_entry_arg(c, &" + entry_frames_c_name(entry_frame) + ", " +
+                          std::to_string(slot - kArgRegs) + ", " + cfa + ")";
+      if (v.offset) value = "(" + value + " + " + std::to_string(v.offset) + "ULL)";
+      cv.entry_frame = entry_frame;
+      cv.c_decl = "static struct xtap_entry_frames " + entry_frames_c_name(entry_frame) + ";";
+      cv.can_fail = true;
+      if (!v.in_memory) {
+        cv.c_value = register_value(types, v.type, value);
+        if (cv.c_value.empty())
+          cv.unavailable = "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
+        break;
+      }
+      in_memory_at(t, value, &cv);
       break;
     }
     case DwarfVar::Where::Unavailable: cv.unavailable = v.why; break;
@@ -153,7 +186,6 @@ ContextVar global_context_var(const DwarfGlobal &g) {
 // address the compiler fixed.
 std::vector<ContextVar> clone_entry_vars(const TypeTable &types, const std::vector<DwarfVar> &at_entry,
                                          const KFunction &proto, bool is_return) {
-  static const int kArgRegs[] = {5, 4, 1, 2, 8, 9};  // rdi rsi rdx rcx r8 r9 (DWARF numbers)
   std::vector<ContextVar> vars;
   for (const DwarfVar &v : at_entry) {
     ContextVar cv = context_var_of(types, v);
@@ -371,9 +403,18 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
         dp->lazy_vars = [d, f, addr = l.addr, inside, is_return] {
           std::vector<ContextVar> vars;
           if (inside) {
-            // Parameters and locals where DWARF says they are at this address.
+            // Parameters and locals where DWARF says they are at this
+            // address; entry values kept by a kretprobe on the function
+            // (an inlined copy has no entry: variables_at says so).
+            std::string frame;
+            if (!f->inlined) {
+              std::string sym;
+              uint64_t off = 0;
+              d->kprobe_site(*f, f->entry, &sym, &off);
+              frame = entry_frame_key(sym, off, f->name);
+            }
             for (const DwarfVar &v : d->variables_at(*f, addr))
-              vars.push_back(context_var_of(d->types(), v));
+              vars.push_back(context_var_of(d->types(), v, frame));
             return vars;
           }
           // At entry the parameters are in the argument registers (and a

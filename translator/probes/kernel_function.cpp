@@ -14,6 +14,8 @@
 // dwarf_function.cpp, as does everything when the kernel has no BTF.
 #include <fnmatch.h>
 
+#include <cctype>
+#include <cstdio>
 #include <map>
 
 #include "probes/kernel_function.h"
@@ -26,6 +28,40 @@ constexpr int kRegisterArgs = 6;  // XTAP_KFUNC_REG_ARGS: rdi rsi rdx rcx r8 r9
 }  // namespace
 
 bool kfunc_is_glob(const std::string &s) { return s.find_first_of("*?[") != std::string::npos; }
+
+std::string entry_frame_key(const std::string &symbol, uint64_t offset, const std::string &function) {
+  return symbol + "+" + std::to_string(offset) + " " + function;
+}
+
+EntryFrameSite entry_frame_site(const std::string &key) {
+  EntryFrameSite site;
+  size_t space = key.rfind(' ');
+  std::string at = key.substr(0, space);
+  site.function = space == std::string::npos ? "" : key.substr(space + 1);
+  size_t plus = at.rfind('+');
+  site.symbol = at.substr(0, plus);
+  if (plus != std::string::npos) site.offset = std::stoull(at.substr(plus + 1));
+  return site;
+}
+
+// A C identifier for each key, different for different keys: letters and
+// digits as they are, '_' doubled, anything else as _xHH.
+std::string entry_frames_c_name(const std::string &key) {
+  EntryFrameSite site = entry_frame_site(key);
+  std::string name = "xtap_entry_frames_";
+  for (unsigned char ch : site.symbol + "+" + std::to_string(site.offset)) {
+    if (std::isalnum(ch)) {
+      name += static_cast<char>(ch);
+    } else if (ch == '_') {
+      name += "__";
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "_x%02x", ch);
+      name += hex;
+    }
+  }
+  return name;
+}
 
 // `value` (a u64 register) as the u64 a script sees for C type `type`: the
 // upper bits of a register holding a narrower integer are undefined in the
@@ -215,7 +251,30 @@ class KernelFunctionProvider : public ProbeProvider {
     // kernel allows and checked together (kprobes.c).
     std::map<const ProbePoint *, int> pattern_ids;
     size_t nspecs = 0;
+    // Entry values read at statements (DW_OP_entry_value): one kretprobe
+    // per function keeps its calls' argument registers
+    // (runtime-kmod/probes/entry_frames.c); its spec names the first
+    // statement probe that reads them, for messages.
+    std::map<std::string, size_t> frames;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      auto *kf = static_cast<const KernelFunctionProbe *>(mine[i]);
+      if (kf->decl->entry_half || kf->lazy_vars) continue;
+      for (const ContextVar &v : kf->vars)
+        if (v.used && !v.entry_frame.empty()) frames.emplace(v.entry_frame, i);
+    }
+    for (const auto &[key, probe] : frames)
+      w.line("static struct xtap_entry_frames " + entry_frames_c_name(key) + " = { .function = " +
+             c_string_literal(entry_frame_site(key).function) + " };");
     w.open("static const struct xtap_kprobe_spec xtap_kfuncs[] = {");
+    // First, so that they are armed before the statements that read them.
+    for (const auto &[key, probe] : frames) {
+      EntryFrameSite site = entry_frame_site(key);
+      ++nspecs;
+      w.line("{ .probe = &xtap_kfunc_probes[" + std::to_string(probe) + "], .symbol = " +
+             c_string_literal(site.symbol) + (site.offset ? ", .offset = " + std::to_string(site.offset) : "") +
+             ", .is_return = 1, .save_args = 1, .optional = " + (mine[probe]->optional ? "1" : "0") +
+             ", .frames = &" + entry_frames_c_name(key) + " },");
+    }
     for (size_t i = 0; i < mine.size(); ++i) {
       auto *kf = static_cast<const KernelFunctionProbe *>(mine[i]);
       if (kf->decl->entry_half) continue;

@@ -51,6 +51,13 @@ class KernelFunctionProbe : public DerivedProbe {
     return vars;
   }
   const TypeTable *types() const override { return table; }
+  std::vector<std::string> c_declarations() const override {
+    std::vector<std::string> decls;
+    if (!lazy_vars)  // else no variable was looked up
+      for (const ContextVar &v : vars)
+        if (v.used && !v.c_decl.empty()) decls.push_back(v.c_decl);
+    return decls;
+  }
   // DWARF: globals as the probed function's compilation unit sees them.
   std::function<bool(const std::string &name, const std::string &file, ContextVar *out)> lazy_global;
   bool global_var(const std::string &name, const std::string &file, ContextVar *out,
@@ -62,6 +69,19 @@ class KernelFunctionProbe : public DerivedProbe {
 };
 
 bool kfunc_is_glob(const std::string &s);
+
+// Entry values (DW_OP_entry_value) read at statements: the function whose
+// calls keep their argument registers, as ContextVar::entry_frame names it
+// (its kprobe symbol and offset, and its name for messages), and the C
+// name of its struct xtap_entry_frames in the generated module.
+std::string entry_frame_key(const std::string &symbol, uint64_t offset, const std::string &function);
+struct EntryFrameSite {
+  std::string symbol;
+  uint64_t offset = 0;
+  std::string function;
+};
+EntryFrameSite entry_frame_site(const std::string &key);
+std::string entry_frames_c_name(const std::string &key);
 
 // `value` (a u64 register) as the u64 a script sees for C type `type`
 // (narrow integers truncated or sign-extended); "" if it is not a scalar

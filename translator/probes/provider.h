@@ -43,6 +43,18 @@ struct ContextVar {
   std::string address_c;
   // >= 0: the DWARF register that holds it (guru-mode writes).
   int reg = -1;
+  // c_value can raise a run-time error (the generated code checks after it).
+  bool can_fail = false;
+  // Non-empty: the value is one the function had at its entry
+  // (DW_OP_entry_value), which the provider keeps for the location by
+  // hooking that entry; a key the provider understands. `used` is set by
+  // pass 2b when a target expression reads the variable, so that only the
+  // entries whose values are read are hooked.
+  std::string entry_frame;
+  mutable bool used = false;
+  // Non-empty: a file-scope C declaration c_value needs (the module emits
+  // each one once, before the handlers, for the variables that are used).
+  std::string c_decl;
 };
 
 class DerivedProbe {
@@ -76,6 +88,9 @@ class DerivedProbe {
   // when the script symbolizes user addresses (codegen/user_symbols.h).
   virtual std::string user_file() const { return ""; }
 
+  // Pass 3: the file-scope declarations the used context variables'
+  // c_values need (ContextVar::c_decl).
+  virtual std::vector<std::string> c_declarations() const { return {}; }
   // Pass 3: the handler's C name and the struct xtap_probe initializer.
   std::string handler;
   std::string probe_init;

@@ -56,6 +56,11 @@ struct DwarfVar {
     Address,      // DW_OP_addr A, DW_OP_stack_value: the value is the address
                   // `symbol` + `offset`, relocated at load time (a pointer
                   // a clone's constant propagation fixed, as in f.constprop.0)
+    EntryValue,   // DW_OP_entry_value(DW_OP_reg `reg`): the register as the
+                  // function's call entered it, plus `offset`; the value
+                  // itself (DW_OP_stack_value) or, with `in_memory`, memory
+                  // there. The call is told apart from others by its CFA,
+                  // register `cfa_reg` + `cfa_offset` at this address.
     Unavailable,  // `why`
   } where = Where::Unavailable;
   std::string name;
@@ -64,7 +69,10 @@ struct DwarfVar {
   int reg = -1;
   int64_t offset = 0;
   std::string symbol;  // Address: the symbol it is relocated by (as DwarfGlobal::symbol)
-  bool in_memory = false;  // Address: the variable is stored there (DW_OP_addr alone, a static)
+  bool in_memory = false;  // Address: the variable is stored there (DW_OP_addr alone, a static);
+                           // EntryValue: at the address the entry value gives
+  int cfa_reg = -1;        // EntryValue
+  int64_t cfa_offset = 0;
   std::string why;
 };
 

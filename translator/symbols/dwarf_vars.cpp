@@ -4,10 +4,13 @@
 // memory at a register plus an offset (DW_OP_breg*), memory in the frame
 // (DW_OP_fbreg, the frame base being DW_OP_call_frame_cfa, worked out from
 // the call frame information at that address) and constants
-// (DW_AT_const_value, DW_OP_lit*). Location lists are looked up by address.
+// (DW_AT_const_value, DW_OP_lit*), and a register's value at the function's
+// entry (DW_OP_entry_value(DW_OP_regN) [DW_OP_plus_uconst K]
+// [DW_OP_stack_value]), which a kretprobe on the function keeps for the
+// statements inside it. Location lists are looked up by address.
 // Anything else (a value computed on the DWARF stack, split over pieces,
-// only known as its value at function entry, a static at a fixed address)
-// is reported as unavailable with the reason, as is a variable with no
+// an entry value in an inlined copy, which has no entry of its own) is
+// reported as unavailable with the reason, as is a variable with no
 // location at that address (optimised out there).
 #include <dwarf.h>
 
@@ -48,6 +51,31 @@ bool simple_location(const Dwarf_Op *ops, size_t n, DwarfVar *v) {
   return false;
 }
 
+// DW_OP_entry_value(DW_OP_regN) [DW_OP_plus_uconst K] [DW_OP_stack_value]:
+// the register as the function was entered, plus K, as the value or (no
+// DW_OP_stack_value) as the address of it. False for any other expression.
+bool entry_value(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n, DwarfVar *v) {
+  if (n == 0 || (ops[0].atom != DW_OP_entry_value && ops[0].atom != DW_OP_GNU_entry_value)) return false;
+  Dwarf_Attribute inner;
+  Dwarf_Op *in_ops = nullptr;
+  size_t in_n = 0;
+  if (dwarf_getlocation_attr(attr, &ops[0], &inner) != 0 || dwarf_getlocation(&inner, &in_ops, &in_n) != 0)
+    return false;
+  DwarfVar reg;
+  if (!simple_location(in_ops, in_n, &reg) || reg.where != DwarfVar::Where::Register) return false;
+  size_t i = 1;
+  int64_t offset = 0;
+  if (i < n && ops[i].atom == DW_OP_plus_uconst) offset = static_cast<int64_t>(ops[i++].number);
+  bool stack_value = i < n && ops[i].atom == DW_OP_stack_value;
+  if (stack_value) ++i;
+  if (i != n) return false;
+  v->where = DwarfVar::Where::EntryValue;
+  v->reg = reg.reg;
+  v->offset = offset;
+  v->in_memory = !stack_value;
+  return true;
+}
+
 std::string why_not(const Dwarf_Op *ops, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     switch (ops[i].atom) {
@@ -76,6 +104,7 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
   Dwarf_Die fn, cu;
   if (!dwarf_offdie(im.dw, f.die, &fn) || !dwarf_diecu(&fn, &cu, nullptr, nullptr)) return out;
   Dwarf_Addr pc = addr - im.bias;
+  Dwarf_Addr fn_entry = f.entry - im.bias;
   // The function and its lexical blocks that contain pc, outermost first.
   // Inlined callees' blocks are not entered: a statement of `f` sees f's
   // variables even where a callee's code was inlined.
@@ -98,6 +127,27 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
   // The frame base at pc, for DW_OP_fbreg, as a register plus an offset:
   // GCC's is DW_OP_call_frame_cfa, the CFA, which the CFI gives at pc;
   // clang -O0's is a register (DW_OP_reg6, rbp).
+  // The CFA at pc from the call frame information, as a register plus an
+  // offset.
+  auto call_frame_cfa = [&](int *reg, int64_t *offset) {
+    Dwarf_Addr cfi_bias;
+    Dwarf_CFI *cfi = dwfl_module_dwarf_cfi(im.mod, &cfi_bias);
+    if (!cfi) cfi = dwfl_module_eh_cfi(im.mod, &cfi_bias);
+    Dwarf_Frame *frame = nullptr;
+    if (!cfi || dwarf_cfi_addrframe(cfi, addr - cfi_bias, &frame) != 0) return false;
+    Dwarf_Op *ops;
+    size_t n;
+    DwarfVar tmp;
+    bool found = false;
+    if (dwarf_frame_cfa(frame, &ops, &n) == 0 && simple_location(ops, n, &tmp) &&
+        tmp.where == DwarfVar::Where::Memory) {
+      *reg = tmp.reg;  // CFA = reg + offset (a value, not a load)
+      *offset = tmp.offset;
+      found = true;
+    }
+    free(frame);
+    return found;
+  };
   bool have_cfa = false;
   int cfa_reg = -1;
   int64_t cfa_offset = 0;
@@ -121,22 +171,9 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
       return true;
     }
     if (fb_n != 1 || fb_ops[0].atom != DW_OP_call_frame_cfa) return false;
-    Dwarf_Addr cfi_bias;
-    Dwarf_CFI *cfi = dwfl_module_dwarf_cfi(im.mod, &cfi_bias);
-    if (!cfi) cfi = dwfl_module_eh_cfi(im.mod, &cfi_bias);
-    Dwarf_Frame *frame = nullptr;
-    if (!cfi || dwarf_cfi_addrframe(cfi, addr - cfi_bias, &frame) != 0) return false;
-    Dwarf_Op *ops;
-    size_t n;
-    DwarfVar tmp;
-    if (dwarf_frame_cfa(frame, &ops, &n) == 0 && simple_location(ops, n, &tmp) &&
-        tmp.where == DwarfVar::Where::Memory) {
-      cfa_reg = tmp.reg;  // CFA = reg + offset (a value, not a load)
-      cfa_offset = tmp.offset;
-    }
-    free(frame);
-    return cfa_reg >= 0;
+    return call_frame_cfa(&cfa_reg, &cfa_offset);
   };
+
 
   std::set<std::string> seen;
   for (int i = 0; i < nscopes; ++i) {
@@ -193,6 +230,24 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
               v.in_memory = n == 1;  // a function-scope static stored there
             } else {
               v.why = "it is the address of a static object, but " + g.why;
+            }
+          } else if (entry_value(&a, ops, n, &v)) {
+            if (pc == fn_entry && !f.inlined) {
+              // At the entry itself the register still holds it.
+              v.where = v.in_memory ? DwarfVar::Where::Memory : DwarfVar::Where::Register;
+              if (v.where == DwarfVar::Where::Register && v.offset) {
+                v.where = DwarfVar::Where::Unavailable;
+                v.why = "it is a register's entry value plus an offset, which xtap reads only inside the function";
+              }
+            } else if (f.inlined) {
+              v.where = DwarfVar::Where::Unavailable;
+              v.why = "it is only known as its value at the entry of " + f.name +
+                      " (DW_OP_entry_value), and this copy of " + f.name +
+                      " was inlined, so it has no entry to save it at";
+            } else if (!call_frame_cfa(&v.cfa_reg, &v.cfa_offset)) {
+              v.where = DwarfVar::Where::Unavailable;
+              v.why = "it is only known as its value at the function's entry (DW_OP_entry_value), "
+                      "and the call frame at this address is not known to tell the calls apart";
             }
           } else if (!simple_location(ops, n, &v)) {
             v.why = why_not(ops, n);

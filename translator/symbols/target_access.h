@@ -30,6 +30,7 @@ struct AccessOp {
 
 struct TargetAccess {
   std::string base_c;      // C expression (u64) of the base value; empty: @cast's operand (args[0])
+  bool base_can_fail = false;  // base_c can raise a run-time error
   std::vector<AccessOp> ops;
   int type = -1;           // the C type of the result (in `types`)
   const TypeTable *types = nullptr;

@@ -220,6 +220,29 @@ struct xtap_kprobe_spec {
 	const char *pattern_text; /* that pattern, for messages */
 	const struct xtap_probe *entry_probe; /* kretprobe: run at entry first (saves @entry
 				 * values); the call is not probed if it cannot run */
+	struct xtap_entry_frames *frames; /* kretprobe that only keeps the argument
+				 * registers of each call in flight for entry values
+				 * (DW_OP_entry_value) read inside it; `probe` (a
+				 * statement that reads them) is not run */
+};
+
+/*
+ * The calls in flight of one function whose entry values a statement probe
+ * reads: one slot per call, claimed by the kretprobe's entry handler and
+ * freed at its return, found again by the task and the call's CFA (the
+ * stack address above its return address, the same at every statement
+ * of one call). Bounded: `nslots` calls at a time, the kretprobe's maxactive.
+ */
+struct xtap_entry_frame {
+	unsigned long cfa;		/* 0: free */
+	struct task_struct *task;
+	const u64 *args;		/* XTAP_KFUNC_REG_ARGS registers, in the instance */
+};
+
+struct xtap_entry_frames {
+	struct xtap_entry_frame *slots;
+	u32 nslots;
+	const char *function;		/* for messages */
 };
 
 /*
@@ -257,6 +280,14 @@ u64 xtap_kfunc_return(struct xtap_context *c);
  * nofault reader (0 and the read fault raised if unreadable).
  */
 u64 xtap_dwarf_reg(struct xtap_context *c, int regno);
+/*
+ * DW_OP_entry_value of argument register `arg` (0-5) at a statement of the
+ * function `f` whose call has `cfa` at this statement: the register as the
+ * call's entry saved it. A call whose entry was not seen (it began before
+ * the session armed its probes, or all slots were taken) raises a
+ * catchable error and gives 0.
+ */
+u64 xtap_entry_arg(struct xtap_context *c, struct xtap_entry_frames *f, int arg, u64 cfa);
 u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed);
 /*
  * Guru-mode $var = v for a variable in register `regno` (DWARF numbering):
