@@ -1,7 +1,8 @@
 // Entry values (DW_OP_entry_value) in the DWARF reader
 // (symbols/dwarf_vars.cpp), on unit/entry_value_fixture.c, which
-// tests/CMakeLists.txt compiles with gcc -g -O2 (an ET_REL object, as a
-// module's debuginfo). Skipped without the fixture.
+// tests/CMakeLists.txt compiles with gcc -g -O2 and, as the kernel is
+// compiled, no unwind tables: its CFI is in .debug_frame (an ET_REL object,
+// as a module's debuginfo). Skipped without the fixture.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,13 +32,15 @@ TEST(DwarfEntryValues, ReadInsideTheFunctionWithTheCallsCfa) {
   ASSERT_EQ(fns.size(), 1u);
   const DwarfFunction &f = *fns[0];
   // At the entry `a` is in rdi; after the first call, only its entry value.
-  const DwarfVar *at_entry = var_named(d->variables_at(f, f.entry), "a");
+  std::vector<DwarfVar> entry_vars = d->variables_at(f, f.entry);
+  const DwarfVar *at_entry = var_named(entry_vars, "a");
   ASSERT_TRUE(at_entry);
   EXPECT_EQ(at_entry->where, DwarfVar::Where::Register) << at_entry->why;
   EXPECT_EQ(at_entry->reg, 5);
   int entry_values = 0;
   for (const DwarfLine &l : d->lines(f, 1, 1 << 30)) {
-    const DwarfVar *a = var_named(d->variables_at(f, l.addr), "a");
+    std::vector<DwarfVar> vars = d->variables_at(f, l.addr);
+    const DwarfVar *a = var_named(vars, "a");
     if (!a || a->where != DwarfVar::Where::EntryValue) continue;
     ++entry_values;
     EXPECT_EQ(a->reg, 5);  // rdi, the first argument
@@ -60,7 +63,8 @@ TEST(DwarfEntryValues, AnInlinedCopyHasNoEntryToKeepThemAt) {
   int refused = 0;
   for (const DwarfFunction *c : copies)
     for (const DwarfLine &l : d->lines(*c, 1, 1 << 30)) {
-      const DwarfVar *a = var_named(d->variables_at(*c, l.addr), "a");
+      std::vector<DwarfVar> vars = d->variables_at(*c, l.addr);
+      const DwarfVar *a = var_named(vars, "a");
       if (!a || a->where != DwarfVar::Where::Unavailable || a->why.find("DW_OP_entry_value") == std::string::npos)
         continue;
       ++refused;

@@ -127,9 +127,12 @@ class NetfilterProvider : public ProbeProvider {
       return;
     }
     dp->table = &types;
-    dp->vars = {{"hooknum", uint, "c->args[0]", true, ""}, {"skb", skb, "c->args[1]", true, ""},
-                {"in", dev, "c->args[2]", true, ""},      {"out", dev, "c->args[3]", true, ""},
-                {"okfn", ulong, "c->args[4]", true, ""},  {"verdict", uint, "c->args[5]", true, "", kVerdictAddress}};
+    dp->vars = {{.name = "hooknum", .type = uint, .c_value = "c->args[0]"},
+                {.name = "skb", .type = skb, .c_value = "c->args[1]"},
+                {.name = "in", .type = dev, .c_value = "c->args[2]"},
+                {.name = "out", .type = dev, .c_value = "c->args[3]"},
+                {.name = "okfn", .type = ulong, .c_value = "c->args[4]"},
+                {.name = "verdict", .type = uint, .c_value = "c->args[5]", .address_c = kVerdictAddress}};
     out.push_back(std::move(dp));
   }
 

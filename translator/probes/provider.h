@@ -29,18 +29,18 @@ class ProbeProvider;
 // A context variable of one probe location ($name): its C type and how a
 // handler of that location gets its value.
 struct ContextVar {
-  std::string name;     // without the '$'
+  std::string name{};     // without the '$'
   int type = -1;        // in the location's type table
-  std::string c_value;  // C expression of type u64 in a handler (context `c`)
+  std::string c_value{};  // C expression of type u64 in a handler (context `c`)
   bool parameter = true;  // in $$parms (else only in $$vars/$$locals)
   // Non-empty: the variable exists at this location but xtap cannot read
   // it; why (a struct passed by value, a seventh argument). Using it is an
   // error that says so; pretty-prints show it as '?'.
-  std::string unavailable;
+  std::string unavailable{};
   // Non-empty: the variable lives in memory at this address (a u64 C
   // expression); it is read (and, in guru mode, written) there, so that
   // structs and arrays in memory are places like @cast's.
-  std::string address_c;
+  std::string address_c{};
   // >= 0: the DWARF register that holds it (guru-mode writes).
   int reg = -1;
   // c_value can raise a run-time error (the generated code checks after it).
@@ -50,11 +50,11 @@ struct ContextVar {
   // hooking that entry; a key the provider understands. `used` is set by
   // pass 2b when a target expression reads the variable, so that only the
   // entries whose values are read are hooked.
-  std::string entry_frame;
+  std::string entry_frame{};
   mutable bool used = false;
   // Non-empty: a file-scope C declaration c_value needs (the module emits
   // each one once, before the handlers, for the variables that are used).
-  std::string c_decl;
+  std::string c_decl{};
 };
 
 class DerivedProbe {

@@ -153,7 +153,8 @@ class TracepointProvider : public ProbeProvider {
                                              ", which xtap cannot receive");
         return;
       }
-      dp->vars.push_back({tp.args[i].name, tp.args[i].type, "c->args[" + std::to_string(i) + "]", true});
+      dp->vars.push_back({.name = tp.args[i].name, .type = tp.args[i].type,
+                          .c_value = "c->args[" + std::to_string(i) + "]"});
     }
     out.push_back(std::move(dp));
   }
