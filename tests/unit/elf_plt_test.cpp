@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -37,7 +38,7 @@ std::map<std::string, uint64_t> objdump_plt(const std::string &exe) {
   while (fgets(line, sizeof line, p.get())) {
     unsigned long long addr;
     char name[256];
-    if (sscanf(line, "%llx <%255[^@>]@plt>:", &addr, name) == 2) out[name] = addr;
+    if (strstr(line, "@plt>:") && sscanf(line, "%llx <%255[^@>]", &addr, name) == 2) out[name] = addr;
   }
   return out;
 }
