@@ -131,11 +131,14 @@ void derive_process_plt(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes
     files.push_back(program);
   } else {
     const std::string &lib = cs[1].str_arg;
+    std::string needed;
     if (lib.find('/') != std::string::npos) {
       files.push_back(lib);
     } else {
-      for (const auto &path : needed_closure(program, env.sysroot))
+      for (const auto &path : needed_closure(program, env.sysroot)) {
+        needed += (needed.empty() ? "" : " ") + base_name(path);
         if (fnmatch(lib.c_str(), base_name(path).c_str(), 0) == 0) files.push_back(path);
+      }
       if (files.empty() && !is_glob(lib))
         if (std::string path = find_library(lib, env.sysroot); !path.empty()) files.push_back(path);
     }
@@ -143,7 +146,8 @@ void derive_process_plt(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes
       if (pp.optional) return;
       diags.error("XTP2171", cs[1].loc, "no shared library '" + lib + "' that " + program + " needs" +
                                             (env.sysroot.empty() ? "" : " under " + env.sysroot))
-          .hint = "a static program needs none; give the library's full path to probe one it loads itself";
+          .hint = needed.empty() ? "it needs none (a static program?); give the full path of a library it loads itself"
+                                 : "it needs " + needed + "; give the full path of a library it loads itself";
       return;
     }
   }
