@@ -481,6 +481,12 @@ class TargetResolver {
         }
       }
     } else {
+      // $$name where the location has no such variable (it is a PLT
+      // probe's): not a pretty-print of anything.
+      if (!t.pretty) {
+        unknown_variable(e);
+        return nullptr;
+      }
       // $var$ / $var$$: resolve the place first, to learn its type.
       ExprPtr base = plain(e);
       base->target->address_of = false;
