@@ -438,6 +438,15 @@ int compile_and_run(const cli::Options &o) {
   probe_env.sysroot = o.sysroot;
   while (probe_env.sysroot.size() > 1 && probe_env.sysroot.back() == '/') probe_env.sysroot.pop_back();
   if (probe_env.sysroot == "/") probe_env.sysroot.clear();
+  // process.plt and other process probes without a path: the -c program,
+  // or the -x process's executable when it runs on this machine.
+  if (!o.command.empty()) {
+    probe_env.target_program = command_program(o.command, probe_env.sysroot);
+  } else if (o.target_pid > 0) {
+    std::error_code ec;
+    auto exe = fs::read_symlink("/proc/" + std::to_string(o.target_pid) + "/exe", ec);
+    if (!ec) probe_env.target_program = exe.string();
+  }
   ElaborateOptions eopts;
   eopts.keep_unused = o.keep_unused || o.list_vars;
   bool ok = elaborate(*script, probe_env, elab, diags, eopts);

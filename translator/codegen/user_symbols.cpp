@@ -33,25 +33,6 @@ bool is_file(const std::string &p) {
   return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// The program `cmd` (-c) runs: its first word, through $PATH when it has no '/'.
-std::string command_program(const std::string &cmd, const std::string &sysroot) {
-  size_t start = cmd.find_first_not_of(" \t");
-  if (start == std::string::npos) return "";
-  std::string word = cmd.substr(start, cmd.find_first_of(" \t", start) - start);
-  if (word.find('/') != std::string::npos)
-    return word[0] == '/' ? word : fs::absolute(word).lexically_normal().string();
-  const char *path = getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (size_t pos = 0; pos <= dirs.size();) {
-    size_t end = dirs.find(':', pos);
-    if (end == std::string::npos) end = dirs.size();
-    std::string dir = dirs.substr(pos, end - pos);
-    if (!dir.empty() && is_file(sysroot + dir + "/" + word)) return dir + "/" + word;
-    pos = end + 1;
-  }
-  return "";
-}
-
 // The shared libraries `file` needs, as ldd(1) resolves them on this machine.
 std::vector<std::string> ldd_libraries(const std::string &file) {
   std::vector<std::string> libs;
@@ -96,6 +77,24 @@ std::string hex(uint64_t v) {
 }
 
 }  // namespace
+
+std::string command_program(const std::string &cmd, const std::string &sysroot) {
+  size_t start = cmd.find_first_not_of(" \t");
+  if (start == std::string::npos) return "";
+  std::string word = cmd.substr(start, cmd.find_first_of(" \t", start) - start);
+  if (word.find('/') != std::string::npos)
+    return word[0] == '/' ? word : fs::absolute(word).lexically_normal().string();
+  const char *path = getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (size_t pos = 0; pos <= dirs.size();) {
+    size_t end = dirs.find(':', pos);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(pos, end - pos);
+    if (!dir.empty() && is_file(sysroot + dir + "/" + word)) return dir + "/" + word;
+    pos = end + 1;
+  }
+  return "";
+}
 
 UserSymbolUse user_symbol_use(const Script &s) {
   UserSymbolUse use = UserSymbolUse::None;

@@ -14,6 +14,10 @@
 
 namespace xtap {
 
+// The program `cmd` (-c) runs, as a path on the target: its first word,
+// through $PATH (under sysroot) when it has no '/'; "" when not found.
+std::string command_program(const std::string &cmd, const std::string &sysroot);
+
 // What a script asks for: nothing, symbols, or symbols and line tables.
 enum class UserSymbolUse { None, Symbols, Lines };
 UserSymbolUse user_symbol_use(const Script &s);

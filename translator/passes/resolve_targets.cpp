@@ -100,6 +100,16 @@ class TargetResolver {
       return;
     }
     if (e->kind != ExprKind::Target) return;
+    // $$name of a PLT probe: the called function's name, known per location.
+    std::string constant;
+    if (!e->target->pretty && e->target->components.empty() && where_ &&
+        where_->string_constant(e->target->name, &constant)) {
+      auto str = std::make_unique<Expr>(ExprKind::String, e->loc);
+      str->text = constant;
+      str->type = Type::String;
+      e = std::move(str);
+      return;
+    }
     if (e->target->pretty || e->target->name.starts_with("$$")) {
       if (ExprPtr p = pretty(*e)) e = std::move(p);
       return;
@@ -123,6 +133,8 @@ class TargetResolver {
   // Resolves a non-pretty target expression in place; false after reporting.
   bool resolve(Expr &e, bool for_defined) {
     TargetRef &t = *e.target;
+    std::string constant;
+    if (where_ && where_->string_constant(t.name, &constant)) return for_defined;
     if (t.pretty || t.name.starts_with("$$")) return for_defined && where_ && !where_->context_vars().empty();
     const TypeTable *types = nullptr;
     int base = -1, base_reg = -1;
@@ -472,6 +484,12 @@ class TargetResolver {
         }
       }
     } else {
+      // $$name where the location has no such variable (it is a PLT
+      // probe's): not a pretty-print of anything.
+      if (!t.pretty) {
+        unknown_variable(e);
+        return nullptr;
+      }
       // $var$ / $var$$: resolve the place first, to learn its type.
       ExprPtr base = plain(e);
       base->target->address_of = false;

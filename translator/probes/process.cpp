@@ -13,7 +13,11 @@
 // The same uprobes serve .library("LIB").function(...) (the function in
 // the library's file), .statement(ADDR) (a link-time address) and
 // [.provider("P")].mark("NAME") (USDT sites of .note.stapsdt, $argN from
-// their operand specs, the semaphore raised by the kernel while armed).
+// their operand specs, the semaphore raised by the kernel while armed), and
+// .plt("NAME") (PLT entries, process_plt.cpp).
+//
+// process without a path (process.plt, process.function("f")) is the
+// program of -c CMD or -x PID (ProbeEnv::target_program), as in stap.
 //
 // Context: the argument registers through uint_arg(n) and the other
 // *_arg() functions, $return (and returnval()) in .return probes.
@@ -29,14 +33,15 @@
 #include <memory>
 #include <sstream>
 
-#include "probes/provider.h"
+#include "probes/process_probe.h"
 #include "symbols/catalog.h"
 #include "symbols/elf_symbols.h"
 
 namespace xtap {
-namespace {
 
 bool is_glob(const std::string &s) { return s.find_first_of("*?[") != std::string::npos; }
+
+namespace {
 
 // The types of the context variables these probes have without DWARF:
 // $return is a long, as the return register holds it.
@@ -54,41 +59,45 @@ const TypeTable &register_types() {
   return table;
 }
 
-class ProcessFunctionProbe : public DerivedProbe {
- public:
-  std::string path;      // as probed on the target
-  std::string function;  // the symbol
-  uint64_t offset = 0;   // in the file
-  bool is_return = false;
-  bool is_call = false;
-  std::vector<ContextVar> vars;
+}  // namespace
 
-  std::string program, library;  // .library("LIB") of process("PROGRAM"), as written
+std::string ProcessFunctionProbe::name() const {
+  std::string suffix = is_return ? ".return" : is_call ? ".call" : "";
+  if (plt)
+    return "process(\"" + (library.empty() ? path : program) + "\")" +
+           (library.empty() ? "" : ".library(\"" + path + "\")") + ".plt(\"" + function + "\")" + suffix;
+  if (!mark.empty())
+    return "process(\"" + path + "\")" + (provider.empty() ? "" : ".provider(\"" + provider + "\")") +
+           ".mark(\"" + mark + "\")";
+  if (statement) return "process(\"" + path + "\").statement(" + hex_address(statement) + ")";
+  if (!library.empty())
+    return "process(\"" + program + "\").library(\"" + library + "\").function(\"" + function + "\")" + suffix;
+  return "process(\"" + path + "\").function(\"" + function + "\")" + suffix;
+}
 
-  uint64_t statement = 0;  // .statement(ADDR): the address as written
-  std::string mark, provider;  // .mark("NAME"): the USDT site's name; .provider("P") as written
-  uint64_t ref_ctr_offset = 0; // USDT: file offset of its semaphore, or 0
+const TypeTable *ProcessFunctionProbe::types() const { return &register_types(); }
 
-  std::string user_file() const override { return path; }
+bool ProcessFunctionProbe::string_constant(const std::string &var, std::string *value) const {
+  if (!plt || var != "$$name") return false;
+  *value = function;
+  return true;
+}
 
-  std::string name() const override {
-    if (!mark.empty())
-      return "process(\"" + path + "\")" + (provider.empty() ? "" : ".provider(\"" + provider + "\")") +
-             ".mark(\"" + mark + "\")";
-    if (statement) return "process(\"" + path + "\").statement(" + hex_address(statement) + ")";
-    if (!library.empty())
-      return "process(\"" + program + "\").library(\"" + library + "\").function(\"" + function + "\")" +
-             (is_return ? ".return" : is_call ? ".call" : "");
-    return "process(\"" + path + "\").function(\"" + function + "\")" +
-           (is_return ? ".return" : is_call ? ".call" : "");
-  }
-  const std::vector<ContextVar> &context_vars() const override { return vars; }
-  const TypeTable *types() const override { return &register_types(); }
-};
+void ProcessFunctionProbe::add_return_var() {
+  ContextVar r;
+  r.name = "return";
+  r.type = 0;
+  r.parameter = false;
+  r.c_value = "xtap_kfunc_return(c)";
+  vars.push_back(r);
+}
 
-// Where `written` is on this machine: under the sysroot, and for a bare
-// name searched in $PATH as stap does. Sets *target to the path the target
-// sees. "" if it does not exist.
+const std::vector<std::string> &library_dirs() {
+  static const std::vector<std::string> dirs = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+                                                "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib"};
+  return dirs;
+}
+
 std::string host_path(const std::string &written, const std::string &sysroot, std::string *target) {
   auto exists = [](const std::string &p) {
     struct stat st;
@@ -118,6 +127,8 @@ std::string host_path(const std::string &written, const std::string &sysroot, st
   return "";
 }
 
+namespace {
+
 class ProcessProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
@@ -125,13 +136,28 @@ class ProcessProvider : public ProbeProvider {
             "process(\"path\").function(\"name\").return",
             "process(\"path\").library(\"lib\").function(\"name\")[.call|.return]",
             "process(\"path\").statement(ADDR)", "process(\"path\").mark(\"name\")",
-            "process(\"path\").provider(\"p\").mark(\"name\")"};
+            "process(\"path\").provider(\"p\").mark(\"name\")",
+            "process(\"path\").plt(\"name\")[.return]",
+            "process(\"path\").library(\"lib\").plt(\"name\")[.return]",
+            "process.plt(\"name\")[.return] (the -c/-x program)"};
   }
 
   bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "process"; }
 
   void derive(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
               Diagnostics &diags) const override {
+    if (!pp.components[0].has_arg && !env.target_program.empty()) {
+      ProbePoint target = pp;
+      target.components[0].has_arg = target.components[0].arg_is_string = true;
+      target.components[0].str_arg = env.target_program;
+      derive(target, decl, env, out, diags);
+      return;
+    }
+    for (const auto &c : pp.components)
+      if (c.name == "plt") {
+        derive_process_plt(pp, env, out, diags);
+        return;
+      }
     if (pp.components.size() >= 3 && pp.components[1].name == "library") {
       derive_library(pp, decl, env, out, diags);
       return;
@@ -247,14 +273,7 @@ class ProcessProvider : public ProbeProvider {
       dp->offset = *off;
       dp->is_return = is_return;
       dp->is_call = is_call;
-      if (is_return) {
-        ContextVar r;
-        r.name = "return";
-        r.type = 0;
-        r.parameter = false;
-        r.c_value = "xtap_kfunc_return(c)";
-        dp->vars.push_back(r);
-      }
+      if (is_return) dp->add_return_var();
       out.push_back(std::move(dp));
     }
   }
@@ -420,8 +439,7 @@ class ProcessProvider : public ProbeProvider {
     std::string path = lib.str_arg;
     if (path.find('/') == std::string::npos) {
       std::string found;
-      for (const char *dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
-                              "/lib", "/usr/lib", "/usr/local/lib"}) {
+      for (const std::string &dir : library_dirs()) {
         glob_t g{};
         std::string pattern = env.sysroot + dir + "/" + lib.str_arg + (is_glob(lib.str_arg) ? "" : "*");
         if (glob(pattern.c_str(), 0, nullptr, &g) == 0 && g.gl_pathc > 0) found = g.gl_pathv[0];

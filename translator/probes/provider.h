@@ -83,6 +83,14 @@ class DerivedProbe {
     return false;
   }
 
+  // A context variable this location knows as a string at translation
+  // time ($$name of a PLT probe: the function the entry calls); false when
+  // it has no such variable.
+  virtual bool string_constant(const std::string &name, std::string *value) const {
+    (void)name, (void)value;
+    return false;
+  }
+
   // The user-space program or library this location is in, as probed on
   // the target ("" for kernel locations): its symbols go into the module
   // when the script symbolizes user addresses (codegen/user_symbols.h).
@@ -118,6 +126,9 @@ struct ProbeEnv {
   // --sysroot: where process("PATH") programs are read on this machine
   // (DIR/PATH); "" reads PATH itself.
   std::string sysroot;
+  // The program of -c CMD or -x PID as the target sees it ("" without
+  // them): what process probes without a path (process.plt) probe.
+  std::string target_program;
 };
 
 class ProbeProvider {
