@@ -8,6 +8,7 @@
 #include "regex/regex_check.h"
 
 #include <algorithm>
+#include <set>
 
 namespace xtap {
 namespace {
@@ -58,6 +59,19 @@ class TypeInferrer {
     if (!report_) return;
     for (auto &l : b.locals) {
       if (l->type != Type::Unknown) continue;
+      if (function_ && function_->embedded) {
+        // Its C body says nothing about it, and no call gave it a type. A
+        // function nothing calls is not checked, as stap elides it.
+        if (!called_.count(function_)) {
+          l->type = Type::Long;
+          continue;
+        }
+        diags_.error("XTP2224", l->loc,
+                     "parameter '" + l->name + "' of embedded-C function '" + function_->name +
+                         "' needs a type: no call to it tells whether it is a number or a string")
+            .hint = "write " + l->name + ":long or " + l->name + ":string";
+        continue;
+      }
       auto &d = diags_.error("XTP2304", l->loc, "cannot tell the type of local '" + l->name + "'");
       // Often a misspelt variable: suggest a typed one with a similar name.
       std::vector<std::string> names;
@@ -285,6 +299,7 @@ class TypeInferrer {
 
   Type call(Expr &e) {
     if (FunctionDecl *f = e.function) {
+      called_.insert(f);
       for (size_t i = 0; i < e.args.size() && i < f->params.size(); ++i) {
         LocalVar *p = f->params[i];
         Type t = expr(*e.arg(i), p->type);
@@ -444,6 +459,7 @@ class TypeInferrer {
 
   Script &script_;
   Diagnostics &diags_;
+  std::set<const FunctionDecl *> called_;  // functions some call reaches
   bool changed_ = false;
   bool report_ = false;
   bool hist_ok_ = false;  // inside print(): histograms allowed

@@ -22,13 +22,9 @@ class NameResolver {
       // A parameter may share a global's name (stap's argv tapset has
       // `argv` and strace.stp's functions take an `argv`; tcp_trace.stp has
       // `global state` and state_num2str(state)): it hides it, as in stap.
-      if (f->embedded) {
-        for (auto *p : f->params)
-          if (p->declared == Type::Unknown)
-            diags_.error("XTP2224", p->loc, "parameter '" + p->name + "' of an embedded-C function needs a type")
-                .hint = "write " + p->name + ":long or " + p->name + ":string";
-        continue;
-      }
+      // An embedded-C function's body cannot be walked; its untyped
+      // parameters take their types from its callers (pass 2c).
+      if (f->embedded) continue;
       stmt(*f->body);
     }
     function_ = nullptr;
