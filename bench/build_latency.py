@@ -32,6 +32,8 @@ import sys
 import tempfile
 import time
 
+import peers
+
 SCRIPT = """global n, hits
 probe begin { printf("start %d\\n", CONST) }
 probe kprobe.function("vfs_read") { hits[execname()]++ }
@@ -77,32 +79,6 @@ def script_file(work, const):
     with open(path, "w") as f:
         f.write(SCRIPT.replace("CONST", str(const)))
     return path
-
-
-def stap_build_dir(work, rel, system_map):
-    """-r DIR for stap: the kernel's build directory plus the real System.map
-    (Debian ships it only in the -dbg package), which kprobe.function needs."""
-    build = os.path.join(work, "stap-kbuild")
-    os.mkdir(build)
-    real = os.path.realpath(f"/lib/modules/{rel}/build")
-    for name in os.listdir(real):
-        os.symlink(os.path.join(real, name), os.path.join(build, name))
-    shutil.copy(system_map, os.path.join(build, "System.map"))
-    return build
-
-
-def stap_runtime(work, rel):
-    """-R DIR for stap: its runtime, patched for the 6.1 stable kernels."""
-    runtime = os.path.join(work, "stap-runtime")
-    shutil.copytree("/usr/share/systemtap/runtime", runtime)
-    twc = os.path.join(runtime, "stp_task_work.c")
-    src = open(twc).read()
-    fixed = src.replace("twork = task_work_cancel(task, func);",
-                        "twork = task_work_cancel_func(task, func);")
-    if rel.startswith("6.1.") and fixed != src:
-        open(twc, "w").write(fixed)
-        print("stap: runtime copied, task_work_cancel() -> task_work_cancel_func() (6.1 stable backport)")
-    return runtime
 
 
 def main():
@@ -156,8 +132,8 @@ def main():
         print(f"stap: no real System.map for {rel} (--system-map; Debian's is in the -dbg "
               "package): xtap figures only")
     else:
-        runtime = stap_runtime(work, rel)
-        stap_build = stap_build_dir(work, rel, system_map)
+        runtime = peers.stap_runtime(work, rel)
+        stap_build = peers.stap_tree(rel, system_map, work)
         print(f"stap: -r {stap_build} (the headers plus {system_map})")
         stap_env = dict(os.environ, SYSTEMTAP_DIR=os.path.join(work, "stap-home"))
 

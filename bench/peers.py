@@ -59,8 +59,8 @@ def default_system_map(rel):
 
 
 def stap_tree(rel, system_map, work):
-    """A build tree for stap -r: the headers, plus the real System.map, the
-    -dbg vmlinux and source/. None (with the reason printed) when stap or
+    """-r DIR for stap: the kernel's build directory plus the real System.map
+    (kprobe.function needs it), the -dbg vmlinux and source/. None (with the reason printed) when stap or
     the -dbg package is missing."""
     if not shutil.which("stap"):
         print("stap: not installed (apt-get install systemtap): no stap figures")
@@ -86,17 +86,19 @@ def stap_tree(rel, system_map, work):
     return build
 
 
-def stap_runtime(work):
-    """stap's runtime, copied and patched for the 6.1 stable kernels."""
+def stap_runtime(work, rel="6.1."):
+    """-R DIR for stap: its runtime, copied, and patched for the 6.1 stable kernels."""
     runtime = os.path.join(work, "stap-runtime")
     if os.path.isdir(runtime):
         return runtime
     shutil.copytree("/usr/share/systemtap/runtime", runtime)
     twc = os.path.join(runtime, "stp_task_work.c")
     src = open(twc).read()
-    open(twc, "w").write(src.replace("twork = task_work_cancel(task, func);",
-                                     "twork = task_work_cancel_func(task, func);"))
-    print("stap: runtime copied, task_work_cancel() -> task_work_cancel_func() (6.1 stable backport)")
+    fixed = src.replace("twork = task_work_cancel(task, func);",
+                        "twork = task_work_cancel_func(task, func);")
+    if rel.startswith("6.1.") and fixed != src:
+        open(twc, "w").write(fixed)
+        print("stap: runtime copied, task_work_cancel() -> task_work_cancel_func() (6.1 stable backport)")
     return runtime
 
 

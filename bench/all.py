@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Every benchmark of issue 10 in one command, and one table of ratios at the end.
+
+    python3 bench/all.py build [--install] [--quick]
+
+Installs the peers when asked (--install: Debian's systemtap and bpftrace,
+bench/peers.py), then runs, each with its own VM boot where it needs one:
+
+  build_latency.py     xtap -p4 against stap -p4 of a new script (host)
+  probe_cost.py        cost per hit, 3 attach points x 3 handlers (one boot)
+  start_stop.py        session start and stop, module size (one boot)
+  output_throughput.py 200,000 printf lines through each runner (one boot)
+
+Each prints its own figures as it goes; the summary collects the ratios
+(xtap / peer: below 1, xtap is cheaper). --quick runs fewer rounds and
+calls, for a look rather than a record. The peers run with the
+adjustments bench/peers.py states: stap's runtime patched for the 6.1
+stable kernels' task_work_cancel_func(), and the -dbg package's System.map.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+import peers
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(name, args):
+    print(f"\n===== {name} {' '.join(args)}", flush=True)
+    p = subprocess.run([sys.executable, os.path.join(HERE, name), *args], capture_output=True, text=True)
+    sys.stdout.write(p.stdout)
+    if p.returncode:
+        sys.stdout.write(p.stderr[-2000:])
+        print(f"===== {name} failed ({p.returncode})")
+    return p.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--install", action="store_true")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    if args.install:
+        peers.install()
+    build = os.path.abspath(args.build)
+    rounds = ["--rounds", "1" if args.quick else "3"]
+    rows = []
+
+    out = run("build_latency.py", [build, "--no-cold", *rounds])
+    m = re.search(r"xtap new script / stap new script: wall ([0-9.]+), CPU ([0-9.]+)", out)
+    if m:
+        rows.append(("build a new script (runtime cached)", "stap", f"wall {m.group(1)}, CPU {m.group(2)}"))
+
+    out = run("probe_cost.py", [build, *rounds, "--calls", "20000" if args.quick else "100000"])
+    header = None
+    for line in out.splitlines():
+        if line.startswith("attach "):
+            header = line.split()
+            continue
+        words = line.split()
+        if header and len(words) == len(header) and words[0] in ("entry", "return", "tracepoint"):
+            for col, value in zip(header[2:], words[2:]):
+                if col.startswith("x/"):
+                    rows.append((f"cost per hit: {words[0]}, {words[1]} handler", col[2:], value))
+
+    out = run("start_stop.py", [build, *rounds])
+    for m in re.finditer(r"^(\w+): xtap/(\w+) start ([0-9.]+), stop ([0-9.]+)$", out, re.M):
+        rows.append((f"session start / stop: {m.group(1)}", m.group(2), f"{m.group(3)} / {m.group(4)}"))
+
+    out = run("output_throughput.py", [build, *rounds])
+    m = re.search(r"ratio xtap/stap time: ([0-9.]+)", out)
+    if m:
+        rows.append(("output: time for 200,000 printf lines", "stap", m.group(1)))
+
+    print("\n===== summary: xtap / peer (below 1: xtap is cheaper)")
+    width = max((len(r[0]) for r in rows), default=10)
+    for what, peer, ratio in rows:
+        print(f"{what:<{width}}  {peer:<9} {ratio}")
+    print("(kernel figures: TCG guest, emulated time; ratios hold within one run only)")
+
+
+if __name__ == "__main__":
+    main()
