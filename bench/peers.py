@@ -149,3 +149,17 @@ def bpftrace_available():
 def bpftrace_guest_files():
     """"file" lines for bpftrace and its libraries."""
     return _guest_files([BPFTRACE])
+
+
+def run_batch(build, rel, lines, work):
+    """Write the manifest `lines` and run it in one VM boot; the results
+    directory. Exits when the VM did not finish; kernel problems are printed."""
+    manifest = os.path.join(work, "manifest")
+    open(manifest, "w").write("\n".join(lines) + "\n")
+    out = os.path.join(work, "out")
+    rc = subprocess.run([os.path.join(build, "cli/xtap-vmbatch"), "--kernel", rel, manifest, out]).returncode
+    if rc == 2:
+        sys.exit(f"bench: the VM batch did not finish; see {out}")
+    if rc == 1:
+        print(f"bench: the kernel log has problems: {open(os.path.join(out, 'problems.txt')).read()}")
+    return out

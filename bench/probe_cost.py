@@ -32,8 +32,6 @@ import re
 import shlex
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 
 import peers
@@ -157,14 +155,7 @@ def main():
     if "stap" in tools and not any(k[0] == "stap" for k in built):
         tools.remove("stap")
     lines = [f"file /usr/bin/getppid_loop {workload}"] + manifest_lines(built, tools, args.calls, args.rounds)
-    manifest = os.path.join(work, "manifest")
-    open(manifest, "w").write("\n".join(lines) + "\n")
-    out = os.path.join(work, "out")
-    rc = subprocess.run([os.path.join(build, "cli/xtap-vmbatch"), "--kernel", rel, manifest, out]).returncode
-    if rc == 2:
-        sys.exit(f"bench: the VM batch did not finish; see {out}")
-    if rc == 1:
-        print(f"bench: the kernel log has problems: {open(os.path.join(out, 'problems.txt')).read()}")
+    out = peers.run_batch(build, rel, lines, work)
 
     bare = median(figure(out, f"bare{r}") for r in range(args.rounds))
     print(f"\nbare getppid(): {bare:.1f} ns per call (median of {args.rounds})")

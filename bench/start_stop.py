@@ -23,8 +23,6 @@ import re
 import shlex
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 
 import peers
@@ -92,12 +90,7 @@ def main():
         for cell in CELLS:
             for t in tools:
                 lines += [f"job {t}_{cell[0]}_{r}", f"command {job(t, cell, r, built)}", "timeout 300"]
-    manifest = os.path.join(work, "manifest")
-    open(manifest, "w").write("\n".join(lines) + "\n")
-    out = os.path.join(work, "out")
-    rc = subprocess.run([os.path.join(build, "cli/xtap-vmbatch"), "--kernel", rel, manifest, out]).returncode
-    if rc == 2:
-        sys.exit(f"bench: the VM batch did not finish; see {out}")
+    out = peers.run_batch(build, rel, lines, work)
 
     def figures(name):
         text = open(os.path.join(out, name + ".out")).read() if os.path.exists(os.path.join(out, name + ".out")) else ""
