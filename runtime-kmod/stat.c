@@ -7,14 +7,43 @@
 #include "internal.h"
 #include "stat.h"
 
+/*
+ * A scalar statistic is added to without a lock (a probe whose only use of
+ * it is <<< takes none, as in stap): each CPU adds to its own part with
+ * interrupts off, and a handler never nests on its CPU. Readers and
+ * `delete` hold the global's exclusive lock, so they exclude each other but
+ * not the adders on other CPUs:
+ * - a reader copies each part under its sequence count (odd while its CPU
+ *   adds), so it never sees a half-made add;
+ * - `delete` bumps the generation instead of zeroing other CPUs' parts
+ *   under their feet; a part of an older generation reads as empty, and
+ *   its CPU zeroes it before its next add.
+ */
+struct xtap_stat_part {
+	u32 seq;
+	u32 gen;
+	struct xtap_stat_data d;	/* with its histogram: l.size bytes */
+};
+
+struct xtap_stat_moments {
+	s64 count, avg_s, variance_s;
+};
+
 struct xtap_stat {
 	struct xtap_stat_layout l;
-	void __percpu *data;	/* one xtap_stat_data of l.size per CPU */
+	u32 gen;			/* bumped by xtap_stat_clear() */
+	void __percpu *parts;		/* one xtap_stat_part per CPU */
+	/* Pass 1's consistent view of each CPU, for pass 2 (readers are serialised). */
+	struct xtap_stat_moments *moments;
 };
+
+#define XTAP_STAT_PART_SIZE(l) (offsetof(struct xtap_stat_part, d) + (l)->size)
+#define XTAP_STAT_READ_TRIES 1000
 
 static struct xtap_stat **xtap_stats;
 static u16 xtap_nstats;
 static void __percpu *xtap_scratch;	/* per-CPU aggregate for extraction */
+static void __percpu *xtap_part_copy;	/* per-CPU copy of one part being read */
 
 int xtap_stat_layout_init(struct xtap_stat_layout *l,
 			  const struct xtap_stat_desc *d, const char *name)
@@ -225,22 +254,80 @@ struct xtap_stat_data *xtap_stat_scratch(void)
 
 /* ------------------------------------------------------------ scalar statistics */
 
+/*
+ * A consistent copy of `cpu`'s part into `copy`, or NULL when it is empty
+ * or of an older generation. An adder holds a part odd for a few hundred
+ * instructions with interrupts off; after XTAP_STAT_READ_TRIES the copy is
+ * taken as it is.
+ */
+static const struct xtap_stat_data *xtap_stat_read_part(struct xtap_stat *s, int cpu,
+							 struct xtap_stat_part *copy)
+{
+	const struct xtap_stat_part *p = per_cpu_ptr(s->parts, cpu);
+	u32 seq, tries = 0;
+
+	do {
+		seq = READ_ONCE(p->seq);
+		if ((seq & 1) && ++tries < XTAP_STAT_READ_TRIES) {
+			cpu_relax();
+			continue;
+		}
+		smp_rmb();
+		memcpy(copy, p, XTAP_STAT_PART_SIZE(&s->l));
+		smp_rmb();
+	} while (READ_ONCE(p->seq) != seq && ++tries < XTAP_STAT_READ_TRIES);
+	if (copy->gen != s->gen || !copy->d.count)
+		return NULL;
+	return &copy->d;
+}
+
 static void xtap_stat_aggregate(struct xtap_stat *s, struct xtap_stat_data *agg)
 {
+	struct xtap_stat_part *copy = this_cpu_ptr(xtap_part_copy);
+	const struct xtap_stat_data *sd;
 	int cpu;
 
 	memset(agg, 0, s->l.size);
-	for_each_possible_cpu(cpu)
-		xtap_stat_agg_first(&s->l, agg, per_cpu_ptr(s->data, cpu));
+	for_each_possible_cpu(cpu) {
+		struct xtap_stat_moments *m = &s->moments[cpu];
+
+		sd = xtap_stat_read_part(s, cpu, copy);
+		m->count = sd ? sd->count : 0;
+		if (!sd)
+			continue;
+		m->avg_s = sd->avg_s;
+		m->variance_s = sd->variance_s;
+		xtap_stat_agg_first(&s->l, agg, sd);
+	}
 	xtap_stat_agg_mean(&s->l, agg);
-	for_each_possible_cpu(cpu)
-		xtap_stat_agg_second(&s->l, agg, per_cpu_ptr(s->data, cpu));
+	for_each_possible_cpu(cpu) {
+		const struct xtap_stat_moments *m = &s->moments[cpu];
+		struct xtap_stat_data *part = &copy->d;
+
+		if (!m->count)
+			continue;
+		part->count = m->count;
+		part->avg_s = m->avg_s;
+		part->variance_s = m->variance_s;
+		xtap_stat_agg_second(&s->l, agg, part);
+	}
 	xtap_stat_agg_finish(&s->l, agg);
 }
 
 void xtap_stat_add(struct xtap_stat *s, s64 v)
 {
-	xtap_stat_data_add(&s->l, this_cpu_ptr(s->data), v);
+	struct xtap_stat_part *p = this_cpu_ptr(s->parts);
+	u32 gen = READ_ONCE(s->gen);
+
+	WRITE_ONCE(p->seq, p->seq + 1);
+	smp_wmb();
+	if (p->gen != gen) {
+		memset(&p->d, 0, s->l.size);
+		p->gen = gen;
+	}
+	xtap_stat_data_add(&s->l, &p->d, v);
+	smp_wmb();
+	WRITE_ONCE(p->seq, p->seq + 1);
 }
 
 int xtap_stat_get(struct xtap_context *c, struct xtap_stat *s, int op, s64 *out)
@@ -261,17 +348,15 @@ void xtap_stat_print_hist(struct xtap_context *c, struct xtap_stat *s)
 
 void xtap_stat_clear(struct xtap_stat *s)
 {
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(s->data, cpu), 0, s->l.size);
+	WRITE_ONCE(s->gen, s->gen + 1);
 }
 
 static void xtap_stat_free(struct xtap_stat *s)
 {
 	if (!s)
 		return;
-	free_percpu(s->data);
+	free_percpu(s->parts);
+	kfree(s->moments);
 	kfree(s);
 }
 
@@ -285,9 +370,10 @@ static struct xtap_stat *xtap_stat_create(const struct xtap_stat_spec *spec)
 		kfree(s);
 		return ERR_PTR(-EINVAL);
 	}
-	s->data = __alloc_percpu(s->l.size, __alignof__(struct xtap_stat_data));
-	if (!s->data) {
-		kfree(s);
+	s->parts = __alloc_percpu(XTAP_STAT_PART_SIZE(&s->l), __alignof__(struct xtap_stat_part));
+	s->moments = kcalloc(nr_cpu_ids, sizeof(*s->moments), GFP_KERNEL);
+	if (!s->parts || !s->moments) {
+		xtap_stat_free(s);
 		return ERR_PTR(-ENOMEM);
 	}
 	return s;
@@ -300,7 +386,9 @@ int xtap_stats_create(const struct xtap_script *s)
 
 	xtap_scratch = __alloc_percpu(XTAP_STAT_MAX_SIZE,
 				      __alignof__(struct xtap_stat_data));
-	if (!xtap_scratch)
+	xtap_part_copy = __alloc_percpu(offsetof(struct xtap_stat_part, d) + XTAP_STAT_MAX_SIZE,
+					__alignof__(struct xtap_stat_part));
+	if (!xtap_scratch || !xtap_part_copy)
 		return -ENOMEM;
 	if (!s->nstats)
 		return 0;
@@ -343,4 +431,6 @@ void xtap_stats_destroy(void)
 	xtap_nstats = 0;
 	free_percpu(xtap_scratch);
 	xtap_scratch = NULL;
+	free_percpu(xtap_part_copy);
+	xtap_part_copy = NULL;
 }

@@ -73,10 +73,18 @@ HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std
   // runtime takes them in this order), exclusive when written.
   // Adding to a statistic (<<<) only needs a shared lock: the runtime keeps
   // per-CPU aggregates; reading one aggregates them, which is exclusive.
+  // Adding to a scalar statistic needs none, as in stap: its per-CPU parts
+  // carry a sequence count for readers (runtime-kmod/stat.c).
   std::vector<const GlobalDecl *> used(probe.globals_read.begin(), probe.globals_read.end());
+  auto only_added = [&](const GlobalDecl *g) {
+    return g->type == Type::Stat && g->arity == 0 &&
+           std::find(used.begin(), used.end(), g) == used.end() &&
+           std::find(probe.globals_written.begin(), probe.globals_written.end(), g) ==
+               probe.globals_written.end();
+  };
   for (const auto *set : {&probe.globals_written, &probe.globals_aggregated})
     for (auto *g : *set)
-      if (std::find(used.begin(), used.end(), g) == used.end()) used.push_back(g);
+      if (std::find(used.begin(), used.end(), g) == used.end() && !only_added(g)) used.push_back(g);
   std::sort(used.begin(), used.end(), [](auto *a, auto *b) { return a->index < b->index; });
   auto exclusive = [&](const GlobalDecl *g) {
     auto has = [&](const std::vector<GlobalDecl *> &v) { return std::find(v.begin(), v.end(), g) != v.end(); };
