@@ -8,7 +8,7 @@ times, median reported, and the ratio between the tools. Every run's output
 is checked for completeness. Needs what bench/peers.py sets up for
 stap (its set-up is reused).
 
-Usage: bench/output_throughput.py BUILD_DIR [--lines N] [--rounds R] --system-map PATH
+Usage: bench/output_throughput.py BUILD_DIR [--lines N] [--rounds R] [--system-map PATH]
 """
 import argparse
 import os
