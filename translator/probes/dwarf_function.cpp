@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "probes/dwarf_location.h"
 #include "probes/kernel_function.h"
 #include "symbols/dwarf.h"
 
@@ -77,21 +78,6 @@ std::string family_prefix(const KernelDwarf &d) {
   return d.module().empty() ? "kernel" : "module(\"" + d.module() + "\")";
 }
 
-constexpr int kArgRegs[] = {5, 4, 1, 2, 8, 9};  // rdi rsi rdx rcx r8 r9 (DWARF numbers)
-
-// A variable of type `t` in memory at `addr` (a u64 C expression): a
-// scalar is loaded, an array or a struct is read through its address.
-void in_memory_at(const KType &t, const std::string &addr, ContextVar *cv) {
-  cv->address_c = addr;
-  bool loadable = t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8;
-  if ((t.kind == KTypeKind::Int || t.kind == KTypeKind::Enum || t.kind == KTypeKind::Pointer) &&
-      loadable)
-    cv->c_value = "xtap_dwarf_load(c, " + addr + ", " + std::to_string(t.size) + ", " +
-                  (t.is_signed ? "1" : "0") + ")";
-  else
-    cv->c_value = addr;
-}
-
 // A variable at a statement (or a local at a function's entry) as a
 // context variable, read from where DWARF says it is at that address.
 // `entry_frame`: the entry_frame_key() of the function the statement is
@@ -129,8 +115,8 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v,
       break;
     }
     case DwarfVar::Where::EntryValue: {
-      const int *slot = std::find(std::begin(kArgRegs), std::end(kArgRegs), v.reg);
-      if (slot == std::end(kArgRegs) || entry_frame.empty()) {
+      int slot = argument_slot(v.reg);
+      if (slot < 0 || entry_frame.empty()) {
         cv.unavailable = "it is only known as the value register " + std::to_string(v.reg) +
                          " had at the function's entry (DW_OP_entry_value), and xtap keeps only "
                          "the argument registers of a call";
@@ -141,7 +127,7 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v,
       std::string cfa = "(xtap_dwarf_reg(c, " + std::to_string(v.cfa_reg) + ") + (" +
                         std::to_string(v.cfa_offset) + "LL))";
       std::string value = "xtap_entry_arg(c, &" + entry_frames_c_name(entry_frame) + ", " +
-                          std::to_string(slot - kArgRegs) + ", " + cfa + ")";
+                          std::to_string(slot) + ", " + cfa + ")";
       if (v.offset) value = "(" + value + " + " + std::to_string(v.offset) + "ULL)";
       cv.entry_frame = entry_frame;
       cv.c_decl = "static struct xtap_entry_frames " + entry_frames_c_name(entry_frame) + ";";
@@ -155,6 +141,7 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v,
       in_memory_at(t, value, &cv);
       break;
     }
+    case DwarfVar::Where::Computed: computed_context_var(types, v, entry_frame, &cv); break;
     case DwarfVar::Where::Unavailable: cv.unavailable = v.why; break;
   }
   return cv;
@@ -190,17 +177,16 @@ std::vector<ContextVar> clone_entry_vars(const TypeTable &types, const std::vect
   for (const DwarfVar &v : at_entry) {
     ContextVar cv = context_var_of(types, v);
     if (v.where == DwarfVar::Where::Register) {
-      const int *slot = std::find(std::begin(kArgRegs), std::end(kArgRegs), v.reg);
-      if (slot != std::end(kArgRegs)) {
-        cv.c_value = register_value(types, v.type,
-                                    "xtap_kfunc_arg(c, " + std::to_string(slot - kArgRegs) + ")");
+      int slot = argument_slot(v.reg);
+      if (slot >= 0) {
+        cv.c_value = register_value(types, v.type, "xtap_kfunc_arg(c, " + std::to_string(slot) + ")");
         if (is_return) cv.reg = -1;  // a copy saved at entry
       } else if (is_return) {
         cv.c_value.clear();
         cv.reg = -1;
         cv.unavailable = "it is not in an argument register at entry, so a .return probe has no copy";
       }
-    } else if (v.where == DwarfVar::Where::Memory && is_return) {
+    } else if ((v.where == DwarfVar::Where::Memory || v.where == DwarfVar::Where::Computed) && is_return) {
       cv = ContextVar{};
       cv.name = v.name;
       cv.type = v.type;

@@ -46,6 +46,48 @@ struct DwarfLine {
   uint64_t addr = 0;
 };
 
+// One operation of a location expression that is not one of DwarfVar's
+// simple forms, as pass 2 leaves it for the provider to turn into C
+// (probes/dwarf_location.cpp): a stack machine like DWARF's, with what is
+// known at translation time resolved: the frame base and the CFA are a
+// register plus an offset, DW_OP_addr a symbol relocated at load time, and
+// DW_OP_entry_value(DW_OP_regN) the argument register the function's
+// entry saved (or the register itself at the entry).
+struct DwarfExprOp {
+  enum class Kind {
+    Const,     // push `number`
+    Reg,       // push register `reg` + `number` (DW_OP_breg, DW_OP_fbreg, DW_OP_call_frame_cfa)
+    Symbol,    // push the address of `symbol` + `number`
+    EntryReg,  // push the value register `reg` had at the function's entry
+    Deref,     // pop an address, push the `size`-byte value there
+    Unary,     // `atom` (DW_OP_neg, DW_OP_not, DW_OP_abs, DW_OP_plus_uconst `number`)
+    Binary,    // `atom` (DW_OP_plus, DW_OP_and, DW_OP_shl, DW_OP_lt, ...)
+    Pick,      // push a copy of the entry `number` deep (DW_OP_dup is 0, DW_OP_over 1)
+    Drop,
+    Swap,
+    Rot,
+  } kind = Kind::Const;
+  int reg = -1;
+  int atom = 0;
+  uint32_t size = 8;
+  int64_t number = 0;
+  std::string symbol;
+};
+
+// A part of a variable (DW_OP_piece) or, without pieces, all of it: where
+// its bytes are.
+struct DwarfPiece {
+  enum class Kind {
+    Memory,    // at the address `ops` compute
+    Register,  // in register `reg`
+    Value,     // `ops` compute the value itself (DW_OP_stack_value, DW_OP_implicit_value)
+    Missing,   // optimised out (an empty piece)
+  } kind = Kind::Missing;
+  std::vector<DwarfExprOp> ops;
+  int reg = -1;
+  uint32_t size = 0;  // bytes; 0: the whole variable (no DW_OP_piece)
+};
+
 // A parameter or local variable at one address, and where its value is
 // there, from its DWARF location expression.
 struct DwarfVar {
@@ -61,6 +103,8 @@ struct DwarfVar {
                   // itself (DW_OP_stack_value) or, with `in_memory`, memory
                   // there. The call is told apart from others by its CFA,
                   // register `cfa_reg` + `cfa_offset` at this address.
+    Computed,     // any other expression GCC emits: `pieces` (EntryReg
+                  // operations use `cfa_reg` and `cfa_offset` as EntryValue)
     Unavailable,  // `why`
   } where = Where::Unavailable;
   std::string name;
@@ -73,6 +117,7 @@ struct DwarfVar {
                            // EntryValue: at the address the entry value gives
   int cfa_reg = -1;        // EntryValue
   int64_t cfa_offset = 0;
+  std::vector<DwarfPiece> pieces;  // Computed
   std::string why;
 };
 

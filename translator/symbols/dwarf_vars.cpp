@@ -1,20 +1,22 @@
 // The variables in scope at one address, and where each one's value is
-// there. The location expressions xtap reads are the forms GCC emits for
-// almost every variable of an optimised kernel: a register (DW_OP_reg*),
-// memory at a register plus an offset (DW_OP_breg*), memory in the frame
-// (DW_OP_fbreg, the frame base being DW_OP_call_frame_cfa, worked out from
-// the call frame information at that address) and constants
-// (DW_AT_const_value, DW_OP_lit*), and a register's value at the function's
-// entry (DW_OP_entry_value(DW_OP_regN) [DW_OP_plus_uconst K]
-// [DW_OP_stack_value]), which a kretprobe on the function keeps for the
-// statements inside it. Location lists are looked up by address.
-// Anything else (a value computed on the DWARF stack, split over pieces,
-// an entry value in an inlined copy, which has no entry of its own) is
-// reported as unavailable with the reason, as is a variable with no
-// location at that address (optimised out there).
+// there. The common forms get a kind of their own: a register
+// (DW_OP_reg*), memory at a register plus an offset (DW_OP_breg*), memory
+// in the frame (DW_OP_fbreg, the frame base being DW_OP_call_frame_cfa,
+// worked out from the call frame information at that address), constants
+// (DW_AT_const_value, DW_OP_lit*), a static's address (DW_OP_addr) and a
+// register's value at the function's entry (DW_OP_entry_value(DW_OP_regN)
+// [DW_OP_plus_uconst K] [DW_OP_stack_value]), which a kretprobe on the
+// function keeps for the statements inside it. Any other expression (a
+// value computed on the DWARF stack, a variable split over pieces) is
+// lowered into operations the provider turns into C (DwarfVar::Computed).
+// Location lists are looked up by address. What xtap cannot express
+// (branches, typed operations, a pointer the compiler removed) is reported
+// as unavailable with the reason, as is a variable with no location at
+// that address (optimised out there).
 #include <dwarf.h>
 
 #include <cstdio>
+#include <functional>
 #include <set>
 
 #include "codegen/writer.h"
@@ -76,24 +78,186 @@ bool entry_value(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n, DwarfVar 
   return true;
 }
 
-std::string why_not(const Dwarf_Op *ops, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    switch (ops[i].atom) {
-      case DW_OP_entry_value:
-      case DW_OP_GNU_entry_value:
-        return "it is only known as its value at the function's entry (DW_OP_entry_value)";
-      case DW_OP_addr:
-        return "it is a static variable at a fixed address, which xtap does not relocate yet";
-      case DW_OP_piece:
-      case DW_OP_bit_piece:
-        return "it is split over several places (DW_OP_piece), which xtap does not read yet";
-      case DW_OP_implicit_pointer:
-      case DW_OP_GNU_implicit_pointer:
-        return "it is a pointer the compiler optimised away (DW_OP_implicit_pointer)";
-      default: break;
+// What a location expression needs resolved from outside it.
+struct LoweringEnv {
+  Dwarf_Attribute *attr = nullptr;
+  std::function<bool(int *, int64_t *)> frame_base;  // DW_OP_fbreg's base: register + offset
+  std::function<bool(int *, int64_t *)> cfa;         // the CFA at the address
+  std::function<bool(uint64_t, std::string *, int64_t *, std::string *)> place;  // DW_OP_addr
+  bool at_entry = false;  // the address is the function's entry: registers are entry values
+  bool inlined = false;
+  std::string function;
+};
+
+// An expression GCC emits for a value it computed or split (a pointer
+// kept as base + offset, a bitfield masked out of a wider register, a long
+// in two halves) as pieces of resolved operations (DwarfExprOp). False
+// with *why for what xtap cannot express: control flow (DW_OP_bra), typed
+// operations (DW_OP_convert), pointers the compiler removed
+// (DW_OP_implicit_pointer), bit pieces.
+bool lower_expression(const LoweringEnv &env, const Dwarf_Op *ops, size_t n, DwarfVar *v, std::string *why) {
+  using K = DwarfExprOp::Kind;
+  std::vector<DwarfPiece> pieces;
+  DwarfPiece cur;
+  bool value = false, in_register = false;
+  int depth = 0;
+  auto push = [&](DwarfExprOp op, int pops, int pushes) {
+    if (depth < pops) {
+      *why = "its location expression uses more values than it pushes";
+      return false;
     }
+    depth += pushes - pops;
+    cur.ops.push_back(std::move(op));
+    return true;
+  };
+  auto unsupported = [&](const std::string &what) {
+    *why = "its location is a DWARF expression with " + what + ", which xtap does not evaluate";
+    return false;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const Dwarf_Op &op = ops[i];
+    uint8_t a = op.atom;
+    if (in_register && a != DW_OP_piece) return unsupported("a register used as a value");
+    if (value && a != DW_OP_piece) return unsupported("operations after DW_OP_stack_value");
+    DwarfExprOp e;
+    bool ok = true;
+    if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+      e.number = a - DW_OP_lit0;
+      ok = push(e, 0, 1);
+    } else if (a == DW_OP_const1u || a == DW_OP_const2u || a == DW_OP_const4u || a == DW_OP_const8u ||
+               a == DW_OP_constu || a == DW_OP_const1s || a == DW_OP_const2s || a == DW_OP_const4s ||
+               a == DW_OP_const8s || a == DW_OP_consts) {
+      e.number = static_cast<int64_t>(op.number);  // libdw sign-extends the signed forms
+      ok = push(e, 0, 1);
+    } else if ((a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx) {
+      if (depth != 0 || !cur.ops.empty()) return unsupported("a register used as a value");
+      cur.reg = a == DW_OP_regx ? static_cast<int>(op.number) : a - DW_OP_reg0;
+      in_register = true;
+    } else if ((a >= DW_OP_breg0 && a <= DW_OP_breg31) || a == DW_OP_bregx) {
+      e.kind = K::Reg;
+      e.reg = a == DW_OP_bregx ? static_cast<int>(op.number) : a - DW_OP_breg0;
+      e.number = static_cast<int64_t>(a == DW_OP_bregx ? op.number2 : op.number);
+      ok = push(e, 0, 1);
+    } else if (a == DW_OP_fbreg || a == DW_OP_call_frame_cfa) {
+      e.kind = K::Reg;
+      int64_t base = 0;
+      if (a == DW_OP_fbreg ? !env.frame_base(&e.reg, &base) : !env.cfa(&e.reg, &base)) {
+        *why = "its frame base is not known at this address";
+        return false;
+      }
+      e.number = base + (a == DW_OP_fbreg ? static_cast<int64_t>(op.number) : 0);
+      ok = push(e, 0, 1);
+    } else if (a == DW_OP_addr) {
+      e.kind = K::Symbol;
+      std::string not_placed;
+      if (!env.place(op.number, &e.symbol, &e.number, &not_placed)) {
+        *why = "it uses the address of a static object, but " + not_placed;
+        return false;
+      }
+      ok = push(e, 0, 1);
+    } else if (a == DW_OP_entry_value || a == DW_OP_GNU_entry_value) {
+      Dwarf_Attribute inner;
+      Dwarf_Op *in_ops = nullptr;
+      size_t in_n = 0;
+      DwarfVar r;
+      if (dwarf_getlocation_attr(env.attr, &op, &inner) != 0 || dwarf_getlocation(&inner, &in_ops, &in_n) != 0 ||
+          !simple_location(in_ops, in_n, &r) || r.where != DwarfVar::Where::Register)
+        return unsupported("an entry value of something other than a register");
+      if (env.inlined) {
+        *why = "it is only known from values at the entry of " + env.function +
+               " (DW_OP_entry_value), and this copy of " + env.function + " was inlined, so it has no entry";
+        return false;
+      }
+      e.kind = env.at_entry ? K::Reg : K::EntryReg;
+      e.reg = r.reg;
+      if (!env.at_entry && v->cfa_reg < 0 && !env.cfa(&v->cfa_reg, &v->cfa_offset)) {
+        *why = "it is only known from values at the function's entry (DW_OP_entry_value), and the "
+               "call frame at this address is not known to tell the calls apart";
+        return false;
+      }
+      ok = push(e, 0, 1);
+    } else if (a == DW_OP_deref || a == DW_OP_deref_size) {
+      e.kind = K::Deref;
+      e.size = a == DW_OP_deref ? 8 : static_cast<uint32_t>(op.number);
+      if (e.size != 1 && e.size != 2 && e.size != 4 && e.size != 8) return unsupported("a " + std::to_string(e.size) + "-byte load");
+      ok = push(e, 1, 1);
+    } else if (a == DW_OP_plus_uconst || a == DW_OP_neg || a == DW_OP_not || a == DW_OP_abs) {
+      e.kind = K::Unary;
+      e.atom = a;
+      e.number = static_cast<int64_t>(op.number);
+      ok = push(e, 1, 1);
+    } else if (a == DW_OP_plus || a == DW_OP_minus || a == DW_OP_mul || a == DW_OP_div || a == DW_OP_mod ||
+               a == DW_OP_and || a == DW_OP_or || a == DW_OP_xor || a == DW_OP_shl || a == DW_OP_shr ||
+               a == DW_OP_shra || a == DW_OP_eq || a == DW_OP_ne || a == DW_OP_lt || a == DW_OP_gt ||
+               a == DW_OP_le || a == DW_OP_ge) {
+      e.kind = K::Binary;
+      e.atom = a;
+      ok = push(e, 2, 1);
+    } else if (a == DW_OP_dup || a == DW_OP_over || a == DW_OP_pick) {
+      e.kind = K::Pick;
+      e.number = a == DW_OP_dup ? 0 : a == DW_OP_over ? 1 : static_cast<int64_t>(op.number);
+      ok = push(e, static_cast<int>(e.number) + 1, static_cast<int>(e.number) + 2);
+    } else if (a == DW_OP_drop) {
+      e.kind = K::Drop;
+      ok = push(e, 1, 0);
+    } else if (a == DW_OP_swap) {
+      e.kind = K::Swap;
+      ok = push(e, 2, 2);
+    } else if (a == DW_OP_rot) {
+      e.kind = K::Rot;
+      ok = push(e, 3, 3);
+    } else if (a == DW_OP_stack_value) {
+      if (depth != 1) return unsupported("DW_OP_stack_value on a stack of " + std::to_string(depth));
+      value = true;
+    } else if (a == DW_OP_implicit_value) {
+      Dwarf_Block block;
+      if (!cur.ops.empty() || dwarf_getlocation_implicit_value(env.attr, &op, &block) != 0 || block.length > 8)
+        return unsupported("an implicit value of more than 8 bytes");
+      uint64_t x = 0;
+      for (size_t b = 0; b < block.length; ++b) x |= static_cast<uint64_t>(block.data[b]) << (8 * b);
+      e.number = static_cast<int64_t>(x);
+      ok = push(e, 0, 1);
+      value = true;
+    } else if (a == DW_OP_piece) {
+      cur.size = static_cast<uint32_t>(op.number);
+      if (cur.size == 0) return unsupported("an empty piece");
+      if (in_register) cur.kind = DwarfPiece::Kind::Register;
+      else if (cur.ops.empty()) cur.kind = DwarfPiece::Kind::Missing;
+      else if (depth != 1) return unsupported("a piece computed from a stack of " + std::to_string(depth));
+      else cur.kind = value ? DwarfPiece::Kind::Value : DwarfPiece::Kind::Memory;
+      pieces.push_back(std::move(cur));
+      cur = DwarfPiece{};
+      value = in_register = false;
+      depth = 0;
+    } else if (a == DW_OP_nop) {
+    } else if (a == DW_OP_implicit_pointer || a == DW_OP_GNU_implicit_pointer) {
+      *why = "it is a pointer the compiler optimised away (DW_OP_implicit_pointer)";
+      return false;
+    } else if (a == DW_OP_bit_piece) {
+      return unsupported("pieces of bits (DW_OP_bit_piece)");
+    } else if (a == DW_OP_bra || a == DW_OP_skip) {
+      return unsupported("branches (DW_OP_bra)");
+    } else if (a == DW_OP_convert || a == DW_OP_GNU_convert) {
+      return unsupported("typed values (DW_OP_convert)");
+    } else {
+      char atom[8];
+      std::snprintf(atom, sizeof atom, "0x%02x", a);
+      return unsupported(std::string("operation ") + atom);
+    }
+    if (!ok) return false;
   }
-  return "its location is a DWARF expression xtap does not evaluate yet";
+  if (pieces.empty()) {
+    if (in_register) cur.kind = DwarfPiece::Kind::Register;
+    else if (cur.ops.empty()) return unsupported("nothing in it");
+    else if (depth != 1) return unsupported("a result on a stack of " + std::to_string(depth));
+    else cur.kind = value ? DwarfPiece::Kind::Value : DwarfPiece::Kind::Memory;
+    pieces.push_back(std::move(cur));
+  } else if (!cur.ops.empty() || in_register) {
+    return unsupported("operations after its last piece");
+  }
+  v->where = DwarfVar::Where::Computed;
+  v->pieces = std::move(pieces);
+  return true;
 }
 
 }  // namespace
@@ -250,7 +414,32 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
                       "and the call frame at this address is not known to tell the calls apart";
             }
           } else if (!simple_location(ops, n, &v)) {
-            v.why = why_not(ops, n);
+            LoweringEnv env;
+            env.attr = &a;
+            env.frame_base = [&](int *reg, int64_t *offset) {
+              if (!find_cfa()) return false;
+              *reg = cfa_reg;
+              *offset = cfa_offset;
+              return true;
+            };
+            env.cfa = call_frame_cfa;
+            env.place = [&](uint64_t at, std::string *symbol, int64_t *offset, std::string *why) {
+              DwarfGlobal g;
+              place_global(at + im.bias, &g);
+              *symbol = g.symbol;
+              *offset = g.offset;
+              *why = g.why;
+              return g.why.empty();
+            };
+            env.at_entry = pc == fn_entry && !f.inlined;
+            env.inlined = f.inlined;
+            env.function = f.name;
+            std::string why;
+            if (!lower_expression(env, ops, n, &v, &why)) {
+              v.where = DwarfVar::Where::Unavailable;
+              v.pieces.clear();
+              v.why = why;
+            }
           }
         }
         out.push_back(std::move(v));
