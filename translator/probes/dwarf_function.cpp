@@ -411,9 +411,21 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
           if (f->symbol.find('.') != std::string::npos)
             return clone_entry_vars(d->types(), d->variables_at(*f, f->entry), proto, is_return);
           vars = parameter_vars(d->types(), proto, is_return);
-          if (!is_return)
-            for (const DwarfVar &v : d->variables_at(*f, f->entry))
-              if (!v.parameter) vars.push_back(context_var_of(d->types(), v));
+          if (is_return) return vars;
+          // Beyond the argument registers (a seventh parameter, a struct
+          // passed by value and those after it) DWARF says where each one
+          // is at the entry: on the stack above the return address.
+          std::vector<DwarfVar> at_entry = d->variables_at(*f, f->entry);
+          for (ContextVar &cv : vars) {
+            if (cv.unavailable.empty()) continue;
+            for (const DwarfVar &v : at_entry)
+              if (v.parameter && v.name == cv.name && v.where != DwarfVar::Where::Unavailable) {
+                ContextVar from_dwarf = context_var_of(d->types(), v);
+                if (from_dwarf.unavailable.empty()) cv = std::move(from_dwarf);
+              }
+          }
+          for (const DwarfVar &v : at_entry)
+            if (!v.parameter) vars.push_back(context_var_of(d->types(), v));
           return vars;
         };
         dp->lazy_global = [d, f](const std::string &name, const std::string &file, ContextVar *cv) {

@@ -19,6 +19,8 @@
 #include <map>
 
 #include "probes/kernel_function.h"
+
+#include "probes/dwarf_location.h"
 #include "symbols/btf.h"
 
 namespace xtap {
@@ -84,7 +86,9 @@ std::string register_value(const TypeTable &types, int type, const std::string &
 // The parameters of `f` as context variables: each integer or pointer
 // parameter takes the next argument register. A struct or union passed by
 // value takes one or two registers (or the stack), so it and every later
-// parameter are beyond what xtap reads; so are parameters after the sixth.
+// parameter are beyond what xtap reads. Integers and pointers after the
+// sixth are on the stack at the entry; a .return probe has only the six
+// registers its entry saved.
 std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &f, bool is_return) {
   std::vector<ContextVar> vars;
   int slot = 0;
@@ -97,10 +101,21 @@ std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &
     if (lost.empty() && t.kind == KTypeKind::Float) {
       v.unavailable = "it is a floating-point parameter, passed in a vector register";
     } else if (lost.empty()) {
-      if (slot >= kRegisterArgs) {
-        lost =
-            "it is passed on the stack (after the sixth argument register), which xtap does not "
-            "read";
+      if (slot >= kRegisterArgs && is_return) {
+        lost = "it is passed on the stack (after the sixth argument register), which a .return "
+               "probe does not keep";
+      } else if (slot >= kRegisterArgs) {
+        // At the entry, above the return address: the seventh at sp + 8,
+        // then one 8-byte slot each (the integers and pointers read here).
+        bool scalar = t.kind == KTypeKind::Int || t.kind == KTypeKind::Enum || t.kind == KTypeKind::Pointer;
+        if (scalar && t.size <= 8) {
+          in_memory_at(t, "(xtap_dwarf_reg(c, 7) + " + std::to_string(8 * (slot - kRegisterArgs + 1)) + ")", &v);
+          ++slot;
+        } else {
+          v.unavailable = "it is a " + types.spelling(p.type) + " passed by value on the stack, which xtap does not read";
+          lost = "it comes after '" + p.name + "', a " + types.spelling(p.type) +
+                 " passed by value, so its place on the stack is not known";
+        }
       } else {
         v.c_value =
             register_value(types, p.type, "xtap_kfunc_arg(c, " + std::to_string(slot) + ")");

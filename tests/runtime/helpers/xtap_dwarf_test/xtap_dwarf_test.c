@@ -12,7 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-
+struct xdt_point; long xdt_many(long, long, long, long, long, long, long, struct xdt_point);
 struct xdt_point {
 	long x;
 	long y;
@@ -116,7 +116,20 @@ static ssize_t xdt_write(struct file *f, const char __user *buf, size_t len, lof
 	xdt_sink(xdt_double(n));
 	xdt_sink(xdt_bump(&xdt_origin, n) + READ_ONCE(xdt_shadowed));
 	xdt_sink(xdt_mix_first(n) + xdt_mix_second(n));
+	xdt_sink(xdt_many(n, n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, xdt_origin));
 	return len;
+}
+
+/*
+ * Parameters passed on the stack (function_stack_params.test): the seventh
+ * and a struct by value, which x86-64 passes in memory above the return
+ * address, where DWARF says they are at the entry; not static, so that GCC
+ * keeps its calling convention.
+ */
+noinline long xdt_many(long a1, long a2, long a3, long a4, long a5, long a6, long a7,
+			      struct xdt_point byval)
+{
+	return a1 + a2 + a3 + a4 + a5 + a6 + a7 + byval.x + byval.y;
 }
 
 static const struct file_operations xdt_fops = {
