@@ -91,8 +91,13 @@ NOKPROBE_SYMBOL(xtap_kprobe_run);
 static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct xtap_kprobe *xk = container_of(kp, struct xtap_kprobe, kp);
+	const struct xtap_kprobe_spec *spec = xk->spec;
 
-	xtap_kprobe_run(xk->spec->probe, regs, kp->addr, NULL, 0);
+	/* At a function's entry the stack pointer is at the return address. */
+	if (spec->return_to &&
+	    *(const unsigned long *)kernel_stack_pointer(regs) != *spec->return_to + spec->return_offset)
+		return 0;
+	xtap_kprobe_run(spec->probe, regs, kp->addr, NULL, 0);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_kprobe_pre);

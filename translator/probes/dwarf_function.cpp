@@ -14,6 +14,8 @@
 // the parameters; their context variables are the prototype from DWARF.
 // At statements, parameters and locals are read from where their DWARF
 // location expressions put them at that address (symbols/dwarf_vars.cpp).
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <set>
@@ -205,6 +207,40 @@ std::vector<ContextVar> clone_entry_vars(const TypeTable &types, const std::vect
   return vars;
 }
 
+// A call kernel.function("F").callee("G") probes: G's entry (or, for a
+// copy of G inlined into F, the copy's), for calls from F only.
+struct CalleeSite {
+  const DwarfFunction *caller = nullptr;
+  const DwarfFunction *callee = nullptr;
+  uint64_t return_pc = 0;  // where the call returns into the caller; 0 for an inlined copy
+};
+
+// The calls `caller` makes to functions matching `callee`, from its DWARF
+// call sites. A tail call (a jump) leaves no return address of the caller
+// to tell it apart by, so it is not one, as in stap.
+std::vector<CalleeSite> callees_of(const KernelDwarf &d, const DwarfFunction &caller, const Spec &callee) {
+  std::vector<CalleeSite> out;
+  if (caller.inlined) return out;
+  for (const DwarfCallSite &s : d.call_sites(caller)) {
+    if (s.tail || fnmatch(callee.function.c_str(), s.callee.c_str(), 0) != 0) continue;
+    // The call site names the callee's DIE in the caller's unit: its
+    // definition (a static function), else a declaration or an abstract
+    // instance, and then the function of that name.
+    const DwarfFunction *target = nullptr;
+    for (const DwarfFunction *f : d.match(s.callee, callee.file)) {
+      if (f->die == s.callee_die) {
+        target = f;
+        break;
+      }
+      if (!target) target = f;
+    }
+    if (target) out.push_back({&caller, target, s.return_pc});
+  }
+  for (const DwarfFunction *f : d.match_inlined(callee.function, callee.file))
+    if (f->outer == caller.die) out.push_back({&caller, f, 0});
+  return out;
+}
+
 std::string files_of(const std::vector<DwarfGlobal> &gs) {
   std::string s;
   for (size_t i = 0; i < gs.size() && i < 4; ++i) s += (i ? ", " : "") + gs[i].file;
@@ -309,6 +345,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
 
   bool is_return = false, is_call = false, inline_only = false;
   std::string label;  // .label("NAME"): a glob over the function's labels
+  Spec callee;        // .callee("NAME[@FILE]"): calls of NAME the function makes
   if (cs.size() == 3 && !is_statement && !cs[2].has_arg &&
       (cs[2].name == "call" || cs[2].name == "return")) {
     is_return = cs[2].name == "return";
@@ -318,13 +355,24 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
   } else if (cs.size() == 3 && !is_statement && cs[2].name == "label" && cs[2].has_arg &&
              cs[2].arg_is_string && !cs[2].str_arg.empty()) {
     label = cs[2].str_arg;
+  } else if (cs.size() == 3 && !is_statement && cs[2].name == "callee" && cs[2].has_arg &&
+             cs[2].arg_is_string && !cs[2].str_arg.empty()) {
+    callee = parse_spec(cs[2].str_arg);
+    if (callee.function.empty()) callee.function = "*";
+    if (!callee.error.empty() || callee.first || callee.all_lines || callee.relative >= 0) {
+      diags.error("XTP2151", cs[2].loc, ".callee takes a function: NAME or NAME@FILE").hint =
+          "as in kernel.function(\"vfs_read\").callee(\"rw_verify_area\")";
+      return;
+    }
   } else if (cs.size() >= 3) {
     if (pp.optional) return;
     bool later = cs[2].name == "callee" ||
                  cs[2].name == "callees";
     auto &d = diags.error("XTP2151", cs[2].loc,
-                          later ? "." + cs[2].name + " probes are not supported yet"
-                                : "unknown " + kind + " probe point '" + pp.str() + "'");
+                          cs[2].name == "callee" && cs.size() > 3
+                              ? "." + cs[3].name + " after .callee(...) is not supported yet"
+                          : later ? "." + cs[2].name + " probes are not supported yet"
+                                  : "unknown " + kind + " probe point '" + pp.str() + "'");
     d.hint = is_statement ? "use kernel.statement(\"FUNC@FILE:LINE\")"
                           : "use kernel.function(\"PATTERN[@FILE]\"), .call or .return";
     return;
@@ -347,11 +395,22 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
     // return to probe); .inline only the copies.
     std::vector<const DwarfFunction *> fns;
     if (!inline_only) fns = d->match(spec.function, spec.file);
-    if (inline_only || (!is_statement && !is_call && !is_return && label.empty()))
+    if (callee.function.empty() &&
+        (inline_only || (!is_statement && !is_call && !is_return && label.empty())))
       for (const DwarfFunction *f : d->match_inlined(spec.function, spec.file)) fns.push_back(f);
-    for (const DwarfFunction *f : fns) {
-      if (!is_statement && spec.first && f->line != spec.first) continue;
-      if (exported_only && !f->exported) continue;
+    std::vector<CalleeSite> callee_sites;  // .callee: the callees' entries instead
+    if (!callee.function.empty()) {
+      for (const DwarfFunction *f : fns)
+        if ((!spec.first || f->line == spec.first) && (!exported_only || f->exported))
+          for (CalleeSite &c : callees_of(*d, *f, callee)) callee_sites.push_back(std::move(c));
+      fns.clear();
+      for (const CalleeSite &c : callee_sites) fns.push_back(c.callee);
+    }
+    for (size_t fi = 0; fi < fns.size(); ++fi) {
+      const DwarfFunction *f = fns[fi];
+      const CalleeSite *call = callee_sites.empty() ? nullptr : &callee_sites[fi];
+      if (!call && !is_statement && spec.first && f->line != spec.first) continue;
+      if (!call && exported_only && !f->exported) continue;
       std::vector<DwarfLine> lines;
       std::vector<std::string> label_names;
       if (!label.empty()) {
@@ -372,7 +431,16 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
         const DwarfLine &l = lines[li];
         auto dp = std::make_unique<KernelFunctionProbe>();
         d->kprobe_site(*f, l.addr, &dp->symbol, &dp->offset);
-        if (!sites.emplace(dp->symbol + (is_return ? "/r" : ""), dp->offset).second) continue;
+        std::string site_key = dp->symbol + (is_return ? "/r" : "");
+        if (call && !f->inlined) {
+          // Only the calls from this site: the callee's entry checks the
+          // return address on top of the stack.
+          d->kprobe_site(*call->caller, call->return_pc, &dp->return_symbol, &dp->return_offset);
+          site_key += "<-" + dp->return_symbol + "+" + std::to_string(dp->return_offset);
+        } else if (call) {
+          site_key += "<-inline";
+        }
+        if (!sites.emplace(site_key, dp->offset).second) continue;
         dp->function = f->name;
         dp->is_return = is_return;
         dp->is_call = is_call;
@@ -382,6 +450,9 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                       (is_return ? ".return" : is_call ? ".call" : inline_only ? ".inline" : "");
         if (!label.empty()) dp->display += ".label(\"" + label_names[li] + "\")";
         if (is_statement) dp->display = family_prefix(*d) + ".statement(\"" + where(*f, l.line) + "\")";
+        if (call)
+          dp->display = family_prefix(*d) + ".function(\"" + where(*call->caller, call->caller->line) +
+                        "\").callee(\"" + where(*f, f->line) + "\")";
         dp->pattern = pp.str();
         // An inlined copy's parameters are variables of its DIE, wherever
         // the caller's code left them: read as at a statement.
@@ -459,6 +530,9 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                           !label.empty() ? "no label '" + label + "' in a function of " + what +
                                                " matching '" + cs[1].str_arg + "'"
                           : is_statement ? "no line of " + what + " matches '" + cs[1].str_arg + "'"
+                          : !callee.function.empty()
+                              ? "no function of " + what + " matching '" + cs[1].str_arg +
+                                    "' calls one matching '" + cs[2].str_arg + "'"
                           : inline_only  ? "no inlined copy of a function of " + what + " matches '" + cs[1].str_arg + "'"
                                          : "no function of " + what + " matches '" + cs[1].str_arg + "'");
     // A named function that exists, but not at that line: say where its lines are.

@@ -31,6 +31,10 @@ class KernelFunctionProbe : public DerivedProbe {
   std::string symbol;
   uint64_t offset = 0;
   uint32_t maxactive = 0;  // .return.maxactive(N); 0: the kernel's default
+  // .callee: fire only for calls returning to this symbol + offset (the
+  // caller's call site), as the return address on the stack at entry says.
+  std::string return_symbol;
+  uint64_t return_offset = 0;
 
   std::string name() const override {
     std::string max = maxactive ? ".maxactive(" + std::to_string(maxactive) + ")" : "";

@@ -121,6 +121,15 @@ struct DwarfVar {
   std::string why;
 };
 
+// A call a function makes (DW_TAG_call_site, DW_TAG_GNU_call_site): the
+// function called and the address the call returns to.
+struct DwarfCallSite {
+  std::string callee;       // its name, as DWARF's DW_AT_call_origin names it
+  uint64_t callee_die = 0;  // that DIE (a definition or a declaration)
+  uint64_t return_pc = 0;   // as linked, like DwarfFunction::entry
+  bool tail = false;        // a tail call (a jump): nothing returns to the caller
+};
+
 // A global or file-static variable at a fixed address (DW_OP_addr), and
 // the symbol the runtime relocates it by at load time: its own name when
 // that is unique, else a symbol every relocation moves with it (vmlinux:
@@ -161,6 +170,11 @@ class KernelDwarf {
   // small. kprobe_site and variables_at take them like functions.
   std::vector<const DwarfFunction *> match_inlined(const std::string &name_glob,
                                                    const std::string &file_glob) const;
+
+  // The calls `f` makes to named functions, in address order, from its
+  // DIE tree (symbols/dwarf_call_sites.cpp). Indirect calls have no callee
+  // and are left out.
+  std::vector<DwarfCallSite> call_sites(const DwarfFunction &f) const;
 
   // The lines of `f` in [first, last] (in its own file) with their lowest
   // address, ascending by line. Empty when the line table has none.

@@ -220,6 +220,10 @@ struct xtap_kprobe_spec {
 	const char *pattern_text; /* that pattern, for messages */
 	const struct xtap_probe *entry_probe; /* kretprobe: run at entry first (saves @entry
 				 * values); the call is not probed if it cannot run */
+	const unsigned long *return_to; /* .callee: run only for calls that return to
+				 * *return_to + return_offset (the caller's call
+				 * site), the return address atop the stack at entry */
+	u32 return_offset;
 	struct xtap_entry_frames *frames; /* kretprobe that only keeps the argument
 				 * registers of each call in flight for entry values
 				 * (DW_OP_entry_value) read inside it; `probe` (a
