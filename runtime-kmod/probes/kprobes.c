@@ -390,8 +390,12 @@ static int xtap_kprobe_register(struct xtap_kprobe_set *set, struct xtap_kprobe 
 			set->rp_armed[set->nrp_armed++] = &xk->rp;
 	} else {
 		memset(&xk->kp, 0, sizeof(xk->kp));
-		xk->kp.symbol_name = xk->symbol;
-		xk->kp.offset = xk->from_wildcard ? 0 : spec->offset;
+		if (spec->address) {
+			xk->kp.addr = (kprobe_opcode_t *)spec->address;
+		} else {
+			xk->kp.symbol_name = xk->symbol;
+			xk->kp.offset = xk->from_wildcard ? 0 : spec->offset;
+		}
 		xk->kp.pre_handler = xtap_kprobe_pre;
 		err = register_kprobe(&xk->kp);
 		if (!err)
@@ -493,6 +497,11 @@ static int xtap_kprobe_set_arm(struct xtap_kprobe_set *set)
 					   "entry values %s reads at %s: %s (%d)",
 					   xk->spec->frames->function, p->point, p->location,
 					   xtap_errno_text(err), err);
+			else if (xk->spec->address && (err == -ENOENT || err == -EINVAL))
+				xtap_fatal("cannot register %s at %s: %#lx is not an instruction of "
+					   "the running kernel's code (%d); KASLR moves the kernel on "
+					   "each boot, kernel.statement(ADDR) without .absolute follows it",
+					   p->point, p->location, xk->spec->address, err);
 			else
 				xtap_fatal("cannot register %s at %s: %s (%d)",
 					   p->point, p->location, xtap_errno_text(err), err);

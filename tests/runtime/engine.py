@@ -126,6 +126,20 @@ def run(cmd, cwd, timeout):
         return -1, "", f"cannot run {cmd[0]}: {e}"
 
 
+def link_address_args(arg, release):
+    """SCRIPT_ARGS' $SYSMAP(name): the symbol's address as linked, from the
+    -dbg package's System.map of `release` (kernel.statement(ADDR) tests)."""
+    m = re.fullmatch(r"\$SYSMAP\((\w+)\)", arg)
+    if not m:
+        return arg
+    with open(f"/usr/lib/debug/boot/System.map-{release}") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) == 3 and fields[2] == m.group(1):
+                return "0x" + fields[0]
+    return arg
+
+
 def build_module(o, xtap, release, work):
     """Pass 4 for one test; judges BUILD_FAIL_REGEX tests on the spot."""
     t = o.test
@@ -139,7 +153,8 @@ def build_module(o, xtap, release, work):
     helper = [] if not t.helper_module else ["--debuginfo", o.helper_ko]
     args = [a.replace("$SYSROOT", sysroot_dir(work)) for a in t.args]
     release = o.build_release or release
-    cmd = [xtap, "-p4", "-r", release, "-m", t.module_name] + helper + args + [script] + t.script_args
+    script_args = [link_address_args(a, release) for a in t.script_args]
+    cmd = [xtap, "-p4", "-r", release, "-m", t.module_name] + helper + args + [script] + script_args
     with open(os.path.join(d, "build.cmd"), "w") as f:
         f.write(" ".join(cmd) + "\n")
     code, out, err = run(cmd, d, BUILD_TIMEOUT_S)

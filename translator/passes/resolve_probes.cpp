@@ -52,7 +52,9 @@ void report_unknown(const Script &s, const ProbePoint &pp, Diagnostics &diags) {
 
 }  // namespace
 
-void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags) {
+void resolve_probes(Script &s, const ProbeEnv &script_env, Elaborated &out, Diagnostics &diags) {
+  ProbeEnv env = script_env;
+  env.guru = s.guru;
   std::vector<std::unique_ptr<ProbeDecl>> probes;
   for (auto &probe : s.probes) {
     DerivedProbes derived;

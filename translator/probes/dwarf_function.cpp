@@ -241,6 +241,65 @@ std::vector<CalleeSite> callees_of(const KernelDwarf &d, const DwarfFunction &ca
   return out;
 }
 
+// kernel.statement(ADDR): ADDR as linked in vmlinux, placed at load time
+// like any statement (by the function's symbol, or _stext) with the
+// variables DWARF has there; kernel.statement(ADDR).absolute (guru mode):
+// a kprobe at ADDR as given, with no debuginfo and no variables, for the
+// running kernel only (KASLR moves it on every boot).
+void derive_statement_address(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags) {
+  const auto &cs = pp.components;
+  uint64_t addr = static_cast<uint64_t>(cs[1].num_arg);
+  bool absolute = cs.size() == 3 && cs[2].name == "absolute" && !cs[2].has_arg;
+  if (cs.size() > 2 && !absolute) {
+    diags.error("XTP2151", cs[2].loc, "unknown probe point '" + pp.str() + "'").hint =
+        "kernel.statement(ADDR) or, in guru mode, kernel.statement(ADDR).absolute";
+    return;
+  }
+  auto dp = std::make_unique<KernelFunctionProbe>();
+  if (absolute) {
+    if (!env.guru) {
+      diags.error("XTP2151", cs[2].loc, "kernel.statement(ADDR).absolute needs guru mode").hint =
+          "run with -g: a kprobe at an address that is not an instruction boundary corrupts the kernel";
+      return;
+    }
+    dp->address = addr;
+    dp->display = "kernel.statement(" + hex_address(addr) + ").absolute";
+    out.push_back(std::move(dp));
+    return;
+  }
+  std::string error;
+  std::vector<const KernelDwarf *> sources = env.dwarf ? env.dwarf("", &error) : std::vector<const KernelDwarf *>{};
+  const DwarfFunction *f = sources.empty() ? nullptr : sources.front()->function_at(addr);
+  if (!f) {
+    if (pp.optional) return;
+    auto &d = diags.error("XTP2153", cs[1].loc,
+                          sources.empty() ? "kernel.statement(ADDR) needs the kernel's DWARF debuginfo: " +
+                                                (error.empty() ? "none found" : error)
+                                          : "no function of this kernel has code at " + hex_address(addr));
+    d.hint = sources.empty() ? "install Debian's package linux-image-KVER-dbg, or point at the debuginfo with "
+                               "--debuginfo PATH"
+                             : "ADDR is an address as linked (System.map, the -dbg package's vmlinux); "
+                               "kernel.statement(ADDR).absolute (guru mode) takes a running kernel's";
+    return;
+  }
+  const KernelDwarf *d = sources.front();
+  d->kprobe_site(*f, addr, &dp->symbol, &dp->offset);
+  dp->function = f->name;
+  dp->table = &d->types();
+  dp->display = "kernel.statement(" + hex_address(addr) + ")";
+  dp->pattern = pp.str();
+  dp->lazy_vars = [d, f, addr] {
+    std::string sym;
+    uint64_t off = 0;
+    d->kprobe_site(*f, f->entry, &sym, &off);
+    std::vector<ContextVar> vars;
+    for (const DwarfVar &v : d->variables_at(*f, addr))
+      vars.push_back(context_var_of(d->types(), v, entry_frame_key(sym, off, f->name)));
+    return vars;
+  };
+  out.push_back(std::move(dp));
+}
+
 std::string files_of(const std::vector<DwarfGlobal> &gs) {
   std::string s;
   for (size_t i = 0; i < gs.size() && i < 4; ++i) s += (i ? ", " : "") + gs[i].file;
@@ -312,6 +371,10 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
   if (is_module && (!cs[0].has_arg || !cs[0].arg_is_string || cs[0].str_arg.empty())) {
     diags.error("XTP2151", cs[0].loc, "module needs a module name in quotes").hint =
         "as in module(\"ext4\").function(\"ext4_file_open\")";
+    return;
+  }
+  if (is_statement && !is_module && cs[1].has_arg && !cs[1].arg_is_string) {
+    derive_statement_address(pp, env, out, diags);
     return;
   }
   if (!cs[1].has_arg || !cs[1].arg_is_string || cs[1].str_arg.empty()) {

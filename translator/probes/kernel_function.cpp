@@ -308,6 +308,7 @@ class KernelFunctionProvider : public ProbeProvider {
                          ", .optional = " + (kf->optional ? "1" : "0");
       if (entry_half[i] >= 0)
         spec += ", .entry_probe = &xtap_kfunc_probes[" + std::to_string(entry_half[i]) + "]";
+      if (kf->address) spec += ", .address = " + hex_address(kf->address) + "UL";
       if (!kf->return_symbol.empty())
         spec += ", .return_to = &xtap_data_symbol(" + c_string_literal(kf->return_symbol) +
                 "), .return_offset = " + std::to_string(kf->return_offset);

@@ -35,6 +35,8 @@ class KernelFunctionProbe : public DerivedProbe {
   // caller's call site), as the return address on the stack at entry says.
   std::string return_symbol;
   uint64_t return_offset = 0;
+  // kernel.statement(ADDR).absolute: a kprobe at this address, as it is.
+  uint64_t address = 0;
 
   std::string name() const override {
     std::string max = maxactive ? ".maxactive(" + std::to_string(maxactive) + ")" : "";

@@ -129,6 +129,8 @@ struct ProbeEnv {
   // The program of -c CMD or -x PID as the target sees it ("" without
   // them): what process probes without a path (process.plt) probe.
   std::string target_program;
+  // -g: probe points that can crash the kernel (kernel.statement(ADDR).absolute) are allowed.
+  bool guru = false;
 };
 
 class ProbeProvider {

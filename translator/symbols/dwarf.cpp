@@ -363,6 +363,20 @@ std::vector<std::pair<std::string, DwarfLine>> KernelDwarf::labels(const DwarfFu
   return out;
 }
 
+const DwarfFunction *KernelDwarf::function_at(uint64_t addr) const {
+  Impl &im = *impl_;
+  Dwarf_Die cu, c;
+  Dwarf_Addr pc = addr - im.bias;
+  if (!dwarf_addrdie(im.dw, pc, &cu) || dwarf_child(&cu, &c) != 0) return nullptr;
+  do {
+    if (dwarf_tag(&c) != DW_TAG_subprogram || dwarf_haspc(&c, pc) != 1) continue;
+    uint64_t die = dwarf_dieoffset(&c);
+    for (const DwarfFunction &f : functions_)
+      if (f.die == die) return &f;
+  } while (dwarf_siblingof(&c, &c) == 0);
+  return nullptr;
+}
+
 void KernelDwarf::kprobe_site(const DwarfFunction &f, uint64_t addr, std::string *symbol,
                               uint64_t *offset) const {
   std::string prefix = module_.empty() ? "" : module_ + ":";

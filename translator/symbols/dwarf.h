@@ -171,6 +171,9 @@ class KernelDwarf {
   std::vector<const DwarfFunction *> match_inlined(const std::string &name_glob,
                                                    const std::string &file_glob) const;
 
+  // The out-of-line function whose code holds `addr` (as linked), or null.
+  const DwarfFunction *function_at(uint64_t addr) const;
+
   // The calls `f` makes to named functions, in address order, from its
   // DIE tree (symbols/dwarf_call_sites.cpp). Indirect calls have no callee
   // and are left out.

@@ -220,6 +220,8 @@ struct xtap_kprobe_spec {
 	const char *pattern_text; /* that pattern, for messages */
 	const struct xtap_probe *entry_probe; /* kretprobe: run at entry first (saves @entry
 				 * values); the call is not probed if it cannot run */
+	unsigned long address;  /* kernel.statement(ADDR).absolute: the kprobe's address
+				 * as given (symbol unused) */
 	const unsigned long *return_to; /* .callee: run only for calls that return to
 				 * *return_to + return_offset (the caller's call
 				 * site), the return address atop the stack at entry */
