@@ -313,7 +313,10 @@ std::vector<DwarfLine> KernelDwarf::lines(const DwarfFunction &f, int first, int
     if (g.file == f.file && g.line > f.line && g.line < end_line) end_line = g.line;
   first = std::max(first, f.line);
   last = std::min(last, end_line - 1);
-  std::map<int, uint64_t> lowest;
+  // A line's is_stmt rows are where its statements begin; a line that has
+  // only other rows (code the compiler moved or merged) is probed at its
+  // lowest one, as stap lists such lines too.
+  std::map<int, uint64_t> lowest, lowest_other;
   for (size_t i = 0; i < n; ++i) {
     Dwarf_Line *l = dwarf_onesrcline(table, i);
     int lineno;
@@ -322,13 +325,14 @@ std::vector<DwarfLine> KernelDwarf::lines(const DwarfFunction &f, int first, int
     if (dwarf_lineno(l, &lineno) != 0 || dwarf_lineaddr(l, &addr) != 0) continue;
     dwarf_linebeginstatement(l, &stmt);
     dwarf_lineendsequence(l, &end);
-    if (!stmt || end || lineno < first || lineno > last) continue;
+    if (end || lineno < first || lineno > last) continue;
     const char *src = dwarf_linesrc(l, nullptr, nullptr);
     if (!src || f.file != src) continue;
     if (dwarf_haspc(&die, addr) != 1) continue;
-    auto [it, fresh] = lowest.emplace(lineno, addr + im.bias);
+    auto [it, fresh] = (stmt ? lowest : lowest_other).emplace(lineno, addr + im.bias);
     if (!fresh && addr + im.bias < it->second) it->second = addr + im.bias;
   }
+  for (auto [line, addr] : lowest_other) lowest.emplace(line, addr);
   for (auto [line, addr] : lowest) out.push_back({line, addr});
   return out;
 }
