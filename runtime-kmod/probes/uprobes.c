@@ -10,6 +10,7 @@
  */
 #define XTAP_BUILD_ID_MAX 64
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/namei.h>
 #include <linux/path.h>
