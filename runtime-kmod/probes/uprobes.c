@@ -137,7 +137,7 @@ static int xtap_uprobe_wrong_build(const struct xtap_uprobe_spec *spec, const u8
 		return -ENOEXEC;
 	}
 	xtap_fatal("cannot register %s at %s: %s is not the file the script was translated against: "
-		   "its build-id is %*phN, the translator read %*phN (rebuild the module against this file)",
+		   "its build-id is %*phN, the translator read %*phN",
 		   spec->probe->point, spec->probe->location, spec->path,
 		   (int)(got > 0 ? got : 0), now, (int)spec->build_id_len, spec->build_id);
 	return -ENOEXEC;

@@ -54,8 +54,6 @@ TEST(ProcessTarget, PathLifecyclePoints) {
   EXPECT_EQ(test::run("probe process(\"/no/such/prog\").end { }")->first_error(), "XTP2171");
   EXPECT_EQ(test::run("probe process(\"/bin/s*\").begin { }")->first_error(), "XTP2170");
   EXPECT_EQ(test::run("probe process(\"/bin/sh\").begin(1) { }")->first_error(), "XTP2170");
-  // Without a path, the tapset's aliases.
-  EXPECT_TRUE(test::run("probe process.begin, process.thread.end { }")->ok);
 }
 
 }  // namespace
