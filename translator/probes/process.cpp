@@ -154,7 +154,8 @@ class ProcessProvider : public ProbeProvider {
       if (!process_pid_point(pp, env, &by_path, &pid_env, diags)) return;
       derive(by_path, decl, pid_env, out, diags);
       for (size_t i = before; i < out.size(); ++i)
-        static_cast<ProcessFunctionProbe &>(*out[i]).pid = static_cast<int>(pp.components[0].num_arg);
+        if (auto *p = dynamic_cast<ProcessFunctionProbe *>(out[i].get()))
+          p->pid = static_cast<int>(pp.components[0].num_arg);
       return;
     }
     derive_point(pp, decl, env, out, diags);
