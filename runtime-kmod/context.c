@@ -125,7 +125,8 @@ void xtap_request_exit(struct xtap_context *c)
 /* An error that ends the session: reported, counted, no end probes. */
 void xtap_fatal(const char *fmt, ...)
 {
-	char buf[256];
+	/* a point, its location and two paths or build-ids must fit */
+	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);

@@ -5,8 +5,12 @@
  * file offset of a program or shared library (the translator found it in
  * the file's symbol table). A uprobe lives on the file's inode, so it fires
  * in every process that runs the file, wherever it is mapped; the handlers
- * run in the probed task's context with its user registers.
+ * run in the probed task's context with its user registers. Before arming,
+ * the file's build-id is checked against the one the translator read.
  */
+#define XTAP_BUILD_ID_MAX 64
+#include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/namei.h>
 #include <linux/path.h>
@@ -21,6 +25,7 @@ struct xtap_uprobe {
 	struct path path;	/* held while armed: keeps the inode */
 	struct xtap_uprobe_reg reg;
 	bool armed;
+	bool wrong_build;	/* refused: the file is another build (reported) */
 };
 
 static struct xtap_uprobe *xtap_ups;
@@ -30,8 +35,10 @@ static u32 xtap_nups;
  * With -c or -x, process probes see only the target's process hierarchy,
  * as stap's do; without, every process that runs the file.
  */
-static bool xtap_uprobe_wanted(void)
+static bool xtap_uprobe_wanted(const struct xtap_uprobe_spec *spec)
 {
+	if (spec->pid && task_tgid_nr(current) != spec->pid)
+		return false;
 	return xtap_sess.target <= 0 || xtap_target_set_pid(task_tgid_nr(current));
 }
 
@@ -39,7 +46,7 @@ static void xtap_uprobe_run(const struct xtap_uprobe *xu, struct pt_regs *regs)
 {
 	struct xtap_context *c;
 
-	if (!xtap_uprobe_wanted())
+	if (!xtap_uprobe_wanted(xu->spec))
 		return;
 	c = xtap_enter(xu->spec->probe, regs);
 	if (!c)
@@ -97,8 +104,49 @@ static void xtap_uprobes_disarm(void)
 	}
 }
 
+/*
+ * The file at the spec's path must be the one the translator read: the
+ * offsets came from it. Its build-id bytes are read where the translator
+ * found them; 1 if they match (or the translator saw none), 0 if not, with
+ * what the file has there in `now`, or -errno.
+ */
+static int xtap_uprobe_same_build(const struct xtap_uprobe_spec *spec, const struct path *path,
+				  u8 *now, ssize_t *got)
+{
+	struct file *f;
+	loff_t pos = spec->build_id_offset;
+
+	*got = 0;
+	if (!spec->build_id_len)
+		return 1;
+	f = dentry_open(path, O_RDONLY, current_cred());
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	*got = kernel_read(f, now, spec->build_id_len, &pos);
+	fput(f);
+	if (*got < 0)
+		return *got;
+	return *got == spec->build_id_len && !memcmp(now, spec->build_id, spec->build_id_len);
+}
+
+/* Reports a build-id mismatch, unless the point is optional; -ENOEXEC. */
+static int xtap_uprobe_wrong_build(const struct xtap_uprobe_spec *spec, const u8 *now, ssize_t got)
+{
+	if (spec->optional) {
+		pr_debug(XTAP_PFX "%s not registered: %s is another build\n", spec->probe->point, spec->path);
+		return -ENOEXEC;
+	}
+	xtap_fatal("cannot register %s at %s: %s is not the file the script was translated against: "
+		   "its build-id is %*phN, the translator read %*phN",
+		   spec->probe->point, spec->probe->location, spec->path,
+		   (int)(got > 0 ? got : 0), now, (int)spec->build_id_len, spec->build_id);
+	return -ENOEXEC;
+}
+
 static int xtap_uprobe_arm_one(struct xtap_uprobe *xu)
 {
+	u8 now[XTAP_BUILD_ID_MAX];
+	ssize_t got;
 	const struct xtap_uprobe_spec *spec = xu->spec;
 	int err;
 
@@ -108,6 +156,14 @@ static int xtap_uprobe_arm_one(struct xtap_uprobe *xu)
 	if (!d_is_reg(xu->path.dentry)) {
 		path_put(&xu->path);
 		return -EINVAL;
+	}
+	err = spec->build_id_len > sizeof(now) ? -EINVAL : xtap_uprobe_same_build(spec, &xu->path, now, &got);
+	if (err <= 0) {
+		path_put(&xu->path);
+		if (err)
+			return err;
+		xu->wrong_build = true;
+		return xtap_uprobe_wrong_build(spec, now, got);
 	}
 	memset(&xu->uc, 0, sizeof(xu->uc));
 	if (spec->is_return)
@@ -135,6 +191,11 @@ static int xtap_uprobes_arm(void)
 		err = xtap_uprobe_arm_one(&xtap_ups[i]);
 		if (!err)
 			continue;
+		if (xtap_ups[i].wrong_build && !spec->optional) {
+			/* xtap_uprobe_wrong_build() reported it */
+			xtap_uprobes_disarm();
+			return err;
+		}
 		if (spec->optional) {
 			pr_debug(XTAP_PFX "%s not registered (%d)\n", spec->probe->point, err);
 			continue;

@@ -64,6 +64,29 @@ TEST(ElfSymbols, FindsAFunctionAndItsFileOffset) {
   EXPECT_FALSE(elf->build_id().empty());
 }
 
+// The module compares the bytes at build_id_offset() of the file on the
+// target with build_id(): they must be the note's descriptor.
+TEST(ElfSymbols, BuildIdOffsetPointsAtItsBytes) {
+  std::string why;
+  auto elf = ElfSymbols::open(self_path(), &why);
+  ASSERT_TRUE(elf) << why;
+  std::string id = elf->build_id();
+  ASSERT_FALSE(id.empty());
+  uint64_t off = elf->build_id_offset();
+  ASSERT_GT(off, 0u);
+  std::ifstream f(self_path(), std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(off));
+  std::string raw(id.size() / 2, '\0');
+  f.read(raw.data(), static_cast<std::streamsize>(raw.size()));
+  std::string hex;
+  for (unsigned char ch : raw) {
+    static const char digits[] = "0123456789abcdef";
+    hex += digits[ch >> 4];
+    hex += digits[ch & 15];
+  }
+  EXPECT_EQ(hex, id);
+}
+
 TEST(ElfSymbols, FunctionsAreSortedAndUnique) {
   std::string why;
   auto elf = ElfSymbols::open(self_path(), &why);

@@ -146,6 +146,24 @@ class ProcessProvider : public ProbeProvider {
 
   void derive(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
               Diagnostics &diags) const override {
+    size_t before = out.size();
+    if (pp.components[0].has_arg && !pp.components[0].arg_is_string) {
+      // process(PID): its executable, then only that process (process_target.cpp).
+      ProbePoint by_path;
+      ProbeEnv pid_env;
+      if (!process_pid_point(pp, env, &by_path, &pid_env, diags)) return;
+      derive(by_path, decl, pid_env, out, diags);
+      for (size_t i = before; i < out.size(); ++i)
+        if (auto *p = dynamic_cast<ProcessFunctionProbe *>(out[i].get()))
+          p->pid = static_cast<int>(pp.components[0].num_arg);
+      return;
+    }
+    derive_point(pp, decl, env, out, diags);
+    note_build_ids(out, before, env.sysroot);
+  }
+
+  void derive_point(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
+                    Diagnostics &diags) const {
     if (!pp.components[0].has_arg && !env.target_program.empty()) {
       ProbePoint target = pp;
       target.components[0].has_arg = target.components[0].arg_is_string = true;
@@ -476,7 +494,8 @@ class ProcessProvider : public ProbeProvider {
       w.line("{ .probe = &xtap_uprobe_probes[" + std::to_string(i) + "], .path = " + c_string_literal(up->path) +
              ", .offset = " + std::to_string(up->offset) + "ULL, .is_return = " + (up->is_return ? "1" : "0") +
              ", .optional = " + (up->optional ? "1" : "0") +
-             (up->ref_ctr_offset ? ", .ref_ctr_offset = " + std::to_string(up->ref_ctr_offset) + "ULL" : "") + " },");
+             (up->ref_ctr_offset ? ", .ref_ctr_offset = " + std::to_string(up->ref_ctr_offset) + "ULL" : "") +
+             process_spec_fields(*up) + " },");
     }
     w.close("};");
     out.groups.push_back(probe_group("xtap_uprobe_ops", "xtap_uprobes", mine.size()));

@@ -204,6 +204,18 @@ std::vector<SdtNote> ElfSymbols::sdt_notes() const {
   return out;
 }
 
+uint64_t ElfSymbols::build_id_offset() const {
+  const Elf64_Ehdr eh = read_at<Elf64_Ehdr>(bytes_, 0);
+  Sections s = read_sections(bytes_, eh);
+  for (const auto &sh : s.headers) {
+    if (s.name_of(sh) != ".note.gnu.build-id" || sh.sh_type != SHT_NOTE) continue;
+    if (!in_bounds(sh.sh_offset, sh.sh_size, bytes_.size()) || sh.sh_size < sizeof(Elf64_Nhdr)) return 0;
+    const Elf64_Nhdr nh = read_at<Elf64_Nhdr>(bytes_, sh.sh_offset);
+    return sh.sh_offset + sizeof(Elf64_Nhdr) + ((uint64_t(nh.n_namesz) + 3) & ~uint64_t(3));
+  }
+  return 0;
+}
+
 std::string ElfSymbols::build_id() const {
   auto notes = section(".note.gnu.build-id");
   if (!notes || notes->size() < sizeof(Elf64_Nhdr)) return "";

@@ -55,6 +55,10 @@ class ElfSymbols {
   std::vector<SdtNote> sdt_notes() const;
   // The GNU build-id as lowercase hex, or "" when the file has none.
   std::string build_id() const;
+  // The file offset of the build-id's bytes (the note's descriptor), 0
+  // when the file has none: the module reads them there at run time to
+  // check that the file it probes is the one read here.
+  uint64_t build_id_offset() const;
 
  private:
   std::string bytes_;

@@ -198,8 +198,38 @@ struct xtap_uprobe_spec {
 	u8 is_return;		/* uretprobe */
 	u8 optional;		/* probe point?: skip silently if it cannot be registered */
 	u64 ref_ctr_offset;	/* USDT: file offset of its semaphore, or 0 */
+	s32 pid;		/* process(PID): only in that process; 0: any */
+	/*
+	 * The GNU build-id of the file the translator read (build_id_len
+	 * bytes, 0: none) and where its bytes are in the file: the file at
+	 * `path` must have them there, or a rebuilt program would get its
+	 * int3 in the middle of an instruction.
+	 */
+	const u8 *build_id;
+	u8 build_id_len;
+	u64 build_id_offset;
 };
 extern const struct xtap_family_ops xtap_netfilter_ops;
+extern const struct xtap_family_ops xtap_proclife_ops;
+
+/*
+ * process("PATH").begin/.end/.thread.begin/.thread.end: a process (or a
+ * thread of one) whose executable is PATH starts or ends.
+ */
+enum xtap_proclife_event {
+	XTAP_PROC_BEGIN = 0,
+	XTAP_PROC_END = 1,
+	XTAP_PROC_THREAD_BEGIN = 2,
+	XTAP_PROC_THREAD_END = 3,
+};
+
+struct xtap_proclife_spec {
+	const struct xtap_probe *probe;
+	const char *path;	/* the executable on the target */
+	s32 pid;		/* process(PID): only that process; 0: any */
+	u8 event;		/* enum xtap_proclife_event */
+	u8 optional;		/* probe point?: skip silently if PATH is missing */
+};
 
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {
