@@ -40,6 +40,25 @@ size_t Format::arg_count() const {
   return n;
 }
 
+namespace {
+
+// The kernel's struct printf_spec, as vsnprintf decodes the conversion
+// kernel_format() wrote (lib/vsprintf.c: format_decode, number, string).
+enum : unsigned { kLeft = 1, kPlus = 2, kSpace = 4, kSpecial = 8, kZeroPad = 16, kSign = 32 };
+
+unsigned flag_bit(char c) {
+  switch (c) {
+    case '-': return kLeft;
+    case '+': return kPlus;
+    case ' ': return kSpace;
+    case '#': return kSpecial;
+    case '0': return kZeroPad;
+  }
+  return 0;
+}
+
+}  // namespace
+
 Format parse_format(const std::string &fmt) {
   Format f;
   std::string lit;
@@ -95,6 +114,9 @@ Format parse_format(const std::string &fmt) {
     }
     p.conv = fmt[i++];
     p.text = fmt.substr(start, i - start);
+    for (char ch : p.flags) p.flag_bits |= flag_bit(ch);
+    if (!p.width.empty() && p.width != "*") p.width_n = std::stoi(p.width);
+    if (p.has_precision && p.precision != "*") p.precision_n = p.precision.empty() ? 0 : std::stoi(p.precision);
     switch (p.conv) {
       case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': case 'c': case 'p':
         break;
@@ -130,23 +152,43 @@ Format parse_format(const std::string &fmt) {
 
 namespace {
 
-// The kernel's struct printf_spec, as vsnprintf decodes the conversion
-// kernel_format() wrote (lib/vsprintf.c: format_decode, number, string).
-enum : unsigned { kLeft = 1, kPlus = 2, kSpace = 4, kSpecial = 8, kZeroPad = 16, kSign = 32 };
-
 struct Spec {
   unsigned flags = 0;
   int width = -1;
   int precision = -1;
 };
 
-void pad(std::string *out, int n, char c) {
-  if (n > 0) out->append(size_t(n), c);
+// Appends to a string through a cursor, so that a conversion costs a few
+// stores rather than an append call per piece.
+class Sink {
+ public:
+  explicit Sink(std::string *s) : s_(s), len_(s->size()) {}
+  ~Sink() { s_->resize(len_); }
+  // Room for n more bytes; returns where they go (commit() after).
+  char *room(size_t n) {
+    // Grows within the string's capacity (doubling): only n bytes are
+    // zeroed, and the destructor cuts it back to what was written.
+    if (len_ + n > s_->size()) s_->resize(len_ + n);
+    return s_->data() + len_;
+  }
+  void commit(char *end) { len_ = size_t(end - s_->data()); }
+
+ private:
+  std::string *s_;
+  size_t len_;
+};
+
+char *fill(char *p, int n, char c) {
+  if (n > 0) {
+    std::memset(p, c, size_t(n));
+    p += n;
+  }
+  return p;
 }
 
 // lib/vsprintf.c number(), for base 8, 10 and 16.
-void number(std::string *out, uint64_t num, Spec s, int base, bool upper) {
-  char tmp[24];
+void number(Sink *out, uint64_t num, Spec s, int base, bool upper) {
+  char tmp[24];  // the digits, least significant first
   char sign = 0;
   bool need_pfx = (s.flags & kSpecial) && base != 10;
   bool is_zero = num == 0;
@@ -169,93 +211,103 @@ void number(std::string *out, uint64_t num, Spec s, int base, bool upper) {
     if (base == 16) width -= 2;
     else if (!is_zero) width--;
   }
-  const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
   int i = 0;
-  do {
-    tmp[i++] = digits[num % base];
-    num /= base;
-  } while (num);
+  if (base == 10) {
+    do {
+      tmp[i++] = char('0' + num % 10);
+      num /= 10;
+    } while (num);
+  } else {
+    const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    int shift = base == 16 ? 4 : 3;
+    do {
+      tmp[i++] = digits[num & unsigned(base - 1)];
+      num >>= shift;
+    } while (num);
+  }
   if (i > precision) precision = i;
   width -= precision;
+  char *p = out->room(size_t(std::max(width, 0)) + size_t(precision) + 4);
   if (!(s.flags & (kZeroPad | kLeft))) {
-    pad(out, width, ' ');
+    p = fill(p, width, ' ');
     width = 0;
   }
-  if (sign) *out += sign;
+  if (sign) *p++ = sign;
   if (need_pfx) {
-    if (base == 16 || !is_zero) *out += '0';
-    if (base == 16) *out += upper ? 'X' : 'x';
+    if (base == 16 || !is_zero) *p++ = '0';
+    if (base == 16) *p++ = upper ? 'X' : 'x';
   }
   if (!(s.flags & kLeft)) {
-    pad(out, width, (s.flags & kZeroPad) ? '0' : ' ');
+    p = fill(p, width, (s.flags & kZeroPad) ? '0' : ' ');
     width = 0;
   }
-  pad(out, precision - i, '0');
-  while (--i >= 0) *out += tmp[i];
-  pad(out, width, ' ');
+  p = fill(p, precision - i, '0');
+  while (--i >= 0) *p++ = tmp[i];
+  p = fill(p, width, ' ');
+  out->commit(p);
 }
 
 // widen_string(): spaces only, '0' does not apply.
-void padded(std::string *out, const char *s, size_t len, const Spec &sp) {
+void padded(Sink *out, const char *s, size_t len, const Spec &sp) {
   int spaces = sp.width > int(len) ? sp.width - int(len) : 0;
-  if (!(sp.flags & kLeft)) pad(out, spaces, ' ');
-  out->append(s, len);
-  if (sp.flags & kLeft) pad(out, spaces, ' ');
+  char *p = out->room(len + size_t(spaces));
+  if (!(sp.flags & kLeft)) p = fill(p, spaces, ' ');
+  std::memcpy(p, s, len);
+  p += len;
+  if (sp.flags & kLeft) p = fill(p, spaces, ' ');
+  out->commit(p);
 }
-
-int digits_of(const std::string &s) { return s.empty() ? -1 : std::stoi(s); }
 
 int clamp_star(uint64_t v) { return int(std::clamp<int64_t>(int64_t(v), 0, 32767)); }  // XTAP_FMT_WIDTH
 
 }  // namespace
 
-void format_kernel(const Format &f, const FormatArgs &args, std::string *out) {
+void format_kernel(const Format &f, const FormatArgs &args, std::string *sink) {
+  Sink out(sink);
   size_t nl = 0, ns = 0;
   auto next_long = [&]() -> uint64_t { return nl < args.longs.size() ? args.longs[nl++] : 0; };
   for (const auto &p : f.pieces) {
     if (p.literal) {
-      *out += p.text;
+      char *w = out.room(p.text.size());
+      std::memcpy(w, p.text.data(), p.text.size());
+      out.commit(w + p.text.size());
       continue;
     }
     Spec s;
-    for (char c : p.flags) {
-      switch (c) {
-        case '-': s.flags |= kLeft; break;
-        case '+': s.flags |= kPlus; break;
-        case ' ': s.flags |= kSpace; break;
-        case '#': s.flags |= kSpecial; break;
-        case '0': s.flags |= kZeroPad; break;
-      }
-    }
-    s.width = p.width == "*" ? clamp_star(next_long()) : digits_of(p.width);
-    if (p.has_precision) s.precision = p.precision == "*" ? clamp_star(next_long()) : std::max(0, digits_of(p.precision));
+    s.flags = p.flag_bits;
+    s.width = p.width_n;
+    s.precision = p.precision_n;
+    if (p.width[0] == '*') s.width = clamp_star(next_long());
+    if (p.has_precision && p.precision[0] == '*') s.precision = clamp_star(next_long());
     switch (p.conv) {
-      case 'd': case 'i': s.flags |= kSign; number(out, next_long(), s, 10, false); break;
-      case 'u': number(out, next_long(), s, 10, false); break;
-      case 'o': number(out, next_long(), s, 8, false); break;
-      case 'x': number(out, next_long(), s, 16, false); break;
-      case 'X': number(out, next_long(), s, 16, true); break;
+      case 'd': case 'i': s.flags |= kSign; number(&out, next_long(), s, 10, false); break;
+      case 'u': number(&out, next_long(), s, 10, false); break;
+      case 'o': number(&out, next_long(), s, 8, false); break;
+      case 'x': number(&out, next_long(), s, 16, false); break;
+      case 'X': number(&out, next_long(), s, 16, true); break;
       case 'p':  // "%#<flags><width>llx": the precision is not passed on
         s.flags |= kSpecial;
         s.precision = -1;
-        number(out, next_long(), s, 16, false);
+        number(&out, next_long(), s, 16, false);
         break;
       case 'c': {
         char ch = char(next_long());
-        padded(out, &ch, 1, s);
+        padded(&out, &ch, 1, s);
         break;
       }
       case 's': {
-        const std::string &str = ns < args.strs.size() ? args.strs[ns++] : std::string();
+        std::string_view str = ns < args.strs.size() ? args.strs[ns++] : std::string_view();
         size_t len = strnlen(str.data(), str.size());  // the kernel stops at a NUL
         if (s.precision >= 0) len = std::min(len, size_t(s.precision));
-        padded(out, str.data(), len, s);
+        padded(&out, str.data(), len, s);
         break;
       }
       case 'b': {  // xtap_print_binary(): the low bytes, least significant first
         uint64_t v = next_long();
         int bytes = s.width == 1 || s.width == 2 || s.width == 4 ? s.width : 8;
-        for (int i = 0; i < bytes; i++) *out += char(v >> (8 * i));
+        char *w = out.room(8);
+        for (int i = 0; i < bytes; i++) *w++ = char(v >> (8 * i));
+        out.commit(w);
         break;
       }
       default:
@@ -282,7 +334,7 @@ bool decode_format_args(const std::string &kinds, const char **p, const char *en
     std::memcpy(&len, *p, 4);
     *p += 4;
     if (uint64_t(end - *p) < len) return false;
-    args->strs.emplace_back(*p, len);
+    args->strs.emplace_back(*p, len);  // a view: the record outlives the formatting
     *p += len;
   }
   return true;

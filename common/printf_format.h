@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace xtap {
@@ -20,6 +21,11 @@ struct FormatPiece {
   std::string precision; // digits or "*" (without the dot); empty = none
   bool has_precision = false;
   char conv = 0;         // d i u x X o c s p, b (raw bytes), m M (memory)
+  // The same, decoded once for the runner's formatter: flags as the
+  // kernel's printf_spec bits, width and precision (-1: none or '*').
+  unsigned flag_bits = 0;
+  int width_n = -1;
+  int precision_n = -1;
 };
 
 struct Format {
@@ -46,10 +52,11 @@ Format parse_format(const std::string &fmt);
 // pads behind a sign or "0x" unless '-'), strings and %c padded with spaces,
 // %p as "%#llx", '*' clamped to 0..32767 like XTAP_FMT_WIDTH, %b the value's
 // low bytes as the runtime writes them. longs holds the 'l' arguments and
-// strs the 's' ones, each in order; %m/%M are not formatted here.
+// strs the 's' ones (views into the record), each in order; %m/%M are not
+// formatted here.
 struct FormatArgs {
   std::vector<uint64_t> longs;
-  std::vector<std::string> strs;
+  std::vector<std::string_view> strs;
 };
 void format_kernel(const Format &f, const FormatArgs &args, std::string *out);
 

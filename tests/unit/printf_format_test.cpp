@@ -20,7 +20,8 @@ std::string fmt(const std::string &f, std::vector<uint64_t> longs, std::vector<s
   Format parsed = parse_format(f);
   EXPECT_EQ(parsed.error, "") << f;
   std::string out;
-  format_kernel(parsed, FormatArgs{std::move(longs), std::move(strs)}, &out);
+  std::vector<std::string_view> views(strs.begin(), strs.end());
+  format_kernel(parsed, FormatArgs{std::move(longs), std::move(views)}, &out);
   return out;
 }
 
