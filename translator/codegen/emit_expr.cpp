@@ -441,7 +441,10 @@ std::string conversion_args(const FormatPiece &p, const std::vector<std::string>
   std::string out;
   auto arg = [&](const char *cast) { out += std::string(", ") + cast + "(" + vals[(*next)++] + ")"; };
   if (p.width == "*") arg("XTAP_FMT_WIDTH");
-  if (p.precision == "*") arg("XTAP_FMT_WIDTH");
+  // kernel_format() drops a %p precision, so its '*' value is not passed
+  // (it was evaluated in order already, where it has side effects).
+  if (p.precision == "*" && p.conv == 'p') ++*next;
+  else if (p.precision == "*") arg("XTAP_FMT_WIDTH");
   switch (p.conv) {
     case 'd': case 'i': arg("(long long)"); break;
     case 'c': arg("(int)"); break;
