@@ -158,36 +158,13 @@ struct Spec {
   int precision = -1;
 };
 
-// Appends to a string through a cursor, so that a conversion costs a few
-// stores rather than an append call per piece.
-class Sink {
- public:
-  explicit Sink(std::string *s) : s_(s), len_(s->size()) {}
-  ~Sink() { s_->resize(len_); }
-  // Room for n more bytes; returns where they go (commit() after).
-  char *room(size_t n) {
-    // Grows within the string's capacity (doubling): only n bytes are
-    // zeroed, and the destructor cuts it back to what was written.
-    if (len_ + n > s_->size()) s_->resize(len_ + n);
-    return s_->data() + len_;
-  }
-  void commit(char *end) { len_ = size_t(end - s_->data()); }
-
- private:
-  std::string *s_;
-  size_t len_;
-};
-
 char *fill(char *p, int n, char c) {
-  if (n > 0) {
-    std::memset(p, c, size_t(n));
-    p += n;
-  }
+  while (n-- > 0) *p++ = c;  // mostly a few bytes: no call
   return p;
 }
 
 // lib/vsprintf.c number(), for base 8, 10 and 16.
-void number(Sink *out, uint64_t num, Spec s, int base, bool upper) {
+void number(FormatSink *out, uint64_t num, Spec s, int base, bool upper) {
   char tmp[24];  // the digits, least significant first
   char sign = 0;
   bool need_pfx = (s.flags & kSpecial) && base != 10;
@@ -248,7 +225,7 @@ void number(Sink *out, uint64_t num, Spec s, int base, bool upper) {
 }
 
 // widen_string(): spaces only, '0' does not apply.
-void padded(Sink *out, const char *s, size_t len, const Spec &sp) {
+void padded(FormatSink *out, const char *s, size_t len, const Spec &sp) {
   int spaces = sp.width > int(len) ? sp.width - int(len) : 0;
   char *p = out->room(len + size_t(spaces));
   if (!(sp.flags & kLeft)) p = fill(p, spaces, ' ');
@@ -262,8 +239,13 @@ int clamp_star(uint64_t v) { return int(std::clamp<int64_t>(int64_t(v), 0, 32767
 
 }  // namespace
 
-void format_kernel(const Format &f, const FormatArgs &args, std::string *sink) {
-  Sink out(sink);
+void format_kernel(const Format &f, const FormatArgs &args, std::string *out) {
+  FormatSink sink(out);
+  format_kernel(f, args, &sink);
+}
+
+void format_kernel(const Format &f, const FormatArgs &args, FormatSink *sink) {
+  FormatSink &out = *sink;
   size_t nl = 0, ns = 0;
   auto next_long = [&]() -> uint64_t { return nl < args.longs.size() ? args.longs[nl++] : 0; };
   for (const auto &p : f.pieces) {

@@ -4,6 +4,7 @@
 // docs/architecture.md ("Relay records") with the kernel's semantics.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -59,6 +60,29 @@ struct FormatArgs {
   std::vector<std::string_view> strs;
 };
 void format_kernel(const Format &f, const FormatArgs &args, std::string *out);
+
+// Appends to a string through a cursor, so that a conversion costs a few
+// stores rather than an append call per piece. The string grows by
+// doubling (its new bytes zeroed once) and is cut to what was written when
+// the sink goes: keep one sink for many format_kernel calls (a record).
+class FormatSink {
+ public:
+  explicit FormatSink(std::string *s) : s_(s), len_(s->size()) {}
+  ~FormatSink() { s_->resize(len_); }
+  FormatSink(const FormatSink &) = delete;
+  FormatSink &operator=(const FormatSink &) = delete;
+  // Room for n more bytes; returns where they go (commit() after).
+  char *room(size_t n) {
+    if (len_ + n > s_->size()) s_->resize(std::max(2 * s_->size(), len_ + n + 4096));
+    return s_->data() + len_;
+  }
+  void commit(char *end) { len_ = size_t(end - s_->data()); }
+
+ private:
+  std::string *s_;
+  size_t len_;
+};
+void format_kernel(const Format &f, const FormatArgs &args, FormatSink *out);
 
 // Decodes the arguments of one binary printf item (the bytes after its
 // format id: a little-endian u64 per 'l', a u32 length and the bytes per

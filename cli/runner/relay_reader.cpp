@@ -195,7 +195,8 @@ bool RelayReader::load_formats(const std::string& path, std::string* err) {
 
 // The items of one XTAP_REC_FORMATTED record, appended to out as text. False
 // if an item names no format or is cut short (the rest of the record is lost).
-bool RelayReader::format_items(const char* p, const char* end, std::string* out) {
+bool RelayReader::format_items(const char* p, const char* end, std::string* text) {
+  FormatSink out(text);
   while (end - p >= 4) {
     uint32_t id;
     std::memcpy(&id, p, 4);
@@ -206,14 +207,16 @@ bool RelayReader::format_items(const char* p, const char* end, std::string* out)
       std::memcpy(&n, p, 4);
       p += 4;
       if (uint64_t(end - p) < n) return false;
-      out->append(p, n);
+      char* w = out.room(n);
+      std::memcpy(w, p, n);
+      out.commit(w + n);
       p += n;
       continue;
     }
     if (id > formats_.size()) return false;
     const Fmt& f = formats_[id - 1];
     if (!decode_format_args(f.kinds, &p, end, &args_)) return false;
-    format_kernel(f.format, args_, out);
+    format_kernel(f.format, args_, &out);
   }
   return p == end;
 }
