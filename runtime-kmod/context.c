@@ -268,6 +268,7 @@ struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs
 	c->nesting = 0;
 	c->stack_used = 0;
 	c->printbuf_used = 0;
+	c->printbuf_items = false;
 	c->locks_held = 0;
 	c->irqflags = flags;
 	cc->probe_addr = 0;

@@ -194,6 +194,15 @@ static ssize_t xtap_ctl_write(struct file *f, const char __user *ubuf,
 		xtap_cmd_stop(true);
 		err = 0;
 		break;
+	case XTAP_CMD_BINARY:
+		/*
+		 * Before START only, so that no handler sees the mode change;
+		 * a collector attaching again (-A) finds it on already.
+		 */
+		err = READ_ONCE(xtap_binary_output) || xtap_state() == XTAP_ST_INIT ? 0 : -EINVAL;
+		if (!err)
+			WRITE_ONCE(xtap_binary_output, true);
+		break;
 	case XTAP_CMD_DETACH:
 		if (xtap_state() != XTAP_ST_RUNNING) {
 			err = -EINVAL;

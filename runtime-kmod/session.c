@@ -241,6 +241,9 @@ static void xtap_session_free(void)
 	xtap_contexts_free();
 }
 
+/* xtap_<module>/formats: the script's printf format table, for the runner. */
+static struct debugfs_blob_wrapper xtap_formats_blob;
+
 int xtap_session_init(const struct xtap_script *s)
 {
 	char dirname[MODULE_NAME_LEN + sizeof(XTAP_DEBUGFS_PREFIX)];
@@ -296,6 +299,12 @@ int xtap_session_init(const struct xtap_script *s)
 		pr_err(XTAP_PFX "cannot create debugfs directory %s (%d)\n",
 		       dirname, err);
 		goto fail;
+	}
+	xtap_binary_output = false;
+	if (s->formats_len) {
+		xtap_formats_blob.data = (void *)s->formats;
+		xtap_formats_blob.size = s->formats_len;
+		debugfs_create_blob("formats", 0400, xtap_sess.dir, &xtap_formats_blob);
 	}
 	err = xtap_relay_init(xtap_sess.dir);
 	if (err)

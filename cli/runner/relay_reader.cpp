@@ -10,6 +10,7 @@
 
 #include <xtap/abi.h>
 
+#include "common/file_io.h"
 #include "common/json.h"
 #include "common/process.h"
 #include "runner/output_files.h"
@@ -148,6 +149,11 @@ void RelayReader::parse(Cpu& cpu) {
     Rec r;
     r.type = h.type;
     if (h.type == XTAP_REC_TEXT) r.text = b.substr(off + sizeof(h), h.size - sizeof(h));
+    if (h.type == XTAP_REC_FORMATTED) {
+      // Formatted here, as it arrives: merged, switched and written as text.
+      r.type = XTAP_REC_TEXT;
+      if (!format_items(b.data() + off + sizeof(h), b.data() + off + h.size, &r.text)) bad_items_++;
+    }
     if (cpu.bulk_fd >= 0) {
       // -b: no merge; the record goes to its CPU's file as it comes.
       bulk_out += r.text;
@@ -159,6 +165,60 @@ void RelayReader::parse(Cpu& cpu) {
   }
   cpu.carry.erase(0, off);
   if (!bulk_out.empty() && !write_fully(cpu.bulk_fd, bulk_out)) write_failed_ = true;
+}
+
+bool RelayReader::load_formats(const std::string& path, std::string* err) {
+  err->clear();
+  bool ok = false;
+  std::string t = read_file(path, &ok);
+  if (!ok) return false;
+  const std::string magic = XTAP_FORMATS_MAGIC;
+  if (t.compare(0, magic.size(), magic) != 0) {
+    *err = path + ": not a format table this xtap-run knows";
+    return false;
+  }
+  formats_.clear();
+  for (size_t off = magic.size(); off < t.size();) {
+    uint32_t n;
+    if (t.size() - off < 4 || (std::memcpy(&n, t.data() + off, 4), t.size() - off - 4 < n)) {
+      *err = path + ": truncated format table";
+      return false;
+    }
+    Fmt f;
+    f.format = parse_format(t.substr(off + 4, n));
+    f.kinds = f.format.arg_kinds();
+    formats_.push_back(std::move(f));
+    off += 4 + n;
+  }
+  return true;
+}
+
+// The items of one XTAP_REC_FORMATTED record, appended to out as text. False
+// if an item names no format or is cut short (the rest of the record is lost).
+bool RelayReader::format_items(const char* p, const char* end, std::string* text) {
+  FormatSink out(text);
+  while (end - p >= 4) {
+    uint32_t id;
+    std::memcpy(&id, p, 4);
+    p += 4;
+    if (id == 0) {  // text staged behind items
+      uint32_t n;
+      if (end - p < 4) return false;
+      std::memcpy(&n, p, 4);
+      p += 4;
+      if (uint64_t(end - p) < n) return false;
+      char* w = out.room(n);
+      std::memcpy(w, p, n);
+      out.commit(w + n);
+      p += n;
+      continue;
+    }
+    if (id > formats_.size()) return false;
+    const Fmt& f = formats_[id - 1];
+    if (!decode_format_args(f.kinds, &p, end, &args_)) return false;
+    format_kernel(f.format, args_, &out);
+  }
+  return p == end;
 }
 
 void RelayReader::emit(bool final) {

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/printf_format.h"
+
 namespace xtap::runner {
 
 class OutputFiles;
@@ -26,6 +28,9 @@ class RelayReader {
   // and unmerged, to PREFIX_cpuN (stap's stpd_cpuN without -o); call
   // before open(). switch_file() marks are ignored.
   void set_bulk(const std::string& prefix) { bulk_prefix_ = prefix; }
+  // The module's printf format table (abi.h, XTAP_REC_FORMATTED). False
+  // with *err empty if the module has none, with *err set if it is malformed.
+  bool load_formats(const std::string& path, std::string* err);
   // Drains every file completely, prints all pending records, joins.
   void finish();
   void close();
@@ -33,6 +38,8 @@ class RelayReader {
 
   uint64_t records() const { return records_; }
   uint64_t corrupt() const { return corrupt_; }
+  // Binary printf records that named an unknown format or were cut short.
+  uint64_t bad_items() const { return bad_items_; }
   bool write_failed() const { return write_failed_; }
   const std::string& switch_error() const { return switch_error_; }
 
@@ -48,6 +55,14 @@ class RelayReader {
   void emit(bool final);
   void flush_out();
 
+  bool format_items(const char* p, const char* end, std::string* out);
+  struct Fmt {
+    Format format;
+    std::string kinds;  // Format::arg_kinds()
+  };
+  std::vector<Fmt> formats_;  // id N is formats_[N - 1]
+  FormatArgs args_;           // reused, to spare allocations per item
+  uint64_t bad_items_ = 0;
   std::vector<Cpu> cpus_;
   struct Rec {
     uint16_t type = 0;

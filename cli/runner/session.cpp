@@ -142,6 +142,15 @@ bool Session::connect(const std::string& dir) {
     say("%s", err.c_str());
     return false;
   }
+  // A module with a format table writes binary printf records once asked;
+  // one without (older) keeps formatting in the kernel.
+  if (relay_.load_formats(dir + "/formats", &err)) {
+    if (!ctl_.send(XTAP_CMD_BINARY, 0, &err) && opt_.verbose)
+      say("binary printf records not enabled: %s", err.c_str());
+  } else if (!err.empty()) {
+    say("%s", err.c_str());
+    return false;
+  }
   for (const Message& m : msgs) handle(m);
   return true;
 }
@@ -399,6 +408,9 @@ void Session::print_summary_warnings(const xtap_done& d) {
   if (relay_.corrupt())
     std::fprintf(stderr, "WARNING: %llu corrupt relay record streams were discarded\n",
                  (unsigned long long)relay_.corrupt());
+  if (relay_.bad_items())
+    std::fprintf(stderr, "WARNING: %llu binary printf records could not be formatted\n",
+                 (unsigned long long)relay_.bad_items());
 }
 
 int Session::finish() {

@@ -61,6 +61,19 @@ TEST(Codegen, ArgumentsWithSideEffectsAreEvaluatedInOrder) {
   EXPECT_LT(call, read);
 }
 
+TEST(Codegen, PrintfWithAConstantFormatWritesABinaryItemWithATextFallback) {
+  std::string c = translate(
+      "probe begin { printf(\"%d %s\\n\", 1, \"a\"); printf(\"%d %s\\n\", 2, \"b\"); "
+      "printf(\"%m\", 0); x = sprintf(\"%d\", 3) }");
+  // One table entry per distinct format; %m (kernel memory) and sprintf stay text.
+  EXPECT_NE(c.find("xtap_formats[] = \"XTF1\\x06\\x00\\x00\\x00%d %s\\n\";"), std::string::npos) << c;
+  EXPECT_NE(c.find(".formats_len = 14"), std::string::npos) << c;
+  EXPECT_NE(c.find("if (!(xtap_binary_output && xtap_bprintf(c, 1, \"ls\", _v"), std::string::npos) << c;
+  EXPECT_EQ(c.find("xtap_bprintf(c, 2"), std::string::npos) << c;
+  EXPECT_NE(c.find("xtap_printf(c, \"%lld %s\\n\", (long long)((s64)_v"), std::string::npos) << c;
+  EXPECT_NE(c.find("xtap_print_memory("), std::string::npos) << c;
+}
+
 TEST(Codegen, ScalarStatisticsTakeNoLockToAddAndAnExclusiveOneToRead) {
   // As stap: <<< to a scalar statistic writes this CPU's part, which
   // readers copy under its sequence count (runtime-kmod/stat.c).

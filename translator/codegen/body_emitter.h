@@ -70,7 +70,8 @@ class BodyEmitter {
   std::string print_call(const Expr &e, bool newline);
   std::string values_call(const Expr &e, size_t from, bool newline, bool to_string);
   std::string format_call(const Expr &e, bool to_string);
-  std::string raw_format_call(const Expr &e, const Format &f);
+  std::string raw_format_seq(const Format &f, const std::vector<std::string> &vals);
+  std::string text_format(const Format &f, const std::vector<std::string> &vals, bool to_string);
   std::string number(long long v);
   std::string embedded_expr(const Expr &e);
   std::string target_read(const Expr &e);  // emit_target.cpp

@@ -1,6 +1,7 @@
 // Pass 3: expressions to C. Every expression becomes a C expression of type
 // s64 (long) or const char * (string); work that can fail uses a GNU
 // statement expression that jumps to the handler's `out` label.
+#include <algorithm>
 #include <regex>
 
 #include "builtins/builtins.h"
@@ -440,7 +441,10 @@ std::string conversion_args(const FormatPiece &p, const std::vector<std::string>
   std::string out;
   auto arg = [&](const char *cast) { out += std::string(", ") + cast + "(" + vals[(*next)++] + ")"; };
   if (p.width == "*") arg("XTAP_FMT_WIDTH");
-  if (p.precision == "*") arg("XTAP_FMT_WIDTH");
+  // kernel_format() drops a %p precision, so its '*' value is not passed
+  // (it was evaluated in order already, where it has side effects).
+  if (p.precision == "*" && p.conv == 'p') ++*next;
+  else if (p.precision == "*") arg("XTAP_FMT_WIDTH");
   switch (p.conv) {
     case 'd': case 'i': arg("(long long)"); break;
     case 'c': arg("(int)"); break;
@@ -453,20 +457,10 @@ std::string conversion_args(const FormatPiece &p, const std::vector<std::string>
 }  // namespace
 
 // printf with %b/%m/%M: vsnprintf for the ordinary runs of the format,
-// runtime calls for the raw conversions, in order.
-std::string BodyEmitter::raw_format_call(const Expr &e, const Format &f) {
-  std::vector<const Expr *> list;
-  for (size_t i = 1; i < e.args.size(); ++i) list.push_back(e.arg(i));
-  std::string prelude;
-  std::vector<std::string> vals = in_order(list, &prelude);
-  // Arguments are consumed in order, so evaluate them all first.
-  for (size_t i = 0; i < vals.size(); ++i) {
-    if (vals[i].rfind("_a", 0) == 0) continue;
-    std::string t = unique("_a");
-    prelude += c_type_of(list[i]->type) + t + " = " + vals[i] + "; ";
-    vals[i] = t;
-  }
-  std::string seq = "({ " + prelude;
+// runtime calls for the raw conversions, in order, on values evaluated
+// beforehand (vals: temporaries or constants).
+std::string BodyEmitter::raw_format_seq(const Format &f, const std::vector<std::string> &vals) {
+  std::string seq;
   size_t next = 0;
   Format run;
   std::string run_args;
@@ -497,24 +491,56 @@ std::string BodyEmitter::raw_format_call(const Expr &e, const Format &f) {
     run_args += conversion_args(p, vals, &next);
   }
   flush();
-  return seq + "})";
+  return seq;
 }
 
-std::string BodyEmitter::format_call(const Expr &e, bool to_string) {
-  Format f = parse_format(e.arg(0)->text);
-  if (f.has_raw_conversions()) return raw_format_call(e, f);
-  std::vector<const Expr *> list;
-  for (size_t i = 1; i < e.args.size(); ++i) list.push_back(e.arg(i));
-  std::string prelude;
-  std::vector<std::string> vals = in_order(list, &prelude);
+// The text path of printf and sprintf: the kernel's vsnprintf.
+std::string BodyEmitter::text_format(const Format &f, const std::vector<std::string> &vals, bool to_string) {
   std::string args;
   size_t next = 0;
   for (const auto &p : f.pieces)
     if (!p.literal) args += conversion_args(p, vals, &next);
   std::string kf = c_string_literal(kernel_format(f));
-  if (to_string)
-    return wrap(prelude, "((const char *)xtap_sprintf(" + string_temp() + ", " + kf + args + "))");
-  return wrap(prelude, "xtap_printf(c, " + kf + args + ")");
+  if (to_string) return "((const char *)xtap_sprintf(" + string_temp() + ", " + kf + args + "))";
+  return "xtap_printf(c, " + kf + args + ")";
+}
+
+std::string BodyEmitter::format_call(const Expr &e, bool to_string) {
+  Format f = parse_format(e.arg(0)->text);
+  std::vector<const Expr *> list;
+  for (size_t i = 1; i < e.args.size(); ++i) list.push_back(e.arg(i));
+  std::string prelude;
+  std::vector<std::string> vals = in_order(list, &prelude);
+  if (!to_string && e.number > 0) {
+    // Pass 2 gave the format an id: the values go to the runner raw when it
+    // formats records (xtap_binary_output), else (an older runner, or an
+    // item larger than the print buffer) through the text path below, on
+    // the same values.
+    std::string v = unique("_v"), init, kinds = f.arg_kinds();
+    std::vector<std::string> staged;
+    for (size_t i = 0; i < vals.size(); ++i) {
+      bool str = list[i]->type == Type::String;
+      init += std::string(i ? ", " : "") + (str ? "(u64)(unsigned long)(" : "(u64)(") + vals[i] + ")";
+      staged.push_back(str ? "(const char *)(unsigned long)" + v + "[" + std::to_string(i) + "]"
+                           : "(s64)" + v + "[" + std::to_string(i) + "]");
+    }
+    std::string text = f.has_raw_conversions() ? "({ " + raw_format_seq(f, staged) + "})"
+                                               : text_format(f, staged, false);
+    return "({ " + prelude + "const u64 " + v + "[" + std::to_string(std::max<size_t>(vals.size(), 1)) +
+           "] = { " + (init.empty() ? "0" : init) + " }; if (!(xtap_binary_output && xtap_bprintf(c, " +
+           std::to_string(e.number) + ", " + c_string_literal(kinds) + ", " + v + "))) " + text + "; })";
+  }
+  if (f.has_raw_conversions()) {
+    // Arguments are consumed in order, so evaluate them all first.
+    for (size_t i = 0; i < vals.size(); ++i) {
+      if (vals[i].rfind("_a", 0) == 0) continue;
+      std::string t = unique("_a");
+      prelude += c_type_of(list[i]->type) + t + " = " + vals[i] + "; ";
+      vals[i] = t;
+    }
+    return "({ " + prelude + raw_format_seq(f, vals) + "})";
+  }
+  return wrap(prelude, text_format(f, vals, to_string));
 }
 
 }  // namespace xtap

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <set>
 
+#include <xtap/abi.h>
+
 #include "codegen/body_emitter.h"
 #include "codegen/data_symbols.h"
 #include "codegen/display_unread.h"
@@ -257,6 +259,19 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
     w.close("};");
     tables.fields.push_back(".regexes = xtap_regexes");
     tables.fields.push_back(".nregexes = " + std::to_string(script.regexes.size()));
+  }
+  if (!script.formats.empty()) {
+    // The format table of binary printf records (abi.h), served by the
+    // module itself so that xtap-run needs nothing beside a prebuilt module.
+    std::string blob = XTAP_FORMATS_MAGIC;
+    for (const auto &f : script.formats) {
+      uint32_t n = static_cast<uint32_t>(f.size());
+      for (int i = 0; i < 4; ++i) blob += static_cast<char>(n >> (8 * i));
+      blob += f;
+    }
+    w.line("static const char xtap_formats[] = " + c_string_literal(blob) + ";");
+    tables.fields.push_back(".formats = xtap_formats");
+    tables.fields.push_back(".formats_len = " + std::to_string(blob.size()));
   }
   if (!timing_descs.empty()) {
     w.open("static const struct xtap_timing_desc xtap_timing_descs[] = {");

@@ -269,6 +269,9 @@ struct Script {
   std::vector<std::unique_ptr<FunctionDecl>> functions;
   std::vector<std::unique_ptr<AliasDecl>> aliases;
   std::vector<std::string> regexes;  // =~ patterns; an =~ Expr keeps its index in `number`
+  // printf formats the runner may format from binary records (no %m/%M);
+  // such a printf call keeps its 1-based index in `number`.
+  std::vector<std::string> formats;
   std::vector<std::string> embedded_c;  // top-level %{ %} blocks (guru mode, tapsets)
   bool guru = false;                    // -g: target variables may be assigned
 

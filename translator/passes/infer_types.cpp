@@ -379,7 +379,7 @@ class TypeInferrer {
       if (p.literal) continue;
       if (p.width == "*") want.push_back(Type::Long);
       if (p.precision == "*") want.push_back(Type::Long);
-      want.push_back(p.arg_type);
+      want.push_back(format_arg_type(p));
     }
     size_t given = e.args.size() - 1;
     if (given != want.size()) {
@@ -391,6 +391,12 @@ class TypeInferrer {
       return;
     }
     for (size_t i = 0; i < want.size(); ++i) expect(*e.arg(i + 1), want[i]);
+    if (e.builtin->kind == BuiltinKind::Printf && !f.has_memory_conversions()) {
+      auto &all = script_.formats;
+      auto it = std::find(all.begin(), all.end(), e.arg(0)->text);
+      e.number = (it - all.begin()) + 1;
+      if (it == all.end()) all.push_back(e.arg(0)->text);
+    }
   }
 
   void stmt(Stmt &s) {

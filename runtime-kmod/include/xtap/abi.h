@@ -32,6 +32,13 @@ enum xtap_cmd_type {
 	 * HELLO and STARTED again, then the retained output.
 	 */
 	XTAP_CMD_DETACH = 3,
+	/*
+	 * Sent before START by a runner that read the module's format table
+	 * (xtap_<module>/formats): printf with a constant format may then
+	 * write XTAP_REC_FORMATTED records, which the runner formats. Without
+	 * it (an older runner) every printf is formatted in the kernel.
+	 */
+	XTAP_CMD_BINARY = 4,
 };
 
 struct xtap_cmd {
@@ -91,7 +98,23 @@ enum xtap_rec_type {
 	XTAP_REC_SWITCH_FILE = 2, /* no payload: switch_file(); with -o FILE -S, the
 				   * runner goes on in the next output file here.
 				   * Older runners skip it. */
+	/*
+	 * Payload: items, each a __u32 format id and its data. Id 0 is text
+	 * (a __u32 length and the bytes); id N is format N of the table (1 is
+	 * the first) followed by its arguments in order: a __u64 per number
+	 * ('*' widths and precisions too) and a __u32 length and the bytes per
+	 * string, unaligned, in the machine's byte order. Written only after
+	 * XTAP_CMD_BINARY.
+	 */
+	XTAP_REC_FORMATTED = 3,
 };
+
+/*
+ * xtap_<module>/formats: the printf formats of XTAP_REC_FORMATTED, as the
+ * script wrote them (escapes resolved): XTAP_FORMATS_MAGIC, then per
+ * format a __u32 length and the bytes. Absent in modules without it.
+ */
+#define XTAP_FORMATS_MAGIC "XTF1"
 
 struct xtap_rec_hdr {
 	__u32 size; /* header + payload, not padded */

@@ -70,6 +70,7 @@ struct xtap_context {
 	char *stack;                /* frame stack (locals, temporaries) */
 	char *printbuf;             /* staged output, flushed at xtap_leave() */
 	u32 printbuf_used;
+	bool printbuf_items;        /* printbuf holds XTAP_REC_FORMATTED items, not text */
 	u32 printbuf_size;
 	unsigned long irqflags;
 	u16 locks_held;             /* number of lock requests of probe taken */
@@ -441,6 +442,9 @@ struct xtap_script {
 	u16 nregexes;
 	const struct xtap_timing_desc *timing; /* -t: the timed probes; NULL without -t */
 	u32 ntiming;
+	/* The printf format table served as xtap_<module>/formats (abi.h). */
+	const char *formats;
+	u32 formats_len;
 };
 
 /* ------------------------------------------------------------ session */
@@ -535,6 +539,15 @@ static inline void xtap_frame_pop(struct xtap_context *c, u32 size)
 /* Append formatted text to the CPU's staged output (kernel vsnprintf format). */
 void xtap_printf(struct xtap_context *c, const char *fmt, ...) __printf(2, 3);
 void xtap_print_str(struct xtap_context *c, const char *s);
+/*
+ * printf with a constant format, unformatted: format id (1-based, in the
+ * script's table), the argument kinds ('l' a number, 's' a string) and the
+ * values (strings as pointers). Only while xtap_binary_output (the runner
+ * formats the records); false if the item cannot be staged, and the caller
+ * formats it with xtap_printf instead.
+ */
+extern bool xtap_binary_output;
+bool xtap_bprintf(struct xtap_context *c, u32 id, const char *kinds, const u64 *v);
 void xtap_print_long(struct xtap_context *c, s64 v);
 
 /* ------------------------------------------------------------ strings */
