@@ -235,12 +235,8 @@ void xtap_dwarf_set_reg(struct xtap_context *c, int regno, u64 v)
 }
 NOKPROBE_SYMBOL(xtap_dwarf_set_reg);
 
-u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed)
+static u64 xtap_dwarf_widen(u64 v, u32 size, int is_signed)
 {
-	u64 v = 0;
-
-	if (size > sizeof(v) || xtap_kread(c, (unsigned long)addr, &v, size))
-		return 0;
 	if (is_signed && size < sizeof(v)) {
 		u32 shift = 64 - size * 8;
 
@@ -248,7 +244,27 @@ u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed)
 	}
 	return v;
 }
+
+u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed)
+{
+	u64 v = 0;
+
+	if (size > sizeof(v) || xtap_kread(c, (unsigned long)addr, &v, size))
+		return 0;
+	return xtap_dwarf_widen(v, size, is_signed);
+}
 NOKPROBE_SYMBOL(xtap_dwarf_load);
+
+/* The same for a variable of a probed program (process probes): user memory. */
+u64 xtap_dwarf_uload(struct xtap_context *c, u64 addr, u32 size, int is_signed)
+{
+	u64 v = 0;
+
+	if (size > sizeof(v) || xtap_uread(c, (unsigned long)addr, &v, size))
+		return 0;
+	return xtap_dwarf_widen(v, size, is_signed);
+}
+NOKPROBE_SYMBOL(xtap_dwarf_uload);
 
 /* Entries of xtap_symbols that name a wildcard spec of this script. */
 static u32 xtap_count_symbols(void)

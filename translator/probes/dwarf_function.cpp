@@ -24,16 +24,11 @@
 namespace xtap {
 namespace {
 
-struct Spec {
-  std::string function;  // name glob
-  std::string file;      // file glob, "" for any
-  int first = 0, last = 0;  // lines (statements); 0: none given
-  bool all_lines = false;   // :*
-  int relative = -1;        // +N: N lines after the function's declaration
-  std::string error;
-};
+using Spec = DwarfLocationSpec;
 
-Spec parse_spec(const std::string &text) {
+}  // namespace
+
+DwarfLocationSpec parse_dwarf_location(const std::string &text) {
   Spec s;
   size_t at = text.find('@');
   s.function = text.substr(0, at);
@@ -64,6 +59,14 @@ Spec parse_spec(const std::string &text) {
   return s;
 }
 
+std::vector<DwarfLine> DwarfLocationSpec::lines_of(const KernelDwarf &d, const DwarfFunction &f) const {
+  if (all_lines) return d.lines(f, 1, 1 << 30);
+  if (relative >= 0) return d.lines(f, f.line + relative, f.line + relative);
+  return d.lines(f, first, last);
+}
+
+namespace {
+
 std::string where(const DwarfFunction &f, int line) {
   return f.name + "@" + f.file + ":" + std::to_string(line);
 }
@@ -80,24 +83,23 @@ std::string family_prefix(const KernelDwarf &d) {
 constexpr int kArgRegs[] = {5, 4, 1, 2, 8, 9};  // rdi rsi rdx rcx r8 r9 (DWARF numbers)
 
 // A variable of type `t` in memory at `addr` (a u64 C expression): a
-// scalar is loaded, an array or a struct is read through its address.
-void in_memory_at(const KType &t, const std::string &addr, ContextVar *cv) {
+// scalar is loaded (from the probed program's memory when `user`), an
+// array or a struct is read through its address.
+void in_memory_at(const KType &t, const std::string &addr, ContextVar *cv, bool user) {
   cv->address_c = addr;
   bool loadable = t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8;
   if ((t.kind == KTypeKind::Int || t.kind == KTypeKind::Enum || t.kind == KTypeKind::Pointer) &&
       loadable)
-    cv->c_value = "xtap_dwarf_load(c, " + addr + ", " + std::to_string(t.size) + ", " +
+    cv->c_value = std::string(user ? "xtap_dwarf_uload" : "xtap_dwarf_load") + "(c, " + addr + ", " + std::to_string(t.size) + ", " +
                   (t.is_signed ? "1" : "0") + ")";
   else
     cv->c_value = addr;
 }
 
-// A variable at a statement (or a local at a function's entry) as a
-// context variable, read from where DWARF says it is at that address.
-// `entry_frame`: the entry_frame_key() of the function the statement is
-// in, whose calls keep their entry values for DW_OP_entry_value.
-ContextVar context_var_of(const TypeTable &types, const DwarfVar &v,
-                          const std::string &entry_frame = "") {
+}  // namespace
+
+ContextVar dwarf_context_var(const TypeTable &types, const DwarfVar &v, const std::string &entry_frame,
+                             bool user) {
   ContextVar cv;
   cv.name = v.name;
   cv.type = v.type;
@@ -112,12 +114,18 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v,
         cv.unavailable = "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
       break;
     case DwarfVar::Where::Memory:
-      in_memory_at(t, "(" + reg + " + (" + std::to_string(v.offset) + "LL))", &cv);
+      in_memory_at(t, "(" + reg + " + (" + std::to_string(v.offset) + "LL))", &cv, user);
       break;
     case DwarfVar::Where::Constant:
       cv.c_value = "(u64)" + std::to_string(v.offset) + "LL";
       break;
     case DwarfVar::Where::Address: {
+      if (user) {
+        // Relocated by a kernel symbol; a program's statics move with its
+        // load address, which the probe does not know yet.
+        cv.unavailable = "it is a static of the program at a fixed address, which xtap cannot place yet";
+        break;
+      }
       std::string addr = "((u64)xtap_data_symbol(\"" + v.symbol + "\") + (" + std::to_string(v.offset) + "LL))";
       if (!v.in_memory) {
         cv.c_value = addr;  // the address is the value
@@ -152,13 +160,15 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v,
           cv.unavailable = "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
         break;
       }
-      in_memory_at(t, value, &cv);
+      in_memory_at(t, value, &cv, user);
       break;
     }
     case DwarfVar::Where::Unavailable: cv.unavailable = v.why; break;
   }
   return cv;
 }
+
+namespace {
 
 // A global at a fixed address: relocated at load time by its symbol
 // (codegen/data_symbols.cpp turns xtap_data_symbol("sym") into the
@@ -188,7 +198,7 @@ std::vector<ContextVar> clone_entry_vars(const TypeTable &types, const std::vect
                                          const KFunction &proto, bool is_return) {
   std::vector<ContextVar> vars;
   for (const DwarfVar &v : at_entry) {
-    ContextVar cv = context_var_of(types, v);
+    ContextVar cv = dwarf_context_var(types, v);
     if (v.where == DwarfVar::Where::Register) {
       const int *slot = std::find(std::begin(kArgRegs), std::end(kArgRegs), v.reg);
       if (slot != std::end(kArgRegs)) {
@@ -343,7 +353,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                           : "use kernel.function(\"PATTERN[@FILE]\"), .call or .return";
     return;
   }
-  Spec spec = parse_spec(cs[1].str_arg);
+  Spec spec = parse_dwarf_location(cs[1].str_arg);
   if (spec.error.empty() && is_statement && spec.first == 0 && !spec.all_lines && spec.relative < 0)
     spec.error = "a statement needs a line: FUNC@FILE:LINE, FUNC@FILE:N-M, FUNC@FILE:* or FUNC@FILE+N";
   if (spec.error.empty() && spec.function.empty()) spec.function = "*";
@@ -375,9 +385,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
         }
         if (lines.empty()) continue;
       } else if (is_statement) {
-        if (spec.all_lines) lines = d->lines(*f, 1, 1 << 30);
-        else if (spec.relative >= 0) lines = d->lines(*f, f->line + spec.relative, f->line + spec.relative);
-        else lines = d->lines(*f, spec.first, spec.last);
+        lines = spec.lines_of(*d, *f);
         if (lines.empty()) continue;
       } else {
         lines.push_back({f->line, f->entry});
@@ -414,7 +422,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
               frame = entry_frame_key(sym, off, f->name);
             }
             for (const DwarfVar &v : d->variables_at(*f, addr))
-              vars.push_back(context_var_of(d->types(), v, frame));
+              vars.push_back(dwarf_context_var(d->types(), v, frame));
             return vars;
           }
           // At entry the parameters are in the argument registers (and a
@@ -427,7 +435,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
           vars = parameter_vars(d->types(), proto, is_return);
           if (!is_return)
             for (const DwarfVar &v : d->variables_at(*f, f->entry))
-              if (!v.parameter) vars.push_back(context_var_of(d->types(), v));
+              if (!v.parameter) vars.push_back(dwarf_context_var(d->types(), v));
           return vars;
         };
         dp->lazy_global = [d, f](const std::string &name, const std::string &file, ContextVar *cv) {

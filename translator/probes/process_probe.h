@@ -12,6 +12,8 @@
 
 namespace xtap {
 
+class KernelDwarf;
+
 class ProcessFunctionProbe : public DerivedProbe {
  public:
   std::string path;      // as probed on the target
@@ -19,23 +21,49 @@ class ProcessFunctionProbe : public DerivedProbe {
   uint64_t offset = 0;   // in the file
   bool is_return = false;
   bool is_call = false;
-  std::vector<ContextVar> vars;
+  mutable std::vector<ContextVar> vars;
 
   std::string program, library;  // .library("LIB") of process("PROGRAM"), as written
 
   uint64_t statement = 0;  // .statement(ADDR): the address as written
+  std::string source_line;  // .statement("FUNC@FILE:LINE"): as pp() shows it ("f@f.c:12")
   std::string mark, provider;  // .mark("NAME"): the USDT site's name; .provider("P") as written
   uint64_t ref_ctr_offset = 0; // USDT: file offset of its semaphore, or 0
   bool plt = false;            // .plt: `function` is the symbol the PLT entry calls ($$name)
 
+  // $name from the program's DWARF (process_vars.cpp), read on first use:
+  // the file on this machine, the function's link-time entry address and
+  // the probed address (the same at a function's entry; a statement's
+  // inside it). No host_file: the location has no DWARF variables (.plt,
+  // .mark).
+  std::string host_file;
+  uint64_t function_address = 0, address = 0;
+
   std::string user_file() const override { return path; }
   std::string name() const override;
-  const std::vector<ContextVar> &context_vars() const override { return vars; }
+  const std::vector<ContextVar> &context_vars() const override {
+    load_dwarf_vars();
+    return vars;
+  }
   const TypeTable *types() const override;
   bool string_constant(const std::string &name, std::string *value) const override;
+  bool user_memory() const override { return true; }
+  std::string missing_debuginfo() const override {
+    load_dwarf_vars();
+    return dwarf_missing;
+  }
+  // A .return probe reads a parameter, which the runtime then keeps from
+  // the call's entry.
+  bool reads_entry_args() const;
 
   // $return of a .return probe: the return register.
   void add_return_var();
+
+ private:
+  void load_dwarf_vars() const;
+  mutable bool dwarf_loaded_ = false;
+  mutable const KernelDwarf *dwarf_ = nullptr;
+  mutable std::string dwarf_missing;
 };
 
 bool is_glob(const std::string &s);
@@ -47,6 +75,17 @@ std::string host_path(const std::string &written, const std::string &sysroot, st
 
 // The directories a library named without a '/' is searched in, in order.
 const std::vector<std::string> &library_dirs();
+
+// The DWARF of the program or library at `host_file` (this machine's
+// path), opened once per translation; null with *why when it has none
+// (stripped, and no separate debuginfo found by build-id or debuglink).
+const KernelDwarf *user_dwarf(const std::string &host_file, std::string *why);
+
+// process("PATH").statement("FUNC@FILE:LINE") (also :N-M, :*, +REL): a
+// uprobe at each line's address from the program's DWARF line table
+// (process_vars.cpp).
+void derive_process_source_statement(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
+                                     Diagnostics &diags);
 
 // process[("PATH")][.library("LIB")].plt[("PATTERN")][.return]
 // (process_plt.cpp).

@@ -198,6 +198,13 @@ struct xtap_uprobe_spec {
 	u8 is_return;		/* uretprobe */
 	u8 optional;		/* probe point?: skip silently if it cannot be registered */
 	u64 ref_ctr_offset;	/* USDT: file offset of its semaphore, or 0 */
+	/*
+	 * uretprobe: keep the argument registers of each call from its entry
+	 * ($param at the return, as in stap), and run entry_probe (@entry's
+	 * saving half) there.
+	 */
+	u8 save_args;
+	const struct xtap_probe *entry_probe;
 };
 extern const struct xtap_family_ops xtap_netfilter_ops;
 
@@ -289,6 +296,7 @@ u64 xtap_dwarf_reg(struct xtap_context *c, int regno);
  */
 u64 xtap_entry_arg(struct xtap_context *c, struct xtap_entry_frames *f, int arg, u64 cfa);
 u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed);
+u64 xtap_dwarf_uload(struct xtap_context *c, u64 addr, u32 size, int is_signed);
 /*
  * Guru-mode $var = v for a variable in register `regno` (DWARF numbering):
  * the kprobe's saved register, which the kernel restores when the handler
