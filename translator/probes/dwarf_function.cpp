@@ -26,9 +26,21 @@ namespace {
 
 using Spec = DwarfLocationSpec;
 
+Spec parse_location_text(const std::string &text);
+
 }  // namespace
 
-DwarfLocationSpec parse_dwarf_location(const std::string &text) {
+DwarfLocationSpec parse_dwarf_location(const std::string &text, bool statement) {
+  Spec s = parse_location_text(text);
+  if (s.error.empty() && statement && s.first == 0 && !s.all_lines && s.relative < 0)
+    s.error = "a statement needs a line: FUNC@FILE:LINE, FUNC@FILE:N-M, FUNC@FILE:* or FUNC@FILE+N";
+  if (s.error.empty() && s.function.empty()) s.function = "*";
+  return s;
+}
+
+namespace {
+
+Spec parse_location_text(const std::string &text) {
   Spec s;
   size_t at = text.find('@');
   s.function = text.substr(0, at);
@@ -58,6 +70,8 @@ DwarfLocationSpec parse_dwarf_location(const std::string &text) {
   }
   return s;
 }
+
+}  // namespace
 
 std::vector<DwarfLine> DwarfLocationSpec::lines_of(const KernelDwarf &d, const DwarfFunction &f) const {
   if (all_lines) return d.lines(f, 1, 1 << 30);
@@ -353,10 +367,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                           : "use kernel.function(\"PATTERN[@FILE]\"), .call or .return";
     return;
   }
-  Spec spec = parse_dwarf_location(cs[1].str_arg);
-  if (spec.error.empty() && is_statement && spec.first == 0 && !spec.all_lines && spec.relative < 0)
-    spec.error = "a statement needs a line: FUNC@FILE:LINE, FUNC@FILE:N-M, FUNC@FILE:* or FUNC@FILE+N";
-  if (spec.error.empty() && spec.function.empty()) spec.function = "*";
+  Spec spec = parse_dwarf_location(cs[1].str_arg, is_statement);
   if (!spec.error.empty()) {
     diags.error("XTP2151", cs[1].loc, spec.error).hint =
         "as in kernel.statement(\"vfs_read@fs/read_write.c:460\")";

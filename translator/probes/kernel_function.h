@@ -120,7 +120,8 @@ struct DwarfLocationSpec {
   // The line table rows of `f` the spec names (a statement's addresses).
   std::vector<DwarfLine> lines_of(const KernelDwarf &d, const DwarfFunction &f) const;
 };
-DwarfLocationSpec parse_dwarf_location(const std::string &text);
+// `statement`: a line is required. An empty FUNC is "*".
+DwarfLocationSpec parse_dwarf_location(const std::string &text, bool statement);
 
 // kernel.function("f@file"), kernel.statement(...), module(...).function
 // and .statement from DWARF debuginfo (dwarf_function.cpp).

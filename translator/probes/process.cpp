@@ -134,6 +134,17 @@ std::string host_path(const std::string &written, const std::string &sysroot, st
   return "";
 }
 
+std::unique_ptr<ElfSymbols> open_program(const ProbePoint &pp, const ProbeEnv &env, std::string *file,
+                                         std::string *target, Diagnostics &diags) {
+  const auto &c = pp.components[0];
+  *file = host_path(c.str_arg, env.sysroot, target);
+  std::string why = "no such file";
+  auto elf = file->empty() ? nullptr : ElfSymbols::open(*file, &why);
+  if (!elf && !pp.optional)
+    diags.error(file->empty() ? "XTP2171" : "XTP2172", c.loc, "cannot probe '" + c.str_arg + "': " + why);
+  return elf;
+}
+
 namespace {
 
 class ProcessProvider : public ProbeProvider {
@@ -305,16 +316,9 @@ class ProcessProvider : public ProbeProvider {
           "as in process(\"/usr/bin/prog\").mark(\"request__start\")";
       return;
     }
-    std::string target;
-    std::string file = host_path(cs[0].str_arg, env.sysroot, &target);
-    std::string why = "no such file";
-    auto elf = file.empty() ? nullptr : ElfSymbols::open(file, &why);
-    if (!elf) {
-      if (pp.optional) return;
-      diags.error(file.empty() ? "XTP2171" : "XTP2172", cs[0].loc,
-                  "cannot probe '" + cs[0].str_arg + "': " + why);
-      return;
-    }
+    std::string target, file;
+    auto elf = open_program(pp, env, &file, &target, diags);
+    if (!elf) return;
     std::vector<std::string> names;
     size_t before = out.size();
     for (const SdtNote &n : elf->sdt_notes()) {
@@ -410,16 +414,9 @@ class ProcessProvider : public ProbeProvider {
   void derive_statement(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                         Diagnostics &diags) const {
     const auto &cs = pp.components;
-    std::string target;
-    std::string file = host_path(cs[0].str_arg, env.sysroot, &target);
-    std::string why = "no such file";
-    auto elf = file.empty() ? nullptr : ElfSymbols::open(file, &why);
-    if (!elf) {
-      if (pp.optional) return;
-      diags.error(file.empty() ? "XTP2171" : "XTP2172", cs[0].loc,
-                  "cannot probe '" + cs[0].str_arg + "': " + why);
-      return;
-    }
+    std::string target, file;
+    auto elf = open_program(pp, env, &file, &target, diags);
+    if (!elf) return;
     auto addr = static_cast<uint64_t>(cs[1].num_arg);
     auto off = elf->file_offset(addr);
     if (!off) {

@@ -5,6 +5,7 @@
 // table (runtime-kmod/probes/uprobes.c).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 namespace xtap {
 
 class KernelDwarf;
+class ElfSymbols;
 
 class ProcessFunctionProbe : public DerivedProbe {
  public:
@@ -72,6 +74,12 @@ bool is_glob(const std::string &s);
 // name searched in $PATH as stap does. Sets *target to the path the target
 // sees. "" if it does not exist.
 std::string host_path(const std::string &written, const std::string &sysroot, std::string *target);
+
+// The program or library `pp` names (its first component), opened for its
+// ELF symbols: *file on this machine, *target as probed. Null after
+// reporting why not (silently for an optional point).
+std::unique_ptr<ElfSymbols> open_program(const ProbePoint &pp, const ProbeEnv &env, std::string *file,
+                                         std::string *target, Diagnostics &diags);
 
 // The directories a library named without a '/' is searched in, in order.
 const std::vector<std::string> &library_dirs();

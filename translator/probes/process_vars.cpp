@@ -95,24 +95,16 @@ void ProcessFunctionProbe::load_dwarf_vars() const {
 void derive_process_source_statement(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                                      Diagnostics &diags) {
   const auto &cs = pp.components;
-  std::string target;
-  std::string file = host_path(cs[0].str_arg, env.sysroot, &target);
-  std::string why = "no such file";
-  auto elf = file.empty() ? nullptr : ElfSymbols::open(file, &why);
-  if (!elf) {
-    if (pp.optional) return;
-    diags.error(file.empty() ? "XTP2171" : "XTP2172", cs[0].loc, "cannot probe '" + cs[0].str_arg + "': " + why);
-    return;
-  }
-  DwarfLocationSpec spec = parse_dwarf_location(cs[1].str_arg);
-  if (spec.error.empty() && spec.first == 0 && !spec.all_lines && spec.relative < 0)
-    spec.error = "a statement needs a line: FUNC@FILE:LINE, FUNC@FILE:N-M, FUNC@FILE:* or FUNC@FILE+N";
-  if (spec.error.empty() && spec.function.empty()) spec.function = "*";
+  std::string target, file;
+  auto elf = open_program(pp, env, &file, &target, diags);
+  if (!elf) return;
+  DwarfLocationSpec spec = parse_dwarf_location(cs[1].str_arg, true);
   if (!spec.error.empty()) {
     diags.error("XTP2151", cs[1].loc, spec.error).hint =
         "as in process(\"/usr/bin/prog\").statement(\"main@prog.c:42\"), or an address: .statement(0x401136)";
     return;
   }
+  std::string why;
   const KernelDwarf *d = user_dwarf(file, &why);
   if (!d) {
     if (pp.optional) return;
