@@ -235,8 +235,18 @@ void xtap_dwarf_set_reg(struct xtap_context *c, int regno, u64 v)
 }
 NOKPROBE_SYMBOL(xtap_dwarf_set_reg);
 
-static u64 xtap_dwarf_widen(u64 v, u32 size, int is_signed)
+/* `user`: a variable of a probed program (process probes), in user memory. */
+static u64 xtap_dwarf_read(struct xtap_context *c, u64 addr, u32 size, int is_signed, bool user)
 {
+	u64 v = 0;
+	int err;
+
+	if (size > sizeof(v))
+		return 0;
+	err = user ? xtap_uread(c, (unsigned long)addr, &v, size)
+		   : xtap_kread(c, (unsigned long)addr, &v, size);
+	if (err)
+		return 0;
 	if (is_signed && size < sizeof(v)) {
 		u32 shift = 64 - size * 8;
 
@@ -244,25 +254,17 @@ static u64 xtap_dwarf_widen(u64 v, u32 size, int is_signed)
 	}
 	return v;
 }
+NOKPROBE_SYMBOL(xtap_dwarf_read);
 
 u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed)
 {
-	u64 v = 0;
-
-	if (size > sizeof(v) || xtap_kread(c, (unsigned long)addr, &v, size))
-		return 0;
-	return xtap_dwarf_widen(v, size, is_signed);
+	return xtap_dwarf_read(c, addr, size, is_signed, false);
 }
 NOKPROBE_SYMBOL(xtap_dwarf_load);
 
-/* The same for a variable of a probed program (process probes): user memory. */
 u64 xtap_dwarf_uload(struct xtap_context *c, u64 addr, u32 size, int is_signed)
 {
-	u64 v = 0;
-
-	if (size > sizeof(v) || xtap_uread(c, (unsigned long)addr, &v, size))
-		return 0;
-	return xtap_dwarf_widen(v, size, is_signed);
+	return xtap_dwarf_read(c, addr, size, is_signed, true);
 }
 NOKPROBE_SYMBOL(xtap_dwarf_uload);
 

@@ -132,34 +132,23 @@ static bool xtap_uprobe_keeps_calls(const struct xtap_uprobe_spec *spec)
 	return spec->is_return && (spec->save_args || spec->entry_probe);
 }
 
-static int xtap_uprobe_handler(XTAP_UPROBE_HANDLER_ARGS)
+/* A hit of the uprobe's instruction, or of the uretprobe's return. */
+static void xtap_uprobe_hit(struct xtap_uprobe *xu, struct pt_regs *regs, bool at_return)
 {
-	struct xtap_uprobe *xu = container_of(self, struct xtap_uprobe, uc);
 	struct xtap_ucall *call;
 
 	if (!xtap_uprobe_wanted())
-		return 0;
+		return;
 	if (!xtap_uprobe_keeps_calls(xu->spec)) {
-		xtap_uprobe_run(xu->spec->probe, regs, NULL, false);
-		return 0;
+		xtap_uprobe_run(xu->spec->probe, regs, NULL, at_return);
+		return;
 	}
-	/* The entry of a uretprobe's function: keep the call's arguments. */
-	call = xtap_ucall_claim(xu, regs);
-	if (call && xu->spec->entry_probe)
-		xtap_uprobe_run(xu->spec->entry_probe, regs, call, false);
-	return 0;
-}
-
-static int xtap_uretprobe_handler(XTAP_URETPROBE_HANDLER_ARGS)
-{
-	struct xtap_uprobe *xu = container_of(self, struct xtap_uprobe, uc);
-	struct xtap_ucall *call;
-
-	if (!xtap_uprobe_wanted())
-		return 0;
-	if (!xtap_uprobe_keeps_calls(xu->spec)) {
-		xtap_uprobe_run(xu->spec->probe, regs, NULL, true);
-		return 0;
+	if (!at_return) {
+		/* The entry of a uretprobe's function: keep the call's arguments. */
+		call = xtap_ucall_claim(xu, regs);
+		if (call && xu->spec->entry_probe)
+			xtap_uprobe_run(xu->spec->entry_probe, regs, call, false);
+		return;
 	}
 	/*
 	 * A return whose entry was not kept (the call began before the probes
@@ -167,9 +156,20 @@ static int xtap_uretprobe_handler(XTAP_URETPROBE_HANDLER_ARGS)
 	 */
 	call = xtap_ucall_find(xu, user_stack_pointer(regs) - sizeof(long));
 	if (!call)
-		return 0;
+		return;
 	xtap_uprobe_run(xu->spec->probe, regs, call, true);
 	xtap_ucall_release(call);
+}
+
+static int xtap_uprobe_handler(XTAP_UPROBE_HANDLER_ARGS)
+{
+	xtap_uprobe_hit(container_of(self, struct xtap_uprobe, uc), regs, false);
+	return 0;
+}
+
+static int xtap_uretprobe_handler(XTAP_URETPROBE_HANDLER_ARGS)
+{
+	xtap_uprobe_hit(container_of(self, struct xtap_uprobe, uc), regs, true);
 	return 0;
 }
 
