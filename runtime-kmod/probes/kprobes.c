@@ -240,11 +240,17 @@ void xtap_dwarf_set_reg(struct xtap_context *c, int regno, u64 v)
 }
 NOKPROBE_SYMBOL(xtap_dwarf_set_reg);
 
-u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed)
+/* `user`: a variable of a probed program (process probes), in user memory. */
+static u64 xtap_dwarf_read(struct xtap_context *c, u64 addr, u32 size, int is_signed, bool user)
 {
 	u64 v = 0;
+	int err;
 
-	if (size > sizeof(v) || xtap_kread(c, (unsigned long)addr, &v, size))
+	if (size > sizeof(v))
+		return 0;
+	err = user ? xtap_uread(c, (unsigned long)addr, &v, size)
+		   : xtap_kread(c, (unsigned long)addr, &v, size);
+	if (err)
 		return 0;
 	if (is_signed && size < sizeof(v)) {
 		u32 shift = 64 - size * 8;
@@ -253,7 +259,19 @@ u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed)
 	}
 	return v;
 }
+NOKPROBE_SYMBOL(xtap_dwarf_read);
+
+u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed)
+{
+	return xtap_dwarf_read(c, addr, size, is_signed, false);
+}
 NOKPROBE_SYMBOL(xtap_dwarf_load);
+
+u64 xtap_dwarf_uload(struct xtap_context *c, u64 addr, u32 size, int is_signed)
+{
+	return xtap_dwarf_read(c, addr, size, is_signed, true);
+}
+NOKPROBE_SYMBOL(xtap_dwarf_uload);
 
 /* Entries of xtap_symbols that name a wildcard spec of this script. */
 static u32 xtap_count_symbols(void)

@@ -78,7 +78,7 @@ ContextVar computed(const Types &ty, int type, std::vector<DwarfPiece> pieces) {
   v.where = DwarfVar::Where::Computed;
   v.pieces = std::move(pieces);
   ContextVar cv;
-  computed_context_var(ty.t, v, "", &cv);
+  computed_context_var(ty.t, v, "", false, &cv);
   return cv;
 }
 
@@ -189,6 +189,25 @@ TEST(DwarfLocation, WhatCannotBeHeldSaysWhy) {
   ContextVar d = computed(ty, ty.s64, {piece(DwarfPiece::Kind::Value, {op(K::EntryReg, 0, 5)})});
   EXPECT_NE(d.unavailable.find("DW_OP_entry_value"), std::string::npos) << d.unavailable;
   EXPECT_TRUE(d.entry_frame.empty());
+}
+
+TEST(DwarfLocation, AProgramsMemoryIsReadWithTheUserReader) {
+  Types ty;
+  DwarfVar v;
+  v.name = "v";
+  v.type = ty.s64;
+  v.where = DwarfVar::Where::Computed;
+  v.pieces = {piece(DwarfPiece::Kind::Memory, {op(K::Reg, 16, 7), op(K::Deref)})};
+  ContextVar cv;
+  computed_context_var(ty.t, v, "", true, &cv);
+  ASSERT_TRUE(cv.unavailable.empty()) << cv.unavailable;
+  EXPECT_EQ(cv.c_value.find("xtap_dwarf_load"), std::string::npos) << cv.c_value;
+  EXPECT_NE(cv.c_value.find("xtap_dwarf_uload(c, xtap_dwarf_uload("), std::string::npos) << cv.c_value;
+  // A program's static moves with its load address, which is not known.
+  v.pieces = {piece(DwarfPiece::Kind::Value, {op(K::Symbol, 8)})};
+  ContextVar st;
+  computed_context_var(ty.t, v, "", true, &st);
+  EXPECT_NE(st.unavailable.find("static"), std::string::npos) << st.unavailable;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Pass 3: target expressions ($prev->pid, @cast(p, "file")->f_flags) as
 // the program pass 2 worked out (symbols/target_access.h): address
 // arithmetic on a u64, and loads through the runtime's nofault reader,
-// which raises a catchable "read fault" instead of faulting.
+// which raises a catchable "read fault" instead of faulting; in process
+// probes (TargetAccess::user) through the user reader.
 #include "codegen/body_emitter.h"
 #include "symbols/target_access.h"
 
@@ -31,7 +32,7 @@ std::string BodyEmitter::target_ops(const Expr &e, const std::string &t, size_t 
       case AccessOp::Kind::Load: {
         std::string bits = std::to_string(op.size * 8);
         std::string v = unique("_m");
-        s += "{ u" + bits + " " + v + "; if (xtap_kread(c, " + t + ", &" + v + ", " + std::to_string(op.size) +
+        s += "{ u" + bits + " " + v + "; if (" + (acc.user ? "xtap_uread" : "xtap_kread") + "(c, " + t + ", &" + v + ", " + std::to_string(op.size) +
              ")) " + on_error() + " " + t + " = ";
         if (op.bit_size) {
           // A bitfield: its bits of the loaded unit, sign-extended if signed.

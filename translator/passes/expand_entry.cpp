@@ -10,6 +10,9 @@
 // call, so recursion and concurrent calls each keep their own values; the
 // companion of such a point is marked entry_half and runs from the
 // kretprobe's entry handler (probes/kernel_function.cpp, probes/kprobe.cpp).
+// A uretprobe (process("P").function("f").return) pairs the same way: its
+// entry hook keeps the call in a slot that keys the values
+// (runtime-kmod/probes/uprobes.c).
 // A system call's return (kernel.trace("syscalls:sys_exit_NAME"), which
 // syscall.NAME.return expands to) pairs with its sys_enter event, keyed by
 // the thread: a task is in one system call at a time. A return whose entry
@@ -55,7 +58,7 @@ StmtPtr assign(ExprPtr lhs, ExprPtr rhs) {
 // location as the return (the same target variables).
 bool is_kretprobe_point(const ProbePoint &pp) {
   const auto &cs = pp.components;
-  return cs[0].name == "kprobe" || cs[0].name == "module" ||
+  return cs[0].name == "kprobe" || cs[0].name == "module" || cs[0].name == "process" ||
          (cs[0].name == "kernel" && cs.size() > 1 && cs[1].name == "function");
 }
 
@@ -66,7 +69,7 @@ bool is_kretprobe_point(const ProbePoint &pp) {
 bool entry_point_of(const ProbePoint &pp, ProbePoint *out) {
   const auto &cs = pp.components;
   bool returns = cs.size() >= 3 && cs.back().name == "return" && !cs.back().has_arg;
-  if (returns && (cs[0].name == "kprobe" || cs[0].name == "module" ||
+  if (returns && (cs[0].name == "kprobe" || cs[0].name == "module" || cs[0].name == "process" ||
                   (cs[0].name == "kernel" && cs[1].name == "function"))) {
     *out = pp;
     return true;
@@ -227,7 +230,7 @@ void expand_entry(Script &s, Diagnostics &diags) {
         d.hint =
             "@entry(expr) saves expr's value at the entry of the function whose return is "
             "probed: kernel.function(\"f\").return, kprobe.function(\"f\").return, "
-            "syscall.NAME.return";
+            "process(\"PATH\").function(\"f\").return, syscall.NAME.return";
         ok = false;
         break;
       }

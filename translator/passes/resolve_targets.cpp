@@ -139,7 +139,7 @@ class TargetResolver {
     const TypeTable *types = nullptr;
     int base = -1, base_reg = -1;
     std::string base_c;
-    bool address = false, base_can_fail = false;
+    bool address = false, base_can_fail = false, user = false;
     if (t.name == "@cast") {
       // A location typed from the kernel's BTF casts to BTF's types: the
       // layouts of the kernel as built, with no header catalog to build.
@@ -199,6 +199,9 @@ class TargetResolver {
                    "tid() until this point; guard this use with @defined(" + t.spelling() + ")";
         return false;
       }
+      // A variable of a process probe (not a kernel global @var found):
+      // its pointers are the program's.
+      user = where_ && where_->user_memory() && cv != &global;
       base = cv->type;
       base_c = cv->c_value;
       base_reg = cv->reg;
@@ -215,7 +218,10 @@ class TargetResolver {
     // A chain through a struct the headers only declare (task_struct's
     // ->files, a files_struct): the whole chain again in BTF's types.
     if (!access && t.name == "@cast") access = walk_cast_in_btf(t, base_c, types);
-    if (access) access->base_can_fail = base_can_fail;
+    if (access) {
+      access->base_can_fail = base_can_fail;
+      access->user = user;
+    }
     t.access = access;
     if (!t.access) {
       Location loc = err.component < t.components.size() ? t.components[err.component].loc : e.loc;
@@ -254,6 +260,7 @@ class TargetResolver {
       return "";
     }
     const AccessOp &last = acc.ops.back();
+    if (acc.user) return "it is in the probed program's memory, which xtap does not write";
     if (last.kind != AccessOp::Kind::Load) return "it is an array or function, not a value; assign to its elements";
     if (last.bit_size) return "it is a bitfield, which xtap cannot write yet";
     acc.store_size = last.size;
@@ -341,6 +348,14 @@ class TargetResolver {
           .hint = "pass its value to the function as an argument";
       return;
     }
+    std::string no_debuginfo = where_->missing_debuginfo();
+    if (!no_debuginfo.empty() && name != "$$return") {
+      diags_.error("XTP2157", e.loc, "target variable '" + name + "' needs the DWARF debuginfo of " + where_->name() +
+                                         ": " + no_debuginfo)
+          .hint = "install the program's -dbg or -dbgsym package (its debuginfo under /usr/lib/debug), or "
+                  "build it with -g; guard uses with @defined(" + name + ")";
+      return;
+    }
     std::vector<std::string> names;
     for (const auto &v : where_->context_vars()) names.push_back("$" + v.name);
     auto &d = diags_.error("XTP2225", e.loc, "target variable '" + name + "' is not available at " + where_->name());
@@ -388,7 +403,7 @@ class TargetResolver {
       if (char_like) {
         fmt += "%s";
         auto call = std::make_unique<Expr>(ExprKind::Call, target->loc);
-        call->text = "kernel_string_quoted";
+        call->text = where_ && where_->user_memory() ? "user_string_quoted" : "kernel_string_quoted";
         call->args.push_back(std::move(target));
         args.push_back(std::move(call));
         return;
@@ -455,7 +470,9 @@ class TargetResolver {
     std::string fmt;
     std::vector<ExprPtr> args;
     if (t.name == "$$parms" || t.name == "$$vars" || t.name == "$$locals" || t.name == "$$return") {
-      if (!where_) {
+      // A process probe without the program's DWARF has no parameters
+      // or locals to show: say so rather than print nothing.
+      if (!where_ || (t.name != "$$return" && !where_->missing_debuginfo().empty())) {
         unknown_variable(e);
         return nullptr;
       }

@@ -27,16 +27,23 @@
 namespace xtap {
 namespace {
 
-struct Spec {
-  std::string function;  // name glob
-  std::string file;      // file glob, "" for any
-  int first = 0, last = 0;  // lines (statements); 0: none given
-  bool all_lines = false;   // :*
-  int relative = -1;        // +N: N lines after the function's declaration
-  std::string error;
-};
+using Spec = DwarfLocationSpec;
 
-Spec parse_spec(const std::string &text) {
+Spec parse_location_text(const std::string &text);
+
+}  // namespace
+
+DwarfLocationSpec parse_dwarf_location(const std::string &text, bool statement) {
+  Spec s = parse_location_text(text);
+  if (s.error.empty() && statement && s.first == 0 && !s.all_lines && s.relative < 0)
+    s.error = "a statement needs a line: FUNC@FILE:LINE, FUNC@FILE:N-M, FUNC@FILE:* or FUNC@FILE+N";
+  if (s.error.empty() && s.function.empty()) s.function = "*";
+  return s;
+}
+
+namespace {
+
+Spec parse_location_text(const std::string &text) {
   Spec s;
   size_t at = text.find('@');
   s.function = text.substr(0, at);
@@ -67,6 +74,16 @@ Spec parse_spec(const std::string &text) {
   return s;
 }
 
+}  // namespace
+
+std::vector<DwarfLine> DwarfLocationSpec::lines_of(const KernelDwarf &d, const DwarfFunction &f) const {
+  if (all_lines) return d.lines(f, 1, 1 << 30);
+  if (relative >= 0) return d.lines(f, f.line + relative, f.line + relative);
+  return d.lines(f, first, last);
+}
+
+namespace {
+
 std::string where(const DwarfFunction &f, int line) {
   return f.name + "@" + f.file + ":" + std::to_string(line);
 }
@@ -80,12 +97,15 @@ std::string family_prefix(const KernelDwarf &d) {
   return d.module().empty() ? "kernel" : "module(\"" + d.module() + "\")";
 }
 
+}  // namespace
+
 // A variable at a statement (or a local at a function's entry) as a
 // context variable, read from where DWARF says it is at that address.
 // `entry_frame`: the entry_frame_key() of the function the statement is
-// in, whose calls keep their entry values for DW_OP_entry_value.
-ContextVar context_var_of(const TypeTable &types, const DwarfVar &v,
-                          const std::string &entry_frame = "") {
+// in, whose calls keep their entry values for DW_OP_entry_value; `user`:
+// the probed program's memory rather than the kernel's.
+ContextVar dwarf_context_var(const TypeTable &types, const DwarfVar &v, const std::string &entry_frame,
+                             bool user) {
   ContextVar cv;
   cv.name = v.name;
   cv.type = v.type;
@@ -100,12 +120,18 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v,
         cv.unavailable = "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
       break;
     case DwarfVar::Where::Memory:
-      in_memory_at(t, "(" + reg + " + (" + std::to_string(v.offset) + "LL))", &cv);
+      in_memory_at(t, "(" + reg + " + (" + std::to_string(v.offset) + "LL))", &cv, user);
       break;
     case DwarfVar::Where::Constant:
       cv.c_value = "(u64)" + std::to_string(v.offset) + "LL";
       break;
     case DwarfVar::Where::Address: {
+      if (user) {
+        // Relocated by a kernel symbol; a program's statics move with its
+        // load address, which the probe does not know yet.
+        cv.unavailable = "it is a static of the program at a fixed address, which xtap cannot place yet";
+        break;
+      }
       std::string addr = "((u64)xtap_data_symbol(\"" + v.symbol + "\") + (" + std::to_string(v.offset) + "LL))";
       if (!v.in_memory) {
         cv.c_value = addr;  // the address is the value
@@ -140,14 +166,16 @@ ContextVar context_var_of(const TypeTable &types, const DwarfVar &v,
           cv.unavailable = "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
         break;
       }
-      in_memory_at(t, value, &cv);
+      in_memory_at(t, value, &cv, user);
       break;
     }
-    case DwarfVar::Where::Computed: computed_context_var(types, v, entry_frame, &cv); break;
+    case DwarfVar::Where::Computed: computed_context_var(types, v, entry_frame, user, &cv); break;
     case DwarfVar::Where::Unavailable: cv.unavailable = v.why; break;
   }
   return cv;
 }
+
+namespace {
 
 // A global at a fixed address: relocated at load time by its symbol
 // (codegen/data_symbols.cpp turns xtap_data_symbol("sym") into the
@@ -177,7 +205,7 @@ std::vector<ContextVar> clone_entry_vars(const TypeTable &types, const std::vect
                                          const KFunction &proto, bool is_return) {
   std::vector<ContextVar> vars;
   for (const DwarfVar &v : at_entry) {
-    ContextVar cv = context_var_of(types, v);
+    ContextVar cv = dwarf_context_var(types, v);
     if (v.where == DwarfVar::Where::Register) {
       int slot = argument_slot(v.reg);
       if (slot >= 0) {
@@ -294,7 +322,7 @@ void derive_statement_address(const ProbePoint &pp, const ProbeEnv &env, Derived
     d->kprobe_site(*f, f->entry, &sym, &off);
     std::vector<ContextVar> vars;
     for (const DwarfVar &v : d->variables_at(*f, addr))
-      vars.push_back(context_var_of(d->types(), v, entry_frame_key(sym, off, f->name)));
+      vars.push_back(dwarf_context_var(d->types(), v, entry_frame_key(sym, off, f->name)));
     return vars;
   };
   out.push_back(std::move(dp));
@@ -420,7 +448,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
     label = cs[2].str_arg;
   } else if (cs.size() == 3 && !is_statement && cs[2].name == "callee" && cs[2].has_arg &&
              cs[2].arg_is_string && !cs[2].str_arg.empty()) {
-    callee = parse_spec(cs[2].str_arg);
+    callee = parse_location_text(cs[2].str_arg);
     if (callee.function.empty()) callee.function = "*";
     if (!callee.error.empty() || callee.first || callee.all_lines || callee.relative >= 0) {
       diags.error("XTP2151", cs[2].loc, ".callee takes a function: NAME or NAME@FILE").hint =
@@ -440,10 +468,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                           : "use kernel.function(\"PATTERN[@FILE]\"), .call or .return";
     return;
   }
-  Spec spec = parse_spec(cs[1].str_arg);
-  if (spec.error.empty() && is_statement && spec.first == 0 && !spec.all_lines && spec.relative < 0)
-    spec.error = "a statement needs a line: FUNC@FILE:LINE, FUNC@FILE:N-M, FUNC@FILE:* or FUNC@FILE+N";
-  if (spec.error.empty() && spec.function.empty()) spec.function = "*";
+  Spec spec = parse_dwarf_location(cs[1].str_arg, is_statement);
   if (!spec.error.empty()) {
     diags.error("XTP2151", cs[1].loc, spec.error).hint =
         "as in kernel.statement(\"vfs_read@fs/read_write.c:460\")";
@@ -483,9 +508,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
         }
         if (lines.empty()) continue;
       } else if (is_statement) {
-        if (spec.all_lines) lines = d->lines(*f, 1, 1 << 30);
-        else if (spec.relative >= 0) lines = d->lines(*f, f->line + spec.relative, f->line + spec.relative);
-        else lines = d->lines(*f, spec.first, spec.last);
+        lines = spec.lines_of(*d, *f);
         if (lines.empty()) continue;
       } else {
         lines.push_back({f->line, f->entry});
@@ -534,7 +557,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
               frame = entry_frame_key(sym, off, f->name);
             }
             for (const DwarfVar &v : d->variables_at(*f, addr))
-              vars.push_back(context_var_of(d->types(), v, frame));
+              vars.push_back(dwarf_context_var(d->types(), v, frame));
             return vars;
           }
           // At entry the parameters are in the argument registers (and a
@@ -554,12 +577,12 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
             if (cv.unavailable.empty()) continue;
             for (const DwarfVar &v : at_entry)
               if (v.parameter && v.name == cv.name && v.where != DwarfVar::Where::Unavailable) {
-                ContextVar from_dwarf = context_var_of(d->types(), v);
+                ContextVar from_dwarf = dwarf_context_var(d->types(), v);
                 if (from_dwarf.unavailable.empty()) cv = std::move(from_dwarf);
               }
           }
           for (const DwarfVar &v : at_entry)
-            if (!v.parameter) vars.push_back(context_var_of(d->types(), v));
+            if (!v.parameter) vars.push_back(dwarf_context_var(d->types(), v));
           return vars;
         };
         dp->lazy_global = [d, f](const std::string &name, const std::string &file, ContextVar *cv) {

@@ -32,8 +32,8 @@ bool is_scalar(const KType &t) {
 
 class ExprToC {
  public:
-  ExprToC(const DwarfVar &v, const std::string &entry_frame, ContextVar *cv)
-      : v_(v), entry_frame_(entry_frame), cv_(cv) {}
+  ExprToC(const DwarfVar &v, const std::string &entry_frame, bool user, ContextVar *cv)
+      : v_(v), entry_frame_(entry_frame), load_(user ? "xtap_dwarf_uload" : "xtap_dwarf_load"), cv_(cv) {}
 
   // The C of the piece's operations: the entry on top of the stack at the
   // end. False with *why set.
@@ -48,6 +48,10 @@ class ExprToC {
                        (op.number ? " + " + u64_literal(op.number) : "") + ")");
           break;
         case K::Symbol:
+          if (load_ == "xtap_dwarf_uload") {
+            *why = "it uses a static of the program at a fixed address, which xtap cannot place yet";
+            return false;
+          }
           st.push_back("((u64)xtap_data_symbol(\"" + op.symbol + "\") + " + u64_literal(op.number) + ")");
           break;
         case K::EntryReg: {
@@ -57,7 +61,7 @@ class ExprToC {
           break;
         }
         case K::Deref:
-          st.back() = "xtap_dwarf_load(c, " + st.back() + ", " + std::to_string(op.size) + ", 0)";
+          st.back() = load_ + "(c, " + st.back() + ", " + std::to_string(op.size) + ", 0)";
           break;
         case K::Unary: {
           std::string &a = st.back();
@@ -150,6 +154,7 @@ class ExprToC {
 
   const DwarfVar &v_;
   const std::string &entry_frame_;
+  std::string load_;  // the nofault reader of the probed memory
   ContextVar *cv_;
 };
 
@@ -164,20 +169,20 @@ int argument_slot(int reg) {
   return slot == std::end(kArgRegs) ? -1 : static_cast<int>(slot - kArgRegs);
 }
 
-void in_memory_at(const KType &t, const std::string &addr, ContextVar *cv) {
+void in_memory_at(const KType &t, const std::string &addr, ContextVar *cv, bool user) {
   cv->address_c = addr;
   bool loadable = t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8;
   if (is_scalar(t) && loadable)
-    cv->c_value = "xtap_dwarf_load(c, " + addr + ", " + std::to_string(t.size) + ", " +
+    cv->c_value = std::string(user ? "xtap_dwarf_uload" : "xtap_dwarf_load") + "(c, " + addr + ", " + std::to_string(t.size) + ", " +
                   (t.is_signed ? "1" : "0") + ")";
   else
     cv->c_value = addr;
 }
 
 void computed_context_var(const TypeTable &types, const DwarfVar &v, const std::string &entry_frame,
-                          ContextVar *cv) {
+                          bool user, ContextVar *cv) {
   const KType &t = types.at(types.strip_typedefs(v.type));
-  ExprToC to_c(v, entry_frame, cv);
+  ExprToC to_c(v, entry_frame, user, cv);
   std::string why;
   auto fail = [&](const std::string &reason) {
     cv->c_value.clear();
@@ -199,7 +204,7 @@ void computed_context_var(const TypeTable &types, const DwarfVar &v, const std::
     } else if (!to_c.run(p.ops, &c, &why)) {
       return fail(why);
     }
-    if (p.kind == DwarfPiece::Kind::Memory) return in_memory_at(t, c, cv);
+    if (p.kind == DwarfPiece::Kind::Memory) return in_memory_at(t, c, cv, user);
     cv->c_value = register_value(types, v.type, c);
     if (cv->c_value.empty())
       fail("it is a " + types.spelling(v.type) + " computed in registers, which xtap cannot hold");
@@ -225,7 +230,7 @@ void computed_context_var(const TypeTable &types, const DwarfVar &v, const std::
       case DwarfPiece::Kind::Memory:
         if (size != 1 && size != 2 && size != 4 && size != 8) return fail("it has a piece of " + std::to_string(size) + " bytes in memory");
         if (!to_c.run(p.ops, &c, &why)) return fail(why);
-        c = "xtap_dwarf_load(c, " + c + ", " + std::to_string(size) + ", 0)";
+        c = std::string(user ? "xtap_dwarf_uload" : "xtap_dwarf_load") + "(c, " + c + ", " + std::to_string(size) + ", 0)";
         break;
     }
     std::string part = low_bytes(c, size);

@@ -12,6 +12,7 @@
 
 #include "probes/provider.h"
 #include "symbols/btf.h"
+#include "symbols/dwarf.h"
 
 namespace xtap {
 
@@ -94,6 +95,14 @@ std::string entry_frames_c_name(const std::string &key);
 // that fits a register.
 std::string register_value(const TypeTable &types, int type, const std::string &value);
 
+// A variable at a statement (or a local at a function's entry) as a
+// context variable, read from where DWARF says it is at that address.
+// `entry_frame`: the entry_frame_key() of the function the statement is
+// in, whose calls keep their entry values for DW_OP_entry_value. `user`:
+// the variable is a user program's (process probes), in its memory.
+ContextVar dwarf_context_var(const TypeTable &types, const DwarfVar &v, const std::string &entry_frame = "",
+                             bool user = false);
+
 // The parameters of `f` as context variables read from the argument
 // registers at entry (and $return in a return probe).
 std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &f, bool is_return);
@@ -105,6 +114,20 @@ std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &
 bool dwarf_global_var(const ProbeEnv &env, const std::string &module, const std::string &name,
                       const std::string &file, ContextVar *out, const TypeTable **types,
                       std::string *error);
+
+// A DWARF location as probe points write it: "FUNC[@FILE[:LINE|:N-M|:*|+REL]]".
+struct DwarfLocationSpec {
+  std::string function;     // name glob
+  std::string file;         // file glob, "" for any
+  int first = 0, last = 0;  // lines (statements); 0: none given
+  bool all_lines = false;   // :*
+  int relative = -1;        // +N: N lines after the function's declaration
+  std::string error;
+  // The line table rows of `f` the spec names (a statement's addresses).
+  std::vector<DwarfLine> lines_of(const KernelDwarf &d, const DwarfFunction &f) const;
+};
+// `statement`: a line is required. An empty FUNC is "*".
+DwarfLocationSpec parse_dwarf_location(const std::string &text, bool statement);
 
 // kernel.function("f@file"), kernel.statement(...), module(...).function
 // and .statement from DWARF debuginfo (dwarf_function.cpp).

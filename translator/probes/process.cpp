@@ -20,7 +20,9 @@
 // program of -c CMD or -x PID (ProbeEnv::target_program), as in stap.
 //
 // Context: the argument registers through uint_arg(n) and the other
-// *_arg() functions, $return (and returnval()) in .return probes.
+// *_arg() functions, $return (and returnval()) in .return probes; with
+// the program's DWARF, $param, $$parms, locals and a typed $return
+// (process_vars.cpp), dereferenced in user memory.
 #include <fnmatch.h>
 #include <glob.h>
 #include <sys/stat.h>
@@ -35,6 +37,7 @@
 
 #include "probes/process_probe.h"
 #include "symbols/catalog.h"
+#include "symbols/dwarf.h"
 #include "symbols/elf_symbols.h"
 
 namespace xtap {
@@ -69,13 +72,17 @@ std::string ProcessFunctionProbe::name() const {
   if (!mark.empty())
     return "process(\"" + path + "\")" + (provider.empty() ? "" : ".provider(\"" + provider + "\")") +
            ".mark(\"" + mark + "\")";
+  if (!source_line.empty()) return "process(\"" + path + "\").statement(\"" + source_line + "\")";
   if (statement) return "process(\"" + path + "\").statement(" + hex_address(statement) + ")";
   if (!library.empty())
     return "process(\"" + program + "\").library(\"" + library + "\").function(\"" + function + "\")" + suffix;
   return "process(\"" + path + "\").function(\"" + function + "\")" + suffix;
 }
 
-const TypeTable *ProcessFunctionProbe::types() const { return &register_types(); }
+const TypeTable *ProcessFunctionProbe::types() const {
+  load_dwarf_vars();
+  return dwarf_ ? &dwarf_->types() : &register_types();
+}
 
 bool ProcessFunctionProbe::string_constant(const std::string &var, std::string *value) const {
   if (!plt || var != "$$name") return false;
@@ -127,6 +134,17 @@ std::string host_path(const std::string &written, const std::string &sysroot, st
   return "";
 }
 
+std::unique_ptr<ElfSymbols> open_program(const ProbePoint &pp, const ProbeEnv &env, std::string *file,
+                                         std::string *target, Diagnostics &diags) {
+  const auto &c = pp.components[0];
+  *file = host_path(c.str_arg, env.sysroot, target);
+  std::string why = "no such file";
+  auto elf = file->empty() ? nullptr : ElfSymbols::open(*file, &why);
+  if (!elf && !pp.optional)
+    diags.error(file->empty() ? "XTP2171" : "XTP2172", c.loc, "cannot probe '" + c.str_arg + "': " + why);
+  return elf;
+}
+
 namespace {
 
 class ProcessProvider : public ProbeProvider {
@@ -135,7 +153,8 @@ class ProcessProvider : public ProbeProvider {
     return {"process(\"path\").function(\"name\")", "process(\"path\").function(\"name\").call",
             "process(\"path\").function(\"name\").return",
             "process(\"path\").library(\"lib\").function(\"name\")[.call|.return]",
-            "process(\"path\").statement(ADDR)", "process(\"path\").mark(\"name\")",
+            "process(\"path\").statement(ADDR)", "process(\"path\").statement(\"func@file:line\")",
+            "process(\"path\").mark(\"name\")",
             "process(\"path\").provider(\"p\").mark(\"name\")",
             "process(\"path\").plt(\"name\")[.return]",
             "process(\"path\").library(\"lib\").plt(\"name\")[.return]",
@@ -188,6 +207,10 @@ class ProcessProvider : public ProbeProvider {
     }
     if (cs.size() == 2 && cs[1].name == "statement" && cs[1].has_arg && !cs[1].arg_is_string) {
       derive_statement(pp, env, out, diags);
+      return;
+    }
+    if (cs.size() == 2 && cs[1].name == "statement" && cs[1].has_arg) {
+      derive_process_source_statement(pp, env, out, diags);
       return;
     }
     bool shape = cs.size() >= 2 && cs.size() <= 3 && cs[1].name == "function" &&
@@ -291,6 +314,8 @@ class ProcessProvider : public ProbeProvider {
       dp->offset = *off;
       dp->is_return = is_return;
       dp->is_call = is_call;
+      dp->host_file = file;
+      dp->function_address = dp->address = f->address;
       if (is_return) dp->add_return_var();
       out.push_back(std::move(dp));
     }
@@ -309,16 +334,9 @@ class ProcessProvider : public ProbeProvider {
           "as in process(\"/usr/bin/prog\").mark(\"request__start\")";
       return;
     }
-    std::string target;
-    std::string file = host_path(cs[0].str_arg, env.sysroot, &target);
-    std::string why = "no such file";
-    auto elf = file.empty() ? nullptr : ElfSymbols::open(file, &why);
-    if (!elf) {
-      if (pp.optional) return;
-      diags.error(file.empty() ? "XTP2171" : "XTP2172", cs[0].loc,
-                  "cannot probe '" + cs[0].str_arg + "': " + why);
-      return;
-    }
+    std::string target, file;
+    auto elf = open_program(pp, env, &file, &target, diags);
+    if (!elf) return;
     std::vector<std::string> names;
     size_t before = out.size();
     for (const SdtNote &n : elf->sdt_notes()) {
@@ -414,16 +432,9 @@ class ProcessProvider : public ProbeProvider {
   void derive_statement(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                         Diagnostics &diags) const {
     const auto &cs = pp.components;
-    std::string target;
-    std::string file = host_path(cs[0].str_arg, env.sysroot, &target);
-    std::string why = "no such file";
-    auto elf = file.empty() ? nullptr : ElfSymbols::open(file, &why);
-    if (!elf) {
-      if (pp.optional) return;
-      diags.error(file.empty() ? "XTP2171" : "XTP2172", cs[0].loc,
-                  "cannot probe '" + cs[0].str_arg + "': " + why);
-      return;
-    }
+    std::string target, file;
+    auto elf = open_program(pp, env, &file, &target, diags);
+    if (!elf) return;
     auto addr = static_cast<uint64_t>(cs[1].num_arg);
     auto off = elf->file_offset(addr);
     if (!off) {
@@ -437,7 +448,12 @@ class ProcessProvider : public ProbeProvider {
     dp->offset = *off;
     dp->statement = addr;
     for (const auto &f : elf->functions())
-      if (addr >= f.address && addr < f.address + f.size) dp->function = f.name;
+      if (addr >= f.address && addr < f.address + f.size) {
+        dp->function = f.name;
+        dp->host_file = file;  // the variables in scope there, from DWARF
+        dp->function_address = f.address;
+        dp->address = addr;
+      }
     out.push_back(std::move(dp));
   }
 
@@ -488,17 +504,28 @@ class ProcessProvider : public ProbeProvider {
   void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_uprobe_probes", mine);
+    // An @entry half is no probe of its own: its uretprobe's entry hook runs it.
+    std::vector<int> entry_half = pair_entry_halves(mine, [](const DerivedProbe &dp) {
+      auto &up = static_cast<const ProcessFunctionProbe &>(dp);
+      return up.path + "+" + std::to_string(up.offset);
+    });
+    size_t nspecs = 0;
     w.open("static const struct xtap_uprobe_spec xtap_uprobes[] = {");
     for (size_t i = 0; i < mine.size(); ++i) {
       auto *up = static_cast<const ProcessFunctionProbe *>(mine[i]);
+      if (up->decl->entry_half) continue;
+      ++nspecs;
       w.line("{ .probe = &xtap_uprobe_probes[" + std::to_string(i) + "], .path = " + c_string_literal(up->path) +
              ", .offset = " + std::to_string(up->offset) + "ULL, .is_return = " + (up->is_return ? "1" : "0") +
              ", .optional = " + (up->optional ? "1" : "0") +
              (up->ref_ctr_offset ? ", .ref_ctr_offset = " + std::to_string(up->ref_ctr_offset) + "ULL" : "") +
+             (up->reads_entry_args() ? ", .save_args = 1" : "") +
+             (entry_half[i] >= 0 ? ", .entry_probe = &xtap_uprobe_probes[" + std::to_string(entry_half[i]) + "]"
+                                 : "") +
              process_spec_fields(*up) + " },");
     }
     w.close("};");
-    out.groups.push_back(probe_group("xtap_uprobe_ops", "xtap_uprobes", mine.size()));
+    out.groups.push_back(probe_group("xtap_uprobe_ops", "xtap_uprobes", nspecs));
   }
 };
 

@@ -95,6 +95,13 @@ class DerivedProbe {
   // the target ("" for kernel locations): its symbols go into the module
   // when the script symbolizes user addresses (codegen/user_symbols.h).
   virtual std::string user_file() const { return ""; }
+  // True where the context variables are the probed program's (process
+  // probes): pointers in them point into user memory, so target
+  // expressions through them read with the user nofault reader.
+  virtual bool user_memory() const { return false; }
+  // Non-empty: why this location has no variables from debuginfo ($name
+  // is unknown because the program has none), for the error about $name.
+  virtual std::string missing_debuginfo() const { return ""; }
 
   // Pass 3: the file-scope declarations the used context variables'
   // c_values need (ContextVar::c_decl).

@@ -87,6 +87,21 @@ bool has_dwarf(const std::string &path) {
   return found;
 }
 
+// The ELF file type (ET_EXEC, ET_DYN, ET_REL) of `path`; ET_NONE if unreadable.
+int elf_type(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ET_NONE;
+  elf_version(EV_CURRENT);
+  int type = ET_NONE;
+  if (Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
+    GElf_Ehdr eh;
+    if (gelf_getehdr(elf, &eh)) type = eh.e_type;
+    elf_end(elf);
+  }
+  ::close(fd);
+  return type;
+}
+
 }  // namespace
 
 std::unique_ptr<KernelDwarf> KernelDwarf::open(const std::string &path, const std::string &module,
@@ -101,7 +116,13 @@ std::unique_ptr<KernelDwarf> KernelDwarf::open(const std::string &path, const st
     *error = std::string("libdwfl: ") + dwfl_errmsg(-1);
     return nullptr;
   }
-  im.mod = dwfl_report_offline(im.dwfl, module.empty() ? "kernel" : module.c_str(), path.c_str(), -1);
+  // A shared object or PIE (a user program, process probes) is reported
+  // at base 0, so that its addresses are the link-time ones its ELF
+  // symbols and file offsets use; offline reporting would move it.
+  if (elf_type(path) == ET_DYN)
+    im.mod = dwfl_report_elf(im.dwfl, path.c_str(), path.c_str(), -1, 0, false);
+  else
+    im.mod = dwfl_report_offline(im.dwfl, module.empty() ? "kernel" : module.c_str(), path.c_str(), -1);
   if (!im.mod || dwfl_report_end(im.dwfl, nullptr, nullptr) != 0) {
     *error = path + ": " + dwfl_errmsg(-1);
     return nullptr;

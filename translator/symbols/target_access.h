@@ -31,6 +31,10 @@ struct AccessOp {
 struct TargetAccess {
   std::string base_c;      // C expression (u64) of the base value; empty: @cast's operand (args[0])
   bool base_can_fail = false;  // base_c can raise a run-time error
+  // The loads read user memory (a process probe's variables, which point
+  // into the probed program): through the user nofault reader, so that a
+  // bad user pointer is a script error as a bad kernel pointer is.
+  bool user = false;
   std::vector<AccessOp> ops;
   int type = -1;           // the C type of the result (in `types`)
   const TypeTable *types = nullptr;

@@ -209,6 +209,13 @@ struct xtap_uprobe_spec {
 	const u8 *build_id;
 	u8 build_id_len;
 	u64 build_id_offset;
+	/*
+	 * uretprobe: keep the argument registers of each call from its entry
+	 * ($param at the return, as in stap), and run entry_probe (@entry's
+	 * saving half) there.
+	 */
+	u8 save_args;
+	const struct xtap_probe *entry_probe;
 };
 extern const struct xtap_family_ops xtap_netfilter_ops;
 extern const struct xtap_family_ops xtap_proclife_ops;
@@ -326,6 +333,7 @@ u64 xtap_dwarf_reg(struct xtap_context *c, int regno);
  */
 u64 xtap_entry_arg(struct xtap_context *c, struct xtap_entry_frames *f, int arg, u64 cfa);
 u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed);
+u64 xtap_dwarf_uload(struct xtap_context *c, u64 addr, u32 size, int is_signed);
 /*
  * Guru-mode $var = v for a variable in register `regno` (DWARF numbering):
  * the kprobe's saved register, which the kernel restores when the handler
