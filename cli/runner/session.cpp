@@ -143,9 +143,11 @@ bool Session::connect(const std::string& dir) {
     return false;
   }
   // A module with a format table writes binary printf records once asked;
-  // one without (older) keeps formatting in the kernel.
+  // one without (older) keeps formatting in the kernel. A flight-recorder
+  // session (-F) stays text: it outlives this runner, overwriting its
+  // oldest records, and whoever attaches later (-A) may be an older runner.
   if (relay_.load_formats(dir + "/formats", &err)) {
-    if (!ctl_.send(XTAP_CMD_BINARY, 0, &err) && opt_.verbose)
+    if (!opt_.flight && !ctl_.send(XTAP_CMD_BINARY, 0, &err) && opt_.verbose)
       say("binary printf records not enabled: %s", err.c_str());
   } else if (!err.empty()) {
     say("%s", err.c_str());
