@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprobe.function("sym")[.return] and kernel.function("f")[.call|.return]:
- * kprobes and kretprobes on kernel functions by symbol name.
+ * kprobes and kretprobes on kernel functions by symbol name. The entry of
+ * a kernel.function that ftrace can trace is called through ftrace
+ * instead (fentry.c), which costs less per hit; the rest is the same.
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
@@ -9,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "internal.h"
+#include "probes/fentry.h"
 
 /*
  * One per kernel function probed: a probe point's own symbol, or one of the
@@ -20,6 +23,7 @@ struct xtap_kprobe {
 	const struct xtap_kprobe_spec *spec;
 	const char *symbol;
 	bool from_wildcard;
+	bool fentry;		/* armed through the set's ftrace_ops, not kp */
 };
 
 /*
@@ -35,10 +39,13 @@ struct xtap_kprobe_set {
 	struct kretprobe **rp_armed;
 	u32 nkps, nkp_armed, nrp_armed;
 	bool takes_symbols;	/* wildcard specs are expanded through xtap_symbols */
+	bool takes_fentry;	/* entry probes go through ftrace where they can */
+	struct xtap_fentry *fentry;
 };
 
+/* kprobe.function is a kprobe, as its name says. */
 static struct xtap_kprobe_set xtap_kprobe_set = { .takes_symbols = true };
-static struct xtap_kprobe_set xtap_kfunc_set;
+static struct xtap_kprobe_set xtap_kfunc_set = { .takes_fentry = true };
 
 /*
  * "SPEC:NAME,SPEC:NAME...": the functions matching the script's wildcard
@@ -88,19 +95,40 @@ static bool xtap_kprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(xtap_kprobe_run);
 
-static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+static void xtap_kprobe_hit(const struct xtap_kprobe *xk, struct pt_regs *regs, void *addr)
 {
-	struct xtap_kprobe *xk = container_of(kp, struct xtap_kprobe, kp);
 	const struct xtap_kprobe_spec *spec = xk->spec;
 
 	/* At a function's entry the stack pointer is at the return address. */
 	if (spec->return_to &&
 	    *(const unsigned long *)kernel_stack_pointer(regs) != *spec->return_to + spec->return_offset)
-		return 0;
-	xtap_kprobe_run(spec->probe, regs, kp->addr, NULL, 0);
+		return;
+	xtap_kprobe_run(spec->probe, regs, addr, NULL, 0);
+}
+NOKPROBE_SYMBOL(xtap_kprobe_hit);
+
+static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	xtap_kprobe_hit(container_of(kp, struct xtap_kprobe, kp), regs, kp->addr);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_kprobe_pre);
+
+/*
+ * From ftrace, at the function's __fentry__ site `ip`, where the kprobe
+ * would have been: the handler sees what a kprobe's sees there, the
+ * instruction pointer just past the site's first byte (addr(), the first
+ * frame of a backtrace), which ftrace gets back unchanged.
+ */
+static void xtap_kprobe_fentry_hit(void *owner, unsigned long ip, struct pt_regs *regs)
+{
+	unsigned long saved_ip = instruction_pointer(regs);
+
+	instruction_pointer_set(regs, ip + sizeof(kprobe_opcode_t));
+	xtap_kprobe_hit(owner, regs, (void *)ip);
+	instruction_pointer_set(regs, saved_ip);
+}
+NOKPROBE_SYMBOL(xtap_kprobe_fentry_hit);
 
 /*
  * kernel.function("f").return reads $param as its value at entry, as stap
@@ -333,6 +361,8 @@ static void xtap_kprobe_set_free(struct xtap_kprobe_set *set)
 	for (i = 0; i < set->nspecs; i++)
 		if (set->specs[i].frames)
 			xtap_entry_frames_free(set->specs[i].frames);
+	xtap_fentry_free(set->fentry);
+	set->fentry = NULL;
 	kfree(set->kps);
 	kfree(set->kp_armed);
 	kfree(set->rp_armed);
@@ -424,7 +454,74 @@ static int xtap_kprobe_register(struct xtap_kprobe_set *set, struct xtap_kprobe 
 
 static bool xtap_kprobe_armed(const struct xtap_kprobe *xk)
 {
+	if (xk->fentry)
+		return true;
 	return xk->spec->is_return ? xk->rp.kp.addr != NULL : xk->kp.addr != NULL;
+}
+
+/*
+ * A function entry (no statement offset, no fixed address) of the running
+ * kernel itself: a module's function could go away with its module while
+ * ftrace still filters on its address.
+ */
+static bool xtap_kprobe_wants_fentry(const struct xtap_kprobe *xk)
+{
+	const struct xtap_kprobe_spec *spec = xk->spec;
+
+	return !spec->is_return && !spec->offset && !spec->address && !spec->frames &&
+	       xk->symbol && !strchr(xk->symbol, ':');
+}
+
+/*
+ * Puts the set's function entries that ftrace can trace on one ftrace_ops,
+ * armed at once; the others (and all of them, should the ops not register)
+ * are left to kprobes. A kprobe registered disabled on each tells, without
+ * arming anything, what kprobes would allow (their blacklist) and whether
+ * the site is the function's __fentry__ call (KPROBE_FLAG_FTRACE), and
+ * where; they are unregistered together, one RCU grace period. Never fails
+ * the session: kprobes are the fallback.
+ */
+static void xtap_kprobe_set_arm_fentry(struct xtap_kprobe_set *set)
+{
+	struct kprobe **checks;
+	u32 i, n = 0;
+
+	if (!set->takes_fentry)
+		return;
+	for (i = 0; i < set->nkps; i++)
+		n += xtap_kprobe_wants_fentry(&set->kps[i]);
+	if (!n)
+		return;
+	checks = kcalloc(n, sizeof(*checks), GFP_KERNEL);
+	set->fentry = checks ? xtap_fentry_new(xtap_kprobe_fentry_hit, n) : NULL;
+	if (!set->fentry) {
+		kfree(checks);
+		return;
+	}
+	for (n = 0, i = 0; i < set->nkps; i++) {
+		struct xtap_kprobe *xk = &set->kps[i];
+
+		if (!xtap_kprobe_wants_fentry(xk))
+			continue;
+		memset(&xk->kp, 0, sizeof(xk->kp));
+		xk->kp.symbol_name = xk->symbol;
+		xk->kp.flags = KPROBE_FLAG_DISABLED;
+		if (register_kprobe(&xk->kp))
+			continue;
+		checks[n++] = &xk->kp;
+		xk->fentry = (xk->kp.flags & KPROBE_FLAG_FTRACE) &&
+			     !xtap_fentry_add(set->fentry, (unsigned long)xk->kp.addr, xk);
+	}
+	if (n)
+		unregister_kprobes(checks, n);
+	kfree(checks);
+	if (xtap_fentry_arm(set->fentry)) {
+		pr_debug(XTAP_PFX "ftrace refused the function entries; kprobes instead\n");
+		for (i = 0; i < set->nkps; i++)
+			set->kps[i].fentry = false;
+		xtap_fentry_free(set->fentry);
+		set->fentry = NULL;
+	}
 }
 
 /*
@@ -496,9 +593,12 @@ static int xtap_kprobe_set_arm(struct xtap_kprobe_set *set)
 	u32 i;
 	int err;
 
+	xtap_kprobe_set_arm_fentry(set);
 	for (i = 0; i < set->nkps; i++) {
 		struct xtap_kprobe *xk = &set->kps[i];
 
+		if (xk->fentry)
+			continue;
 		err = xtap_kprobe_register(set, xk);
 		if (err && (xk->spec->optional || xk->from_wildcard || xk->spec->pattern)) {
 			memset(&xk->kp, 0, sizeof(xk->kp));
@@ -550,6 +650,12 @@ static void xtap_kprobes_count_missed(struct xtap_kprobe_set *set)
 /* Batched: one RCU grace period for all probes of a family. */
 static void xtap_kprobe_set_disarm(struct xtap_kprobe_set *set)
 {
+	if (set->fentry) {
+		u64 missed = xtap_fentry_disarm(set->fentry);
+
+		if (missed)
+			atomic64_add(missed, &xtap_sess.skipped);
+	}
 	if (set->nkp_armed)
 		unregister_kprobes(set->kp_armed, set->nkp_armed);
 	if (set->nrp_armed)
