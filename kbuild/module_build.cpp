@@ -82,15 +82,9 @@ void trim_after_store(const Env &env, const fs::path &stored) {
   ModuleCachePolicy policy = module_cache_policy(getenv("XTAP_CACHE_MAX_MB"), &warning);
   if (!warning.empty()) std::cerr << "xtap: " << warning << "\n";
   CacheUpkeep upkeep = trim_module_cache(env.cache_dir, policy, stored);
-  if (!env.explain) return;
-  if (upkeep.modules_evicted)
-    std::cerr << "xtap: pass 4: evicted " << upkeep.modules_evicted << " least recently used module(s), "
-              << size_text(upkeep.module_bytes_freed) << ", to keep the module cache under "
-              << size_text(policy.max_bytes) << " (XTAP_CACHE_MAX_MB)\n";
-  if (upkeep.build_dirs_removed)
-    std::cerr << "xtap: pass 4: removed " << upkeep.build_dirs_removed << " stale build director"
-              << (upkeep.build_dirs_removed == 1 ? "y" : "ies") << " of runs that ended, "
-              << size_text(upkeep.build_bytes_freed) << "\n";
+  if (env.explain && (upkeep.modules_evicted || upkeep.build_dirs_removed))
+    std::cerr << "xtap: pass 4: module cache capped at " << size_text(policy.max_bytes)
+              << " (XTAP_CACHE_MAX_MB), least recently used out first: " << describe_upkeep(upkeep) << "\n";
 }
 
 }  // namespace

@@ -190,6 +190,16 @@ std::string size_text(std::uint64_t bytes) {
   return text;
 }
 
+std::string describe_upkeep(const CacheUpkeep &upkeep) {
+  auto count = [](int n, const char *one, const char *many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  return "removed " + count(upkeep.modules_evicted, "cached module", "cached modules") + " (" +
+         size_text(upkeep.module_bytes_freed) + ") and " +
+         count(upkeep.build_dirs_removed, "stale build directory", "stale build directories") + " (" +
+         size_text(upkeep.build_bytes_freed) + ")";
+}
+
 CacheUpkeep clean_module_cache(const std::string &cache_dir) {
   ModuleCachePolicy everything;
   everything.max_bytes = 0;

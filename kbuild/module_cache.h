@@ -74,6 +74,9 @@ CacheUpkeep trim_module_cache(const std::string &cache_dir, const ModuleCachePol
 // "7.5 MiB", "1.0 GiB", "312 bytes": sizes as the upkeep reports them.
 std::string size_text(std::uint64_t bytes);
 
+// "removed 3 cached modules (22.0 MiB) and 1 stale build directory (7 bytes)".
+std::string describe_upkeep(const CacheUpkeep &upkeep);
+
 // xtap --clean-cache: every module entry, and the build directories of runs
 // no longer alive (whatever their age). The rest of the cache stays.
 CacheUpkeep clean_module_cache(const std::string &cache_dir);

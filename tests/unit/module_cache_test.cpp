@@ -76,11 +76,17 @@ TEST(ModuleCachePolicy, CapComesFromXtapCacheMaxMbInMiB) {
   }
 }
 
-TEST(ModuleCacheSizes, SizesReadAsUnits) {
+TEST(ModuleCacheReport, SizesAndCountsReadAsWords) {
   EXPECT_EQ(size_text(312), "312 bytes");
   EXPECT_EQ(size_text(1536), "1.5 KiB");
   EXPECT_EQ(size_text(7864320), "7.5 MiB");
   EXPECT_EQ(size_text(23ull << 30), "23.0 GiB");
+  CacheUpkeep upkeep;
+  upkeep.modules_evicted = 3;
+  upkeep.module_bytes_freed = 23068672;
+  upkeep.build_dirs_removed = 1;
+  upkeep.build_bytes_freed = 7;
+  EXPECT_EQ(describe_upkeep(upkeep), "removed 3 cached modules (22.0 MiB) and 1 stale build directory (7 bytes)");
 }
 
 TEST_F(ModuleCache, ScanListsEntriesLeastRecentlyUsedFirst) {
