@@ -34,10 +34,8 @@ std::uint64_t tree_bytes(const fs::path &dir) {
 // EPERM: alive, under another user.
 bool pid_alive(pid_t pid) { return pid == getpid() || kill(pid, 0) == 0 || errno == EPERM; }
 
-// The decimal number in `name` from `start` up to `end_char` (or the end), or 0.
-pid_t pid_in_name(const std::string &name, size_t start, char end_char) {
-  size_t stop = name.find(end_char, start);
-  std::string digits = name.substr(start, stop == std::string::npos ? std::string::npos : stop - start);
+// A pid written in decimal, or 0.
+pid_t parse_pid(const std::string &digits) {
   if (digits.empty() || digits.size() > 9 ||
       !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return 0;
@@ -47,13 +45,13 @@ pid_t pid_in_name(const std::string &name, size_t start, char end_char) {
 // A build directory is "<key>.<pid>"; 0 for anything else.
 pid_t build_dir_pid(const std::string &name) {
   size_t dot = name.rfind('.');
-  return dot == std::string::npos || dot == 0 ? 0 : pid_in_name(name, dot + 1, '\0');
+  return dot == std::string::npos || dot == 0 ? 0 : parse_pid(name.substr(dot + 1));
 }
 
 pid_t evicting_pid(const std::string &name) {
-  return name.compare(0, kEvictingPrefix.size(), kEvictingPrefix) == 0
-             ? pid_in_name(name, kEvictingPrefix.size(), '-')
-             : 0;
+  if (name.compare(0, kEvictingPrefix.size(), kEvictingPrefix) != 0) return 0;
+  std::string rest = name.substr(kEvictingPrefix.size());
+  return parse_pid(rest.substr(0, rest.find('-')));
 }
 
 enum class Removal { Removed, AlreadyGone, Failed };

@@ -166,8 +166,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
                "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)")
       ->group(kRun);
   app.add_flag("--clean-cache", o->clean_cache,
-               "remove the cached script modules and the build directories of runs that ended, and say "
-               "what was freed (runtimes, catalogs and BTF stay cached); the cap: XTAP_CACHE_MAX_MB")
+               "remove the cached script modules and stale build directories, print what was freed "
+               "(runtimes, catalogs, BTF stay); XTAP_CACHE_MAX_MB caps the modules (default 1024)")
       ->group(kBuild);
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel")->group(kRun);
   label(last_wins(app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest"))->check(CLI::Range(1, 16).description(""))->group(kRun), "N");
