@@ -1,6 +1,7 @@
 // A script module: generated C linked with the cached runtime objects,
 // compiled with the kernel's recorded Kbuild commands (direct_build.cpp)
-// or, when those are unavailable or fail, through Kbuild itself.
+// or, when those are unavailable or fail, through Kbuild itself; stored in
+// the module cache, which is then trimmed (module_cache.cpp).
 #include <unistd.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "common/file_io.h"
 #include "kbuild/direct_build.h"
 #include "kbuild/kbuild.h"
+#include "kbuild/module_cache.h"
 #include "kbuild/module_layout.h"
 
 namespace fs = std::filesystem;
@@ -57,6 +59,34 @@ bool build_with_kbuild(const Target &t, const Env &env, const std::string &rt,
   return true;
 }
 
+// Copy, then rename: another xtap may be reading the cached module. A
+// second try covers an old entry that another run evicted in between.
+bool store_in_cache(const fs::path &ko, const fs::path &cached, std::string *error) {
+  std::error_code ec;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ec.clear();
+    fs::create_directories(cached.parent_path(), ec);
+    fs::path partial = cached.string() + ".tmp" + std::to_string(getpid());
+    fs::copy_file(ko, partial, fs::copy_options::overwrite_existing, ec);
+    if (!ec) fs::rename(partial, cached, ec);
+    if (!ec) return true;
+  }
+  *error = "cannot store the module in the cache: " + ec.message();
+  return false;
+}
+
+// Keeps the module cache under its cap (XTAP_CACHE_MAX_MB) now that
+// `stored` is in it; -v says what left.
+void trim_after_store(const Env &env, const fs::path &stored) {
+  std::string warning;
+  ModuleCachePolicy policy = module_cache_policy(getenv("XTAP_CACHE_MAX_MB"), &warning);
+  if (!warning.empty()) std::cerr << "xtap: " << warning << "\n";
+  CacheUpkeep upkeep = trim_module_cache(env.cache_dir, policy, stored);
+  if (env.explain && (upkeep.modules_evicted || upkeep.build_dirs_removed))
+    std::cerr << "xtap: pass 4: module cache capped at " << size_text(policy.max_bytes)
+              << " (XTAP_CACHE_MAX_MB), least recently used out first: " << describe_upkeep(upkeep) << "\n";
+}
+
 }  // namespace
 
 bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::string *ko_path,
@@ -69,9 +99,11 @@ bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::s
   if (!ensure_runtime(t, env, &rt, error)) return false;
 
   std::string key = hash_hex(mb.name + "\n" + rt + "\n" + mb.c_source);
-  fs::path cached = fs::path(env.cache_dir) / "modules" / key / (mb.name + ".ko");
+  fs::path entry = fs::path(env.cache_dir) / "modules" / key;
+  fs::path cached = entry / (mb.name + ".ko");
   *ko_path = cached.string();
-  const bool in_cache = fs::exists(cached);
+  // Marked first: an entry evicted since is built again.
+  const bool in_cache = mark_module_used(entry) && fs::exists(cached);
   if (cache_hit) *cache_hit = in_cache;
   if (in_cache && mb.keep_dir.empty()) return true;
 
@@ -96,18 +128,10 @@ bool build_module(const Target &t, const Env &env, const ModuleBuild &mb, std::s
   }
   if (!built && !build_with_kbuild(t, env, rt, dir, mb, error)) return false;
 
-  // Copy, then rename: another xtap may be reading the cached module.
+  if (!store_in_cache(dir / (mb.name + ".ko"), cached, error)) return false;
   std::error_code ec;
-  fs::path ko = dir / (mb.name + ".ko");
-  fs::create_directories(cached.parent_path(), ec);
-  fs::path partial = cached.string() + ".tmp" + std::to_string(getpid());
-  fs::copy_file(ko, partial, fs::copy_options::overwrite_existing, ec);
-  if (!ec) fs::rename(partial, cached, ec);
-  if (ec) {
-    *error = "cannot store the module in the cache: " + ec.message();
-    return false;
-  }
   if (mb.keep_dir.empty()) fs::remove_all(dir, ec);
+  trim_after_store(env, entry);
   return true;
 }
 

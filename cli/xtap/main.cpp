@@ -22,6 +22,7 @@
 #include "flamegraph/session.h"
 #include "common/install_paths.h"
 #include "kbuild/kbuild.h"
+#include "kbuild/module_cache.h"
 #include "parse/parser.h"
 #include "parse/printer.h"
 #include "parse/tapsets.h"
@@ -630,12 +631,31 @@ int run_dump(const cli::Options &o) {
   return 0;
 }
 
+// --clean-cache: the module cache and stale build directories; what
+// the cache holds per kernel (runtimes, recipes, catalogs, BTF, DWARF
+// indexes) stays.
+int run_clean_cache(const cli::Options &o) {
+  std::string dir = kbuild::default_cache_dir();
+  kbuild::CacheUpkeep freed = kbuild::clean_module_cache(dir);
+  if (!o.quiet) std::cout << "xtap: " << kbuild::describe_upkeep(freed) << " from " << dir << "\n";
+  if (freed.module_bytes_kept) {
+    std::cerr << "xtap: " << kbuild::size_text(freed.module_bytes_kept) << " of cached modules in " << dir
+              << "/modules could not be removed\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   cli::Options o;
   int code = 0;
   if (!cli::parse_options(argc, argv, &o, &code)) return code;
+  if (o.clean_cache) {
+    code = run_clean_cache(o);
+    if (code || !o.cleanup) return code;
+  }
   if (o.cleanup) {
     std::string runner = vm::sibling_program("xtap-run");
     std::vector<char *> args = {runner.empty() ? const_cast<char *>("xtap-run") : runner.data(),

@@ -165,6 +165,10 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   app.add_flag("--cleanup", o->cleanup,
                "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)")
       ->group(kRun);
+  app.add_flag("--clean-cache", o->clean_cache,
+               "remove the cached script modules and stale build directories, print what was freed "
+               "(runtimes, catalogs, BTF stay); XTAP_CACHE_MAX_MB caps the modules (default 1024)")
+      ->group(kBuild);
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel")->group(kRun);
   label(last_wins(app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest"))->check(CLI::Range(1, 16).description(""))->group(kRun), "N");
   label(last_wins(app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB"))
@@ -245,7 +249,7 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     *exit_code = 1;
     return false;
   }
-  if (o->cleanup) return true;  // needs no script
+  if (o->cleanup || o->clean_cache) return true;  // needs no script
   bool flame = !o->folded_file.empty() || !o->flamegraph_file.empty();
   std::string flame_why;
   if (!o->from_stacks.empty() && !flame) flame_why = "--from-stacks needs --folded FILE or --flamegraph FILE";

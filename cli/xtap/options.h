@@ -42,6 +42,7 @@ struct Options {
   std::vector<std::string> symbol_modules;  // -d FILE (user-space symbols) or MODULE (accepted)
   bool all_modules = false, ldd = false;  // --all-modules: accepted; --ldd: shared libraries' symbols
   bool cleanup = false;                 // --cleanup: xtap-run --cleanup
+  bool clean_cache = false;             // --clean-cache: empty the module cache (docs/architecture.md)
   bool json = false;                    // --format json: JSON lines (docs/cli.md)
   bool quiet = false;                   // -q: no progress or informational notes
   // --dump-probe-types / --dump-probe-aliases / --dump-functions: what xtap

@@ -119,6 +119,37 @@ TEST_F(FakeKernel, DirectPathFallsBackToKbuildOrSaysWhy) {
   EXPECT_TRUE(build_module(target_, env_, module("t_make"), &ko, &err)) << err;
 }
 
+// XTAP_CACHE_MAX_MB=0: storing a module evicts every other one not used in
+// the last minutes (the stand-in's modules are empty), and the build
+// directories of runs that ended go with them.
+TEST_F(FakeKernel, StoringAModuleKeepsTheCacheUnderItsCap) {
+  setenv("XTAP_CACHE_MAX_MB", "0", 1);
+  std::string old_ko, new_ko, err;
+  ASSERT_TRUE(build_module(target_, env_, module("t_cap", "int a;\n"), &old_ko, &err)) << err;
+  const auto an_hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(fs::path(old_ko).parent_path(), an_hour_ago);
+  fs::path ended_run = dir_.path() / "cache/build/0123abcd.999999999";  // beyond any pid_max
+  fs::create_directories(ended_run);
+  fs::last_write_time(ended_run, an_hour_ago);
+  ASSERT_TRUE(build_module(target_, env_, module("t_cap", "int b;\n"), &new_ko, &err)) << err;
+  unsetenv("XTAP_CACHE_MAX_MB");
+  EXPECT_FALSE(fs::exists(fs::path(old_ko).parent_path())) << old_ko;
+  EXPECT_TRUE(fs::exists(new_ko)) << new_ko;
+  EXPECT_FALSE(fs::exists(ended_run));
+}
+
+TEST_F(FakeKernel, ACacheHitMarksTheModuleUsed) {
+  std::string ko, err;
+  ASSERT_TRUE(build_module(target_, env_, module("t_used"), &ko, &err)) << err;
+  fs::path entry = fs::path(ko).parent_path();
+  const auto an_hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(entry, an_hour_ago);
+  bool hit = false;
+  ASSERT_TRUE(build_module(target_, env_, module("t_used"), &ko, &err, &hit)) << err;
+  EXPECT_TRUE(hit);
+  EXPECT_GT(fs::last_write_time(entry), an_hour_ago + std::chrono::minutes(59));
+}
+
 TEST_F(FakeKernel, ReservedModuleNamesAreRefused) {
   std::string ko, err;
   EXPECT_FALSE(build_module(target_, env_, module("xtap_runtime"), &ko, &err));
