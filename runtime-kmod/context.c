@@ -7,8 +7,8 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include "internal.h"
+#include "context_inline.h"
 
-#define XTAP_ERRBUF_EXTRA 256	/* error text beyond one string argument */
 #define XTAP_TRYLOCK_DELAY_NS 100
 
 int xtap_contexts_alloc(void)
@@ -168,7 +168,7 @@ void xtap_warn(struct xtap_context *c, const char *msg)
 }
 
 /* begin, end and error handlers: stap's "interruptible" probes. */
-static bool xtap_is_begin_end(const struct xtap_probe *p)
+bool xtap_is_begin_end(const struct xtap_probe *p)
 {
 	const struct xtap_script *s = xtap_sess.script;
 
@@ -177,12 +177,13 @@ static bool xtap_is_begin_end(const struct xtap_probe *p)
 	       (p >= s->error && p < s->error + s->nerror);
 }
 
-static bool xtap_may_run(const struct xtap_probe *p)
+/* Outside RUNNING: only the phase's own probes (begin, then end and error). */
+bool xtap_may_run_phase(const struct xtap_probe *p)
 {
 	const struct xtap_script *s = xtap_sess.script;
 	int st = xtap_state();
 
-	if (likely(st == XTAP_ST_RUNNING))
+	if (st == XTAP_ST_RUNNING)
 		return true;
 	if (st == XTAP_ST_STARTING)
 		return p >= s->begin && p < s->begin + s->nbegin;
@@ -192,7 +193,7 @@ static bool xtap_may_run(const struct xtap_probe *p)
 	return false;
 }
 
-static void xtap_unlock_n(const struct xtap_probe *p, int n)
+void xtap_unlock_n(const struct xtap_probe *p, int n)
 {
 	while (n-- > 0) {
 		const struct xtap_lock_req *r = &p->locks[n];
@@ -205,7 +206,7 @@ static void xtap_unlock_n(const struct xtap_probe *p, int n)
 }
 
 /* Take the probe's locks in order; bounded by maxtrylock, never blocks. */
-static bool xtap_lock_all(const struct xtap_probe *p)
+bool xtap_lock_all(const struct xtap_probe *p)
 {
 	u32 tries = xtap_sess.limits.maxtrylock;
 	int i;
@@ -235,135 +236,77 @@ static bool xtap_lock_all(const struct xtap_probe *p)
 	return true;
 }
 
-struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs)
+/* A run that could not begin: counted as stap counts them. */
+void xtap_enter_refused(bool reentrant)
 {
-	struct xtap_cpu_ctx *cc;
-	struct xtap_context *c;
-	unsigned long flags;
-
-	if (!xtap_may_run(p))
-		return NULL;
-	local_irq_save(flags);
-	cc = this_cpu_ptr(xtap_sess.ctx);
-	if (unlikely(cc->busy)) {
-		local_irq_restore(flags);
-		atomic64_inc(&xtap_sess.skipped_reentrant);
-		xtap_count_skip();
-		return NULL;
-	}
-	cc->busy = 1;
-	barrier();
-	c = &cc->c;
-	c->probe = p;
-	c->regs = regs;
-	c->error = NULL;
-	c->error_where = NULL;
-	c->actions = 0;
-	/*
-	 * begin, end and error handlers run in process context, as stap's
-	 * "interruptible" probes, with MAXACTION_INTERRUPTIBLE.
-	 */
-	c->maxaction = xtap_is_begin_end(p) ? xtap_sess.limits.maxaction_interruptible
-		: xtap_sess.limits.maxaction;
-	c->nesting = 0;
-	c->stack_used = 0;
-	c->printbuf_used = 0;
-	c->printbuf_items = false;
-	c->locks_held = 0;
-	c->irqflags = flags;
-	cc->probe_addr = 0;
-	cc->entry_key = 0;
-	cc->procfs_buf = NULL;
-	if (unlikely(!xtap_lock_all(p))) {
-		barrier();
-		cc->busy = 0;
-		local_irq_restore(flags);
-		atomic64_inc(&xtap_sess.skipped_lock);
-		xtap_count_skip();
-		return NULL;
-	}
-	c->locks_held = p->nlocks;
-	cc->run_start = get_cycles();
-	return c;
+	atomic64_inc(reentrant ? &xtap_sess.skipped_reentrant : &xtap_sess.skipped_lock);
+	xtap_count_skip();
 }
 
 /*
  * The overload guard, as stap's STP_OVERLOAD: handler time is summed per
- * CPU, and when a window of overload_interval cycles has passed, a sum over
- * overload_threshold ends the session. begin, end and error probes run in
- * process context and are not counted. True when this run tipped it over.
+ * CPU (xtap_leave_inline), and when a window of overload_interval cycles has
+ * passed, a sum over overload_threshold ends the session. begin, end and
+ * error probes run in process context and are not counted. True when this
+ * run tipped it over.
  */
-static bool xtap_overloaded(struct xtap_cpu_ctx *cc)
+bool xtap_overload_window_ended(struct xtap_cpu_ctx *cc, u64 now)
 {
 	const struct xtap_limits *l = &xtap_sess.limits;
-	u64 now, window;
+	u64 window = now - cc->window_start;
+	bool over = cc->window_used > l->overload_threshold;
 
-	if (!l->overload_threshold || xtap_is_begin_end(cc->c.probe))
-		return false;
-	now = get_cycles();
-	cc->window_used += now - cc->run_start;
-	window = now - cc->window_start;
-	if (window <= l->overload_interval)
-		return false;
-	if (cc->window_used > l->overload_threshold) {
+	if (over)
 		snprintf(cc->c.error_buf, l->maxstringlen + XTAP_ERRBUF_EXTRA,
 			 "probe overhead exceeded threshold: handlers took %llu of %llu cycles on CPU %d "
 			 "(STP_OVERLOAD_THRESHOLD=%llu per STP_OVERLOAD_INTERVAL=%llu; -DSTP_NO_OVERLOAD turns the check off)",
 			 cc->window_used, window, smp_processor_id(), l->overload_threshold,
 			 l->overload_interval);
-		cc->window_start = now;
-		cc->window_used = 0;
-		return true;
-	}
 	cc->window_start = now;
 	cc->window_used = 0;
-	return false;
+	return over;
+}
+
+/* An error the run raised: reported; true when it was one too many. */
+bool xtap_leave_error(struct xtap_context *c)
+{
+	s64 n = atomic64_inc_return(&xtap_sess.errors);
+
+	if (c->error_where) {
+		/* c->error is this CPU's error buffer: append in place. */
+		size_t len = strlen(c->error_buf);
+
+		snprintf(c->error_buf + len, xtap_sess.limits.maxstringlen +
+			 XTAP_ERRBUF_EXTRA - len, " %s", c->error_where);
+	}
+	xtap_msg_text(XTAP_MSG_ERROR, c->error);
+	return n > xtap_sess.limits.maxerrors;
+}
+
+void xtap_leave_fatal(void)
+{
+	atomic_set(&xtap_sess.errored, 1);
+	xtap_stop_requested();
+}
+
+struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs)
+{
+	return xtap_enter_inline(p, regs);
 }
 
 void xtap_leave(struct xtap_context *c)
 {
-	struct xtap_cpu_ctx *cc = container_of(c, struct xtap_cpu_ctx, c);
-	unsigned long flags = c->irqflags;
-	bool fatal = false;
-
-	xtap_output_flush(c);
-	if (unlikely(c->error)) {
-		s64 n = atomic64_inc_return(&xtap_sess.errors);
-
-		if (c->error_where) {
-			/* c->error is this CPU's error buffer: append in place. */
-			size_t len = strlen(c->error_buf);
-
-			snprintf(c->error_buf + len, xtap_sess.limits.maxstringlen +
-				 XTAP_ERRBUF_EXTRA - len, " %s", c->error_where);
-		}
-		xtap_msg_text(XTAP_MSG_ERROR, c->error);
-		fatal = n > xtap_sess.limits.maxerrors;
-	}
-	if (unlikely(xtap_overloaded(cc))) {
-		xtap_msg_text(XTAP_MSG_ERROR, c->error_buf);
-		fatal = true;
-	}
-	xtap_unlock_n(c->probe, c->locks_held);
-	c->locks_held = 0;
-	cc->hits++;
-	barrier();
-	WRITE_ONCE(cc->busy, 0);
-	local_irq_restore(flags);
-	if (fatal) {
-		atomic_set(&xtap_sess.errored, 1);
-		xtap_stop_requested();
-	}
+	xtap_leave_inline(c);
 }
 
 void xtap_run_probe(const struct xtap_probe *p, struct pt_regs *regs)
 {
-	struct xtap_context *c = xtap_enter(p, regs);
+	struct xtap_context *c = xtap_enter_inline(p, regs);
 
 	if (!c)
 		return;
 	p->handler(c);
-	xtap_leave(c);
+	xtap_leave_inline(c);
 }
 
 void *xtap_frame_overflow(struct xtap_context *c, u32 size)

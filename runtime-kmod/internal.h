@@ -9,6 +9,7 @@
 #include <xtap/runtime.h>
 
 #define XTAP_PFX "xtap: "
+#define XTAP_ERRBUF_EXTRA 256	/* error text beyond one string argument */
 
 /*
  * Session states. Handlers run only in RUNNING; begin probes only in
@@ -27,6 +28,7 @@ enum xtap_state {
 struct xtap_cpu_ctx {
 	struct xtap_context c;
 	int busy;		/* a handler owns this context */
+	bool begin_end;		/* the run is a begin, end or error probe's */
 	u64 hits;		/* completed runs on this CPU */
 	char *printbuf_base;	/* record header room + printbuf */
 	unsigned long probe_addr; /* kprobes: the probed address, for probefunc() */

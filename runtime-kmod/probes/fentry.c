@@ -5,77 +5,22 @@
  * site by one ftrace_ops of our own, instead of through a kprobe. A kprobe
  * on the same site rides ftrace too, but through the kprobes' shared ops and
  * its handler (the kprobe table's lookup, current_kprobe, the kprobe status
- * per CPU) before ours; an ops of our own gets a trampoline that calls
- * xtap_fentry_func() directly. Functions ftrace cannot trace (notrace, the
- * syscall wrappers), module functions and what kprobes refuse stay with
- * kprobes (kprobes.c).
+ * per CPU) before ours; an ops of our own gets a trampoline that calls the
+ * family's callback (kprobes.c) directly. Functions ftrace cannot trace
+ * (notrace, the syscall wrappers), module functions and what kprobes
+ * refuse stay with kprobes (kprobes.c).
  *
  * The ops saves the full register set (FTRACE_OPS_FL_SAVE_REGS), so that a
  * handler sees what a kprobe's would: every register, for $vars, register()
  * and guru-mode writes, and the stack unwinder.
  */
 #include <linux/ftrace.h>
-#include <linux/kprobes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include "internal.h"
 #include "probes/fentry.h"
 
-struct xtap_fentry_site {
-	unsigned long ip;	/* the function's __fentry__ call */
-	u32 seq;		/* order of adding: probes on one function run in it */
-	void *owner;
-};
-
-struct xtap_fentry {
-	struct ftrace_ops ops;
-	xtap_fentry_hit_fn hit;
-	struct xtap_fentry_site *sites;	/* by ip, ascending, once armed */
-	u32 nsites, cap;
-	bool registered;
-	atomic64_t missed;	/* ftrace's recursion guard refused a call */
-};
-
-/* The first site at `ip`, or NULL. Sites are few: a binary search. */
-static const struct xtap_fentry_site *xtap_fentry_find(const struct xtap_fentry *fe,
-							unsigned long ip)
-{
-	u32 lo = 0, hi = fe->nsites;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (fe->sites[mid].ip < ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < fe->nsites && fe->sites[lo].ip == ip ? &fe->sites[lo] : NULL;
-}
-
-static void notrace xtap_fentry_func(unsigned long ip, unsigned long parent_ip,
-				     struct ftrace_ops *ops, struct ftrace_regs *fregs)
-{
-	struct xtap_fentry *fe = container_of(ops, struct xtap_fentry, ops);
-	const struct xtap_fentry_site *first, *s, *end = fe->sites + fe->nsites;
-	struct pt_regs *regs = ftrace_get_regs(fregs);
-	/* Also keeps preemption off until the unlock. */
-	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
-
-	if (bit < 0) {
-		atomic64_inc(&fe->missed);
-		return;
-	}
-	first = xtap_fentry_find(fe, ip);
-	/* Every probe on the function, in the order they were added. */
-	if (likely(regs && first))
-		for (s = first; s < end && s->ip == ip; s++)
-			fe->hit(s->owner, ip, regs);
-	ftrace_test_recursion_unlock(bit);
-}
-NOKPROBE_SYMBOL(xtap_fentry_func);
-
-struct xtap_fentry *xtap_fentry_new(xtap_fentry_hit_fn hit, u32 max_sites)
+struct xtap_fentry *xtap_fentry_new(ftrace_func_t func, u32 max_sites)
 {
 	struct xtap_fentry *fe = kzalloc(sizeof(*fe), GFP_KERNEL);
 
@@ -87,9 +32,7 @@ struct xtap_fentry *xtap_fentry_new(xtap_fentry_hit_fn hit, u32 max_sites)
 		return NULL;
 	}
 	fe->cap = max_sites;
-	fe->hit = hit;
-	fe->ops.func = xtap_fentry_func;
-	/* Recursion: the callback takes ftrace's guard itself (above). */
+	fe->ops.func = func;
 	fe->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION;
 	atomic64_set(&fe->missed, 0);
 	return fe;

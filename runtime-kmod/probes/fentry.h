@@ -2,23 +2,38 @@
 /*
  * Function-entry probes through one ftrace_ops per probe family (fentry.c):
  * add the functions (each is checked to be traceable), arm once, disarm
- * once. The hit callback runs with preemption off and ftrace's recursion
- * guard held, with the full registers of the function's entry.
+ * once. The family's own ftrace callback finds its probes by the call's
+ * address (xtap_fentry_find), so that a hit costs no indirect call
+ * before the script's handler.
  */
 #ifndef XTAP_PROBES_FENTRY_H
 #define XTAP_PROBES_FENTRY_H
 
+#include <linux/ftrace.h>
 #include <linux/types.h>
 
-struct pt_regs;
-struct xtap_fentry;
+struct xtap_fentry_site {
+	unsigned long ip;	/* the function's __fentry__ call */
+	u32 seq;		/* order of adding: probes on one function run in it */
+	void *owner;
+};
 
-/* `ip`: the function's __fentry__ call site, where a kprobe would be. */
-typedef void (*xtap_fentry_hit_fn)(void *owner, unsigned long ip, struct pt_regs *regs);
+struct xtap_fentry {
+	struct ftrace_ops ops;
+	struct xtap_fentry_site *sites;	/* by ip (then seq) once armed */
+	u32 nsites, cap;
+	bool registered;
+	atomic64_t missed;	/* calls ftrace's recursion guard kept from the callback */
+};
 
-struct xtap_fentry *xtap_fentry_new(xtap_fentry_hit_fn hit, u32 max_sites);
 /*
- * `ip`: a function's __fentry__ call. 0, or why ftrace cannot call `owner`'s
+ * `func` must take ftrace's recursion guard itself (ftrace_test_recursion_
+ * trylock(), which also keeps preemption off): the ops says so, which
+ * spares a wrapper around it.
+ */
+struct xtap_fentry *xtap_fentry_new(ftrace_func_t func, u32 max_sites);
+/*
+ * `ip`: a function's __fentry__ call. 0, or why ftrace cannot call the
  * probe there (the caller uses a kprobe).
  */
 int xtap_fentry_add(struct xtap_fentry *fe, unsigned long ip, void *owner);
@@ -26,5 +41,22 @@ int xtap_fentry_arm(struct xtap_fentry *fe);
 /* Returns the calls ftrace's recursion guard kept from the callback. */
 u64 xtap_fentry_disarm(struct xtap_fentry *fe);
 void xtap_fentry_free(struct xtap_fentry *fe);
+
+/* The first site at `ip`, or NULL; the others at `ip` follow it. */
+static __always_inline const struct xtap_fentry_site *
+xtap_fentry_find(const struct xtap_fentry *fe, unsigned long ip)
+{
+	u32 lo = 0, hi = fe->nsites;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (fe->sites[mid].ip < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < fe->nsites && fe->sites[lo].ip == ip ? &fe->sites[lo] : NULL;
+}
 
 #endif

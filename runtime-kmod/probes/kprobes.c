@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "internal.h"
+#include "context_inline.h"
 #include "probes/fentry.h"
 
 /*
@@ -75,11 +76,13 @@ MODULE_PARM_DESC(xtap_symbols, "functions matching wildcard probe points (set by
 /*
  * Like xtap_run_probe(), with the probed address kept for probefunc() and,
  * in a return probe that saved them, the function's arguments at entry.
+ * Inline, as the bracket around the handler: a hit calls nothing else.
  */
-static bool xtap_kprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
-			    void *addr, const u64 *entry_args, unsigned long entry_key)
+static __always_inline bool xtap_kprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
+					    void *addr, const u64 *entry_args,
+					    unsigned long entry_key)
 {
-	struct xtap_context *c = xtap_enter(p, regs);
+	struct xtap_context *c = xtap_enter_inline(p, regs);
 	struct xtap_cpu_ctx *cc;
 
 	if (!c)
@@ -90,12 +93,12 @@ static bool xtap_kprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
 	c->args = entry_args;
 	p->handler(c);
 	c->args = NULL;
-	xtap_leave(c);
+	xtap_leave_inline(c);
 	return true;
 }
-NOKPROBE_SYMBOL(xtap_kprobe_run);
 
-static void xtap_kprobe_hit(const struct xtap_kprobe *xk, struct pt_regs *regs, void *addr)
+static __always_inline void xtap_kprobe_hit(const struct xtap_kprobe *xk, struct pt_regs *regs,
+					    void *addr)
 {
 	const struct xtap_kprobe_spec *spec = xk->spec;
 
@@ -105,7 +108,6 @@ static void xtap_kprobe_hit(const struct xtap_kprobe *xk, struct pt_regs *regs, 
 		return;
 	xtap_kprobe_run(spec->probe, regs, addr, NULL, 0);
 }
-NOKPROBE_SYMBOL(xtap_kprobe_hit);
 
 static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -115,20 +117,38 @@ static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 NOKPROBE_SYMBOL(xtap_kprobe_pre);
 
 /*
- * From ftrace, at the function's __fentry__ site `ip`, where the kprobe
- * would have been: the handler sees what a kprobe's sees there, the
- * instruction pointer just past the site's first byte (addr(), the first
- * frame of a backtrace), which ftrace gets back unchanged.
+ * From ftrace (fentry.c), at the __fentry__ site `ip` of a function whose
+ * entry probes are armed there, where the kprobe would have been: each
+ * handler sees what a kprobe's sees there, the instruction pointer just
+ * past the site's first byte (addr(), a backtrace's first frame), which
+ * ftrace gets back unchanged.
  */
-static void xtap_kprobe_fentry_hit(void *owner, unsigned long ip, struct pt_regs *regs)
+static void notrace xtap_kfunc_fentry(unsigned long ip, unsigned long parent_ip,
+				      struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
-	unsigned long saved_ip = instruction_pointer(regs);
+	struct xtap_fentry *fe = container_of(ops, struct xtap_fentry, ops);
+	const struct xtap_fentry_site *s, *end = fe->sites + fe->nsites;
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	/* Also keeps preemption off until the unlock. */
+	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	unsigned long saved_ip;
 
-	instruction_pointer_set(regs, ip + sizeof(kprobe_opcode_t));
-	xtap_kprobe_hit(owner, regs, (void *)ip);
-	instruction_pointer_set(regs, saved_ip);
+	if (bit < 0) {
+		atomic64_inc(&fe->missed);
+		return;
+	}
+	s = xtap_fentry_find(fe, ip);
+	if (likely(regs && s)) {
+		saved_ip = instruction_pointer(regs);
+		instruction_pointer_set(regs, ip + sizeof(kprobe_opcode_t));
+		/* Every probe on the function, in the order they were added. */
+		for (; s < end && s->ip == ip; s++)
+			xtap_kprobe_hit(s->owner, regs, (void *)ip);
+		instruction_pointer_set(regs, saved_ip);
+	}
+	ftrace_test_recursion_unlock(bit);
 }
-NOKPROBE_SYMBOL(xtap_kprobe_fentry_hit);
+NOKPROBE_SYMBOL(xtap_kfunc_fentry);
 
 /*
  * kernel.function("f").return reads $param as its value at entry, as stap
@@ -493,7 +513,7 @@ static void xtap_kprobe_set_arm_fentry(struct xtap_kprobe_set *set)
 	if (!n)
 		return;
 	checks = kcalloc(n, sizeof(*checks), GFP_KERNEL);
-	set->fentry = checks ? xtap_fentry_new(xtap_kprobe_fentry_hit, n) : NULL;
+	set->fentry = checks ? xtap_fentry_new(xtap_kfunc_fentry, n) : NULL;
 	if (!set->fentry) {
 		kfree(checks);
 		return;

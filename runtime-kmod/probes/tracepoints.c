@@ -8,6 +8,7 @@
 #include <linux/tracepoint.h>
 #include <asm/syscall.h>
 #include "internal.h"
+#include "context_inline.h"
 
 struct xtap_tracepoint {
 	const struct xtap_tracepoint_spec *spec;
@@ -34,7 +35,7 @@ static const char *const xtap_sc_tp_names[2] = { "sys_enter", "sys_exit" };
 static void xtap_tracepoint_run_regs(const struct xtap_tracepoint_spec *spec, const u64 *args,
 				     struct pt_regs *syscall_regs)
 {
-	struct xtap_context *c = xtap_enter(spec->probe, NULL);
+	struct xtap_context *c = xtap_enter_inline(spec->probe, NULL);
 
 	if (!c)
 		return;
@@ -43,7 +44,7 @@ static void xtap_tracepoint_run_regs(const struct xtap_tracepoint_spec *spec, co
 	spec->probe->handler(c);
 	c->args = NULL;
 	c->syscall_regs = NULL;
-	xtap_leave(c);
+	xtap_leave_inline(c);
 }
 NOKPROBE_SYMBOL(xtap_tracepoint_run_regs);
 

@@ -25,6 +25,7 @@
 #include <linux/hash.h>
 #include <linux/slab.h>
 #include "internal.h"
+#include "context_inline.h"
 #include "compat/uprobes.h"
 
 /* Calls in flight at a time, over all uretprobes that keep arguments. */
@@ -123,7 +124,7 @@ static bool xtap_uprobe_wanted(const struct xtap_uprobe_spec *spec)
 static void xtap_uprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
 			    struct xtap_ucall *call, bool at_return)
 {
-	struct xtap_context *c = xtap_enter(p, regs);
+	struct xtap_context *c = xtap_enter_inline(p, regs);
 
 	if (!c)
 		return;
@@ -131,7 +132,7 @@ static void xtap_uprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
 	c->args = call && at_return ? call->args : NULL;
 	p->handler(c);
 	c->args = NULL;
-	xtap_leave(c);
+	xtap_leave_inline(c);
 }
 
 static bool xtap_uprobe_keeps_calls(const struct xtap_uprobe_spec *spec)
