@@ -6,6 +6,7 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/stringhash.h>
 #include <linux/vmalloc.h>
 #include "map.h"
 
@@ -198,33 +199,54 @@ static bool xtap_key_is_str(struct xtap_map *m, int i)
 	return m->spec->key_types[i] == XTAP_T_STRING;
 }
 
-static u32 xtap_key_hash(struct xtap_map *m, const struct xtap_key *k)
+/*
+ * A string key's hash and length in one pass, a word at a time
+ * (hashlen_string). Keys are NUL-terminated within maxstringlen; one
+ * longer than a slot holds (maxstringlen - 1) is hashed as stored,
+ * truncated, and marked (len > slot) for the slow compare.
+ */
+static u32 xtap_str_key_hash(const char *s, u32 salt, u32 *len)
+{
+	u32 max = xtap_slen() - 1;
+	u64 hl = hashlen_string((const void *)(unsigned long)salt, s);
+
+	*len = hashlen_len(hl);
+	if (likely(*len <= max))
+		return hashlen_hash(hl);
+	*len = max + 1;
+	return full_name_hash((const void *)(unsigned long)salt, s, max);
+}
+
+/* The key's hash; `lens` gets each string key's length (see above). */
+static u32 xtap_key_hash(struct xtap_map *m, const struct xtap_key *k, u32 *lens)
 {
 	u32 h = m->spec->nkeys;
 	int i;
 
 	for (i = 0; i < m->spec->nkeys; i++) {
-		if (xtap_key_is_str(m, i)) {
-			const char *s = k[i].s ?: "";
-
-			h = jhash(s, strnlen(s, xtap_slen() - 1), h);
-		} else {
+		if (xtap_key_is_str(m, i))
+			h = xtap_str_key_hash(k[i].s ?: "", h, &lens[i]);
+		else
 			h = jhash(&k[i].n, sizeof(k[i].n), h);
-		}
 	}
 	return h;
 }
 
 static bool xtap_key_equal(struct xtap_map *m, struct xtap_map_entry *e,
-			   const struct xtap_key *k)
+			   const struct xtap_key *k, const u32 *lens)
 {
+	u32 max = xtap_slen() - 1;
 	int i;
 
 	for (i = 0; i < m->spec->nkeys; i++) {
 		const char *slot = e->data + m->key_off[i];
 
 		if (xtap_key_is_str(m, i)) {
-			if (strncmp(slot, k[i].s ?: "", xtap_slen() - 1))
+			const char *s = k[i].s ?: "";
+
+			/* With its NUL: a longer stored key differs there. */
+			if (likely(lens[i] <= max) ? memcmp(slot, s, lens[i] + 1)
+						   : strncmp(slot, s, max))
 				return false;
 		} else if (*(const s64 *)slot != k[i].n) {
 			return false;
@@ -241,13 +263,14 @@ static bool xtap_key_equal(struct xtap_map *m, struct xtap_map_entry *e,
 struct xtap_map_entry *xtap_map_find(struct xtap_map *m,
 				     const struct xtap_key *k, u32 *hashp)
 {
-	u32 hash = xtap_key_hash(m, k);
+	u32 lens[XTAP_MAXKEYS];
+	u32 hash = xtap_key_hash(m, k, lens);
 	struct xtap_map_entry *e;
 
 	if (hashp)
 		*hashp = hash;
 	hlist_for_each_entry_rcu(e, &m->buckets[hash & m->hash_mask], hnode, true)
-		if (e->hash == hash && xtap_key_equal(m, e, k))
+		if (e->hash == hash && xtap_key_equal(m, e, k, lens))
 			return e;
 	return NULL;
 }
