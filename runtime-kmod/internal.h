@@ -69,6 +69,12 @@ struct xtap_session {
 
 extern struct xtap_session xtap_sess;
 
+/* The size of a script string buffer, its terminator included (MAXSTRINGLEN). */
+static inline size_t xtap_strsize(void)
+{
+	return xtap_sess.limits.maxstringlen;
+}
+
 static inline int xtap_state(void)
 {
 	return atomic_read(&xtap_sess.state);

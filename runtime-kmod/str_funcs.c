@@ -7,11 +7,6 @@
 #include "internal.h"
 #include "str_escape.h"
 
-static size_t xtap_strsize(void)
-{
-	return xtap_sess.limits.maxstringlen;
-}
-
 /* This CPU's scratch string: for results whose dst may alias an input. */
 static char *xtap_str_tmp(void)
 {

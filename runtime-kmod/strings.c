@@ -4,11 +4,6 @@
 #include <linux/string.h>
 #include "internal.h"
 
-static size_t xtap_strsize(void)
-{
-	return xtap_sess.limits.maxstringlen;
-}
-
 char *xtap_str_copy(char *dst, const char *src)
 {
 	if (dst != src)
