@@ -18,17 +18,6 @@
 #include <linux/uidgid.h>
 #include "internal.h"
 
-/* No task_lock: a handler may run in NMI or under the task's own locks. */
-char *xtap_execname(char *dst)
-{
-	char comm[TASK_COMM_LEN];
-
-	memcpy(comm, current->comm, sizeof(comm));
-	comm[sizeof(comm) - 1] = '\0';
-	strscpy(dst, comm, xtap_sess.limits.maxstringlen);
-	return dst;
-}
-
 s64 xtap_pid(void)
 {
 	return task_tgid_nr(current);

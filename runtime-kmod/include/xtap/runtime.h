@@ -575,7 +575,20 @@ s64 xtap_mod(struct xtap_context *c, s64 a, s64 b, const char *where);
 
 /* ------------------------------------------------------------ context functions */
 
-char *xtap_execname(char *dst);
+/*
+ * execname() into a script string, inline: two word copies (a script
+ * string holds MAXSTRINGLEN bytes, never fewer than a task's comm: the
+ * translator's lower bound is 16). No task_lock: a handler may run in NMI
+ * or under the task's own locks; a rename racing with it may show a mix of
+ * both names, never an unterminated one.
+ */
+static __always_inline char *xtap_execname_inline(char *dst)
+{
+	memcpy(dst, current->comm, TASK_COMM_LEN);
+	dst[TASK_COMM_LEN - 1] = '\0';
+	return dst;
+}
+
 s64 xtap_pid(void);
 s64 xtap_tid(void);
 s64 xtap_ppid(void);
