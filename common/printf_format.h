@@ -62,9 +62,12 @@ struct FormatArgs {
 void format_kernel(const Format &f, const FormatArgs &args, std::string *out);
 
 // Appends to a string through a cursor, so that a conversion costs a few
-// stores rather than an append call per piece. The string grows by
-// doubling (its new bytes zeroed once) and is cut to what was written when
-// the sink goes: keep one sink for many format_kernel calls (a record).
+// stores rather than an append call per piece. The string is lengthened
+// 4 KiB at a time past what was written (those bytes zeroed once; its
+// capacity grows by doubling) and cut to what was written when the sink
+// goes: keep one sink for many format_kernel calls (a record). What the
+// string held before is never touched, so a sink may append to a large
+// output buffer.
 class FormatSink {
  public:
   explicit FormatSink(std::string *s) : s_(s), len_(s->size()) {}
@@ -73,7 +76,7 @@ class FormatSink {
   FormatSink &operator=(const FormatSink &) = delete;
   // Room for n more bytes; returns where they go (commit() after).
   char *room(size_t n) {
-    if (len_ + n > s_->size()) s_->resize(std::max(2 * s_->size(), len_ + n + 4096));
+    if (len_ + n > s_->size()) s_->resize(len_ + std::max(n, size_t(4096)));
     return s_->data() + len_;
   }
   void commit(char *end) { len_ = size_t(end - s_->data()); }

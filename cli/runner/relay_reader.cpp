@@ -122,49 +122,83 @@ bool RelayReader::read_all() {
       ssize_t n = ::read(c.fd, buf.data(), buf.size());
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
-      c.carry.append(buf.data(), n);
       any = true;
-      parse(c);
+      // Records are parsed where they were read; only a record cut by the
+      // end of the read is kept for the next one.
+      if (c.carry.empty()) {
+        size_t used = parse(c, buf.data(), size_t(n));
+        c.carry.assign(buf.data() + used, size_t(n) - used);
+      } else {
+        c.carry.append(buf.data(), n);
+        c.carry.erase(0, parse(c, c.carry.data(), c.carry.size()));
+      }
       if (size_t(n) < buf.size()) break;
     }
   }
   return any;
 }
 
-void RelayReader::parse(Cpu& cpu) {
+size_t RelayReader::parse(Cpu& cpu, const char* b, size_t size) {
   std::string bulk_out;
   size_t off = 0;
-  const std::string& b = cpu.carry;
-  while (b.size() - off >= sizeof(xtap_rec_hdr)) {
+  while (size - off >= sizeof(xtap_rec_hdr)) {
     xtap_rec_hdr h;
-    std::memcpy(&h, b.data() + off, sizeof(h));
+    std::memcpy(&h, b + off, sizeof(h));
     if (h.size < sizeof(h) || h.size > max_record_) {
       corrupt_++;  // cannot resynchronise inside this CPU's stream
-      off = b.size();
+      off = size;
       break;
     }
-    if (b.size() - off < h.size) break;
+    if (size - off < h.size) break;
+    const char *body = b + off + sizeof(h), *end = b + off + h.size;
+    off += h.size;
+    if (cpu.bulk_fd >= 0) {
+      // -b: no merge; the record goes to its CPU's file as it comes.
+      if (h.type == XTAP_REC_TEXT) bulk_out.append(body, end);
+      if (h.type == XTAP_REC_FORMATTED && !format_items(body, end, &bulk_out)) bad_items_++;
+      records_++;
+      continue;
+    }
+    if (emit_direct(h, body, end)) continue;
     // A record type this runner does not know (a newer module's) prints
     // nothing but keeps its place, so that it is not waited for as a gap.
     Rec r;
     r.type = h.type;
-    if (h.type == XTAP_REC_TEXT) r.text = b.substr(off + sizeof(h), h.size - sizeof(h));
+    if (h.type == XTAP_REC_TEXT) r.text.assign(body, end);
     if (h.type == XTAP_REC_FORMATTED) {
       // Formatted here, as it arrives: merged, switched and written as text.
       r.type = XTAP_REC_TEXT;
-      if (!format_items(b.data() + off + sizeof(h), b.data() + off + h.size, &r.text)) bad_items_++;
+      if (!format_items(body, end, &r.text)) bad_items_++;
     }
-    if (cpu.bulk_fd >= 0) {
-      // -b: no merge; the record goes to its CPU's file as it comes.
-      bulk_out += r.text;
-      records_++;
-    } else {
-      pending_.emplace(h.seq, std::move(r));
-    }
-    off += h.size;
+    pending_.emplace(h.seq, std::move(r));
   }
-  cpu.carry.erase(0, off);
   if (!bulk_out.empty() && !write_fully(cpu.bulk_fd, bulk_out)) write_failed_ = true;
+  return off;
+}
+
+// The record next in sequence, with none waiting: its text goes straight
+// into the output buffer (formatted there), with no copy of its own. Most
+// records take this way: one CPU writes at a time, or the CPUs take turns.
+bool RelayReader::emit_direct(const xtap_rec_hdr& h, const char* body, const char* end) {
+  if (h.seq != next_seq_ || !pending_.empty() || json_ ||
+      (h.type != XTAP_REC_TEXT && h.type != XTAP_REC_FORMATTED))
+    return false;
+  size_t before = out_.size();
+  if (h.type == XTAP_REC_TEXT) out_.append(body, end);
+  else if (!format_items(body, end, &out_)) bad_items_++;
+  if (files_ && files_->full_before(before, out_.size() - before)) {
+    // -S SIZE: this record starts the next file (as append() does).
+    std::string text = out_.substr(before);
+    out_.resize(before);
+    flush_out();
+    std::string err;
+    if (!files_->next(&err) && switch_error_.empty()) switch_error_ = err;
+    out_ = std::move(text);
+  }
+  gap_since_ms_ = 0;
+  records_++;
+  next_seq_++;
+  return true;
 }
 
 bool RelayReader::load_formats(const std::string& path, std::string* err) {

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include <xtap/abi.h>
+
 #include "common/printf_format.h"
 
 namespace xtap::runner {
@@ -51,7 +53,9 @@ class RelayReader {
   };
   void run();
   bool read_all();          // true if anything was read
-  void parse(Cpu& cpu);
+  // Parses the whole records in b; returns the bytes they took.
+  size_t parse(Cpu& cpu, const char* b, size_t size);
+  bool emit_direct(const xtap_rec_hdr& h, const char* body, const char* end);
   void emit(bool final);
   void flush_out();
 
