@@ -159,13 +159,51 @@ struct Spec {
 };
 
 char *fill(char *p, int n, char c) {
-  while (n-- > 0) *p++ = c;  // mostly a few bytes: no call
+  if (n <= 0) return p;
+  std::memset(p, c, size_t(n));
+  return p + n;
+}
+
+char *copy(char *p, const char *s, size_t n) {
+  std::memcpy(p, s, n);
+  return p + n;
+}
+
+// The digits of num in base 10, 16 or 8, written backwards ending at end;
+// returns where they start. Base 10 two digits a division.
+char *digits(char *end, uint64_t num, int base, bool upper) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  char *p = end;
+  if (base == 10) {
+    while (num >= 100) {
+      unsigned pair = unsigned(num % 100);
+      num /= 100;
+      p -= 2;
+      std::memcpy(p, kPairs + 2 * pair, 2);
+    }
+    if (num >= 10) {
+      p -= 2;
+      std::memcpy(p, kPairs + 2 * num, 2);
+    } else {
+      *--p = char('0' + num);
+    }
+    return p;
+  }
+  const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  int shift = base == 16 ? 4 : 3;
+  do {
+    *--p = hex[num & unsigned(base - 1)];
+    num >>= shift;
+  } while (num);
   return p;
 }
 
 // lib/vsprintf.c number(), for base 8, 10 and 16.
 void number(FormatSink *out, uint64_t num, Spec s, int base, bool upper) {
-  char tmp[24];  // the digits, least significant first
+  char tmp[24];
   char sign = 0;
   bool need_pfx = (s.flags & kSpecial) && base != 10;
   bool is_zero = num == 0;
@@ -188,20 +226,8 @@ void number(FormatSink *out, uint64_t num, Spec s, int base, bool upper) {
     if (base == 16) width -= 2;
     else if (!is_zero) width--;
   }
-  int i = 0;
-  if (base == 10) {
-    do {
-      tmp[i++] = char('0' + num % 10);
-      num /= 10;
-    } while (num);
-  } else {
-    const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-    int shift = base == 16 ? 4 : 3;
-    do {
-      tmp[i++] = digits[num & unsigned(base - 1)];
-      num >>= shift;
-    } while (num);
-  }
+  const char *first = digits(tmp + sizeof(tmp), num, base, upper);
+  int i = int(tmp + sizeof(tmp) - first);
   if (i > precision) precision = i;
   width -= precision;
   char *p = out->room(size_t(std::max(width, 0)) + size_t(precision) + 4);
@@ -219,7 +245,7 @@ void number(FormatSink *out, uint64_t num, Spec s, int base, bool upper) {
     width = 0;
   }
   p = fill(p, precision - i, '0');
-  while (--i >= 0) *p++ = tmp[i];
+  p = copy(p, first, size_t(i));
   p = fill(p, width, ' ');
   out->commit(p);
 }
@@ -229,13 +255,100 @@ void padded(FormatSink *out, const char *s, size_t len, const Spec &sp) {
   int spaces = sp.width > int(len) ? sp.width - int(len) : 0;
   char *p = out->room(len + size_t(spaces));
   if (!(sp.flags & kLeft)) p = fill(p, spaces, ' ');
-  std::memcpy(p, s, len);
-  p += len;
+  p = copy(p, s, len);
   if (sp.flags & kLeft) p = fill(p, spaces, ' ');
   out->commit(p);
 }
 
 int clamp_star(uint64_t v) { return int(std::clamp<int64_t>(int64_t(v), 0, 32767)); }  // XTAP_FMT_WIDTH
+
+// The conversions of f, their arguments taken from `src` in order (its
+// next_long() and next_str()): FormatArgs, or an item's bytes as they lie.
+template <class Source>
+void format_from(const Format &f, Source &src, FormatSink &out) {
+  for (const auto &p : f.pieces) {
+    if (p.literal) {
+      out.commit(copy(out.room(p.text.size()), p.text.data(), p.text.size()));
+      continue;
+    }
+    Spec s;
+    s.flags = p.flag_bits;
+    s.width = p.width_n;
+    s.precision = p.precision_n;
+    if (p.width[0] == '*') s.width = clamp_star(src.next_long());
+    if (p.has_precision && p.precision[0] == '*') s.precision = clamp_star(src.next_long());
+    switch (p.conv) {
+      case 'd': case 'i': s.flags |= kSign; number(&out, src.next_long(), s, 10, false); break;
+      case 'u': number(&out, src.next_long(), s, 10, false); break;
+      case 'o': number(&out, src.next_long(), s, 8, false); break;
+      case 'x': number(&out, src.next_long(), s, 16, false); break;
+      case 'X': number(&out, src.next_long(), s, 16, true); break;
+      case 'p':  // "%#<flags><width>llx": the precision is not passed on
+        s.flags |= kSpecial;
+        s.precision = -1;
+        number(&out, src.next_long(), s, 16, false);
+        break;
+      case 'c': {
+        char ch = char(src.next_long());
+        padded(&out, &ch, 1, s);
+        break;
+      }
+      case 's': {
+        std::string_view str = src.next_str();
+        size_t len = strnlen(str.data(), str.size());  // the kernel stops at a NUL
+        if (s.precision >= 0) len = std::min(len, size_t(s.precision));
+        padded(&out, str.data(), len, s);
+        break;
+      }
+      case 'b': {  // xtap_print_binary(): the low bytes, least significant first
+        uint64_t v = src.next_long();
+        int bytes = s.width == 1 || s.width == 2 || s.width == 4 ? s.width : 8;
+        char *w = out.room(8);
+        for (int i = 0; i < bytes; i++) *w++ = char(v >> (8 * i));
+        out.commit(w);
+        break;
+      }
+      default:
+        src.next_long();  // %m %M: never in a binary record
+        break;
+    }
+  }
+}
+
+struct ArgsSource {
+  const FormatArgs &args;
+  size_t nl = 0, ns = 0;
+  uint64_t next_long() { return nl < args.longs.size() ? args.longs[nl++] : 0; }
+  std::string_view next_str() { return ns < args.strs.size() ? args.strs[ns++] : std::string_view(); }
+};
+
+// A binary printf item's values where they lie: a little-endian u64 per
+// long, a u32 length and the bytes per string. Past `end` it gives 0 or ""
+// and remembers the item was cut short.
+struct ItemSource {
+  const char *p, *end;
+  bool cut = false;
+  uint64_t next_long() {
+    uint64_t v = 0;
+    if (end - p < 8) {
+      cut = true;
+      return 0;
+    }
+    std::memcpy(&v, p, 8);  // the runner runs on the module's machine: same byte order
+    p += 8;
+    return v;
+  }
+  std::string_view next_str() {
+    uint32_t n;
+    if (end - p < 4 || (std::memcpy(&n, p, 4), uint64_t(end - p - 4) < n)) {
+      cut = true;
+      return {};
+    }
+    std::string_view v(p + 4, n);
+    p += 4 + n;
+    return v;
+  }
+};
 
 }  // namespace
 
@@ -245,80 +358,19 @@ void format_kernel(const Format &f, const FormatArgs &args, std::string *out) {
 }
 
 void format_kernel(const Format &f, const FormatArgs &args, FormatSink *sink) {
-  FormatSink &out = *sink;
-  size_t nl = 0, ns = 0;
-  auto next_long = [&]() -> uint64_t { return nl < args.longs.size() ? args.longs[nl++] : 0; };
-  for (const auto &p : f.pieces) {
-    if (p.literal) {
-      char *w = out.room(p.text.size());
-      std::memcpy(w, p.text.data(), p.text.size());
-      out.commit(w + p.text.size());
-      continue;
-    }
-    Spec s;
-    s.flags = p.flag_bits;
-    s.width = p.width_n;
-    s.precision = p.precision_n;
-    if (p.width[0] == '*') s.width = clamp_star(next_long());
-    if (p.has_precision && p.precision[0] == '*') s.precision = clamp_star(next_long());
-    switch (p.conv) {
-      case 'd': case 'i': s.flags |= kSign; number(&out, next_long(), s, 10, false); break;
-      case 'u': number(&out, next_long(), s, 10, false); break;
-      case 'o': number(&out, next_long(), s, 8, false); break;
-      case 'x': number(&out, next_long(), s, 16, false); break;
-      case 'X': number(&out, next_long(), s, 16, true); break;
-      case 'p':  // "%#<flags><width>llx": the precision is not passed on
-        s.flags |= kSpecial;
-        s.precision = -1;
-        number(&out, next_long(), s, 16, false);
-        break;
-      case 'c': {
-        char ch = char(next_long());
-        padded(&out, &ch, 1, s);
-        break;
-      }
-      case 's': {
-        std::string_view str = ns < args.strs.size() ? args.strs[ns++] : std::string_view();
-        size_t len = strnlen(str.data(), str.size());  // the kernel stops at a NUL
-        if (s.precision >= 0) len = std::min(len, size_t(s.precision));
-        padded(&out, str.data(), len, s);
-        break;
-      }
-      case 'b': {  // xtap_print_binary(): the low bytes, least significant first
-        uint64_t v = next_long();
-        int bytes = s.width == 1 || s.width == 2 || s.width == 4 ? s.width : 8;
-        char *w = out.room(8);
-        for (int i = 0; i < bytes; i++) *w++ = char(v >> (8 * i));
-        out.commit(w);
-        break;
-      }
-      default:
-        next_long();  // %m %M: never in a binary record
-        break;
-    }
-  }
+  ArgsSource src{args};
+  format_from(f, src, *sink);
 }
 
-bool decode_format_args(const std::string &kinds, const char **p, const char *end, FormatArgs *args) {
-  args->longs.clear();
-  args->strs.clear();
-  for (char k : kinds) {
-    if (k == 'l') {
-      uint64_t v;
-      if (end - *p < 8) return false;
-      std::memcpy(&v, *p, 8);  // the runner runs on the module's machine: same byte order
-      *p += 8;
-      args->longs.push_back(v);
-      continue;
-    }
-    uint32_t len;
-    if (end - *p < 4) return false;
-    std::memcpy(&len, *p, 4);
-    *p += 4;
-    if (uint64_t(end - *p) < len) return false;
-    args->strs.emplace_back(*p, len);  // a view: the record outlives the formatting
-    *p += len;
+bool format_item(const Format &f, const char **p, const char *end, FormatSink *sink) {
+  size_t mark = sink->mark();
+  ItemSource src{*p, end};
+  format_from(f, src, *sink);
+  if (src.cut) {
+    sink->rewind(mark);
+    return false;
   }
+  *p = src.p;
   return true;
 }
 

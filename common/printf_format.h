@@ -80,6 +80,9 @@ class FormatSink {
     return s_->data() + len_;
   }
   void commit(char *end) { len_ = size_t(end - s_->data()); }
+  // What has been written so far, to go back to (an item cut short).
+  size_t mark() const { return len_; }
+  void rewind(size_t mark) { len_ = mark; }
 
  private:
   std::string *s_;
@@ -87,9 +90,10 @@ class FormatSink {
 };
 void format_kernel(const Format &f, const FormatArgs &args, FormatSink *out);
 
-// Decodes the arguments of one binary printf item (the bytes after its
-// format id: a little-endian u64 per 'l', a u32 length and the bytes per
-// 's'), advancing *p. False if the item is cut short.
-bool decode_format_args(const std::string &kinds, const char **p, const char *end, FormatArgs *args);
+// Formats one binary printf item (the bytes after its format id: a
+// little-endian u64 per 'l' of arg_kinds(), a u32 length and the bytes per
+// 's'), reading its values where they lie and advancing *p past them. False,
+// with nothing written, if the item is cut short.
+bool format_item(const Format &f, const char **p, const char *end, FormatSink *out);
 
 }  // namespace xtap

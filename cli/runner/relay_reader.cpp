@@ -220,7 +220,6 @@ bool RelayReader::load_formats(const std::string& path, std::string* err) {
     }
     Fmt f;
     f.format = parse_format(t.substr(off + 4, n));
-    f.kinds = f.format.arg_kinds();
     formats_.push_back(std::move(f));
     off += 4 + n;
   }
@@ -248,9 +247,7 @@ bool RelayReader::format_items(const char* p, const char* end, std::string* text
       continue;
     }
     if (id > formats_.size()) return false;
-    const Fmt& f = formats_[id - 1];
-    if (!decode_format_args(f.kinds, &p, end, &args_)) return false;
-    format_kernel(f.format, args_, &out);
+    if (!format_item(formats_[id - 1].format, &p, end, &out)) return false;
   }
   return p == end;
 }

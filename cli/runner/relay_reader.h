@@ -62,10 +62,8 @@ class RelayReader {
   bool format_items(const char* p, const char* end, std::string* out);
   struct Fmt {
     Format format;
-    std::string kinds;  // Format::arg_kinds()
   };
   std::vector<Fmt> formats_;  // id N is formats_[N - 1]
-  FormatArgs args_;           // reused, to spare allocations per item
   uint64_t bad_items_ = 0;
   std::vector<Cpu> cpus_;
   struct Rec {
