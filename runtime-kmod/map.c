@@ -13,14 +13,9 @@
 static struct xtap_map **xtap_maps;
 static u16 xtap_nmaps;
 
-static u32 xtap_slen(void)
-{
-	return xtap_sess.limits.maxstringlen;
-}
-
 static u32 xtap_type_size(u8 type)
 {
-	return type == XTAP_T_STRING ? ALIGN(xtap_slen(), 8) : sizeof(s64);
+	return type == XTAP_T_STRING ? ALIGN(xtap_strsize(), 8) : sizeof(s64);
 }
 
 static u32 xtap_value_size(struct xtap_map *m)
@@ -207,7 +202,7 @@ static bool xtap_key_is_str(struct xtap_map *m, int i)
  */
 static u32 xtap_str_key_hash(const char *s, u32 salt, u32 *len)
 {
-	u32 max = xtap_slen() - 1;
+	u32 max = xtap_strsize() - 1;
 	u64 hl = hashlen_string((const void *)(unsigned long)salt, s);
 
 	*len = hashlen_len(hl);
@@ -235,7 +230,7 @@ static u32 xtap_key_hash(struct xtap_map *m, const struct xtap_key *k, u32 *lens
 static bool xtap_key_equal(struct xtap_map *m, struct xtap_map_entry *e,
 			   const struct xtap_key *k, const u32 *lens)
 {
-	u32 max = xtap_slen() - 1;
+	u32 max = xtap_strsize() - 1;
 	int i;
 
 	for (i = 0; i < m->spec->nkeys; i++) {
@@ -289,7 +284,7 @@ static struct xtap_map_entry *xtap_map_insert(struct xtap_map *m,
 		char *slot = e->data + m->key_off[i];
 
 		if (xtap_key_is_str(m, i))
-			strscpy(slot, k[i].s ?: "", xtap_slen());
+			strscpy(slot, k[i].s ?: "", xtap_strsize());
 		else
 			*(s64 *)slot = k[i].n;
 	}
@@ -363,7 +358,7 @@ int xtap_map_get_str(struct xtap_map *m, const struct xtap_key *k, char *out)
 	struct xtap_map_entry *e = xtap_map_find(m, k, NULL);
 
 	if (e)
-		strscpy(out, e->data + m->value_off, xtap_slen());
+		strscpy(out, e->data + m->value_off, xtap_strsize());
 	else
 		out[0] = '\0';
 	return e != NULL;
@@ -394,7 +389,7 @@ int xtap_map_set_str(struct xtap_context *c, struct xtap_map *m,
 
 	if (!e)
 		return -1;
-	strscpy(e->data + m->value_off, v ?: "", xtap_slen());
+	strscpy(e->data + m->value_off, v ?: "", xtap_strsize());
 	return 0;
 }
 

@@ -154,22 +154,18 @@ size_t RelayReader::parse(Cpu& cpu, const char* b, size_t size) {
     off += h.size;
     if (cpu.bulk_fd >= 0) {
       // -b: no merge; the record goes to its CPU's file as it comes.
-      if (h.type == XTAP_REC_TEXT) bulk_out.append(body, end);
-      if (h.type == XTAP_REC_FORMATTED && !format_items(body, end, &bulk_out)) bad_items_++;
+      append_text(h.type, body, end, &bulk_out);
       records_++;
       continue;
     }
     if (emit_direct(h, body, end)) continue;
     // A record type this runner does not know (a newer module's) prints
     // nothing but keeps its place, so that it is not waited for as a gap.
+    // A formatted one is formatted as it arrives, then merged, switched and
+    // written as text.
     Rec r;
-    r.type = h.type;
-    if (h.type == XTAP_REC_TEXT) r.text.assign(body, end);
-    if (h.type == XTAP_REC_FORMATTED) {
-      // Formatted here, as it arrives: merged, switched and written as text.
-      r.type = XTAP_REC_TEXT;
-      if (!format_items(body, end, &r.text)) bad_items_++;
-    }
+    r.type = h.type == XTAP_REC_FORMATTED ? uint16_t(XTAP_REC_TEXT) : h.type;
+    append_text(h.type, body, end, &r.text);
     pending_.emplace(h.seq, std::move(r));
   }
   if (!bulk_out.empty() && !write_fully(cpu.bulk_fd, bulk_out)) write_failed_ = true;
@@ -184,8 +180,7 @@ bool RelayReader::emit_direct(const xtap_rec_hdr& h, const char* body, const cha
       (h.type != XTAP_REC_TEXT && h.type != XTAP_REC_FORMATTED))
     return false;
   size_t before = out_.size();
-  if (h.type == XTAP_REC_TEXT) out_.append(body, end);
-  else if (!format_items(body, end, &out_)) bad_items_++;
+  append_text(h.type, body, end, &out_);
   if (files_ && files_->full_before(before, out_.size() - before)) {
     // -S SIZE: this record starts the next file (as append() does).
     std::string text = out_.substr(before);
@@ -199,6 +194,13 @@ bool RelayReader::emit_direct(const xtap_rec_hdr& h, const char* body, const cha
   records_++;
   next_seq_++;
   return true;
+}
+
+// The text a record prints, appended to out: a TEXT record's bytes, or a
+// FORMATTED record's items formatted; other types print nothing.
+void RelayReader::append_text(uint16_t type, const char* body, const char* end, std::string* out) {
+  if (type == XTAP_REC_TEXT) out->append(body, end);
+  if (type == XTAP_REC_FORMATTED && !format_items(body, end, out)) bad_items_++;
 }
 
 bool RelayReader::load_formats(const std::string& path, std::string* err) {
@@ -218,9 +220,7 @@ bool RelayReader::load_formats(const std::string& path, std::string* err) {
       *err = path + ": truncated format table";
       return false;
     }
-    Fmt f;
-    f.format = parse_format(t.substr(off + 4, n));
-    formats_.push_back(std::move(f));
+    formats_.push_back(parse_format(t.substr(off + 4, n)));
     off += 4 + n;
   }
   return true;
@@ -247,7 +247,7 @@ bool RelayReader::format_items(const char* p, const char* end, std::string* text
       continue;
     }
     if (id > formats_.size()) return false;
-    if (!format_item(formats_[id - 1].format, &p, end, &out)) return false;
+    if (!format_item(formats_[id - 1], &p, end, &out)) return false;
   }
   return p == end;
 }

@@ -56,14 +56,12 @@ class RelayReader {
   // Parses the whole records in b; returns the bytes they took.
   size_t parse(Cpu& cpu, const char* b, size_t size);
   bool emit_direct(const xtap_rec_hdr& h, const char* body, const char* end);
+  void append_text(uint16_t type, const char* body, const char* end, std::string* out);
   void emit(bool final);
   void flush_out();
 
   bool format_items(const char* p, const char* end, std::string* out);
-  struct Fmt {
-    Format format;
-  };
-  std::vector<Fmt> formats_;  // id N is formats_[N - 1]
+  std::vector<Format> formats_;  // id N is formats_[N - 1]
   uint64_t bad_items_ = 0;
   std::vector<Cpu> cpus_;
   struct Rec {
