@@ -13,9 +13,9 @@ namespace fs = std::filesystem;
 namespace xtap::kbuild {
 
 std::vector<std::string> runtime_objects(const std::string &rt) {
-  // Link the runtime's compiled objects (one since it is one unit: xtap_runtime_all.o), not its linked xtap_runtime.o:
-  // kernels that run objtool on whole modules (IBT, 6.12's call padding)
-  // would otherwise process the runtime twice.
+  // Link the runtime's compiled object (one: xtap_runtime_all.o), not its
+  // linked xtap_runtime.o: kernels that run objtool on whole modules (IBT,
+  // 6.12's call padding) would otherwise process the runtime twice.
   std::vector<std::string> objs;
   std::error_code ec;
   for (auto &e : fs::recursive_directory_iterator(rt, ec)) {
