@@ -47,9 +47,14 @@ def check_output(test, out, err, expect_file_text=None):
         why = check_seq(test.expect_seq[0], test.expect_seq[1], out)
         if why:
             reasons.append("EXPECT_SEQ: " + why)
-    for r in test.expect_regex:
-        if not re.search(r, out, re.MULTILINE):
-            reasons.append(f"stdout does not match EXPECT_REGEX {r!r}")
+    missed = [r for r in test.expect_regex if not re.search(r, out, re.MULTILINE)]
+    for r in missed:
+        reasons.append(f"stdout does not match EXPECT_REGEX {r!r}")
+    if missed:  # what was there instead: a rare failure is seen once
+        lines = out.splitlines()
+        shown = "\n".join("      | " + line for line in lines[:MAX_DIFF_LINES])
+        more = f"\n      ... ({len(lines) - MAX_DIFF_LINES} more lines)" if len(lines) > MAX_DIFF_LINES else ""
+        reasons.append(f"stdout was ({len(lines)} lines):\n{shown}{more}" if lines else "stdout was empty")
     for r in test.expect_not_regex:
         m = re.search(r, out, re.MULTILINE)
         if m:
