@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: install, build, unit tests (ctest), the example corpus at -p2, a bounded fuzz run,
 # the runtime tests in one VM boot per kernel, then the example corpus in one
-# VM boot of the 6.1 kernel, bundles, remote targets, the soak and the Debian package.
+# VM boot of the 6.1 kernel, bundles, remote targets, the soak, the output
+# flood and the Debian package.
 # Ends with one "total: N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -84,6 +85,13 @@ run_counted remote python3 tests/fleet/run_remote_vm.py
 # on hot probes under a workload, one boot per kernel; nothing left behind.
 echo "== soak: start/stop cycles on hot probes in the 6.1 and 6.12 VMs"
 run_counted soak python3 tests/reliability/soak_vm.py
+
+# Sustained output (issue 29): a 20 s flood of printf records from busy
+# probes in a 512 MiB guest, one boot per kernel: the output file grows all
+# along, the collector's memory stays bounded, and every record is written
+# or counted as dropped; also --format json, -b, small buffers and SIGKILL.
+echo "== flood: sustained output in the 6.1 and 6.12 VMs"
+run_counted flood python3 tests/reliability/output_flood_vm.py
 
 # The Debian package (issue 13): cpack, apt-get install, then the installed
 # xtap from outside the source tree and one --vm boot.

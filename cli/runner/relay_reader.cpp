@@ -1,10 +1,12 @@
-// Relay reader thread: poll, read whole records, merge CPUs by sequence number.
+// Relay reader thread: read bounded slices of each CPU's relay file, merge
+// them by sequence number, format and write, and only then read again.
 #include "runner/relay_reader.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -19,18 +21,23 @@ namespace xtap::runner {
 
 namespace {
 
-// A missing sequence number is waited for this long before it is taken as
-// dropped (its CPU's buffer was full) and skipped.
+// A missing sequence number that may still be in flight on an idle CPU is
+// waited for this long before it is taken as dropped. The kernel takes no
+// number for a record it drops (transport/relay.c), so a gap is rare.
 constexpr int64_t kGapWaitMs = 500;
-constexpr int kPollMs = 20;  // relay wakes readers only on sub-buffer switches
+// Relay wakes readers only on sub-buffer switches, so the reader polls.
+constexpr int kPollMs = 20;
+// A slice that read less than this waits for the next poll before reading
+// again: a trickle is written in batches rather than a read per record.
+constexpr size_t kBusySliceBytes = 64 << 10;
 
-bool write_fully(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    off += size_t(n);
+bool write_fully(int fd, const char* p, size_t n) {
+  while (n) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= size_t(w);
   }
   return true;
 }
@@ -48,6 +55,7 @@ RelayReader::~RelayReader() {
 bool RelayReader::open(const std::string& dir, unsigned ncpus, uint64_t max_record,
                        std::string* err) {
   max_record_ = max_record;
+  cpu_buffer_ = std::max<size_t>(kCpuBufferBytes, 2 * max_record);
   for (unsigned i = 0; i < ncpus; i++) {
     std::string path = dir + "/trace" + std::to_string(i);
     int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -67,12 +75,15 @@ bool RelayReader::open(const std::string& dir, unsigned ncpus, uint64_t max_reco
         return false;
       }
     }
+    // Left uninitialised: only the pages a CPU's slices reach are touched.
+    c.buf.reset(new char[cpu_buffer_]);
     cpus_.push_back(std::move(c));
   }
   if (cpus_.empty()) {
     *err = "no relay files in " + dir;
     return false;
   }
+  out_.reserve(kOutputSliceBytes + kOutputSliceBytes / 4);
   return true;
 }
 
@@ -83,11 +94,6 @@ void RelayReader::close() {
   }
 }
 
-void RelayReader::start(int out_fd) {
-  out_fd_ = out_fd;
-  thread_ = std::thread([this] { run(); });
-}
-
 void RelayReader::start(OutputFiles* files) {
   files_ = files;
   thread_ = std::thread([this] { run(); });
@@ -96,104 +102,167 @@ void RelayReader::start(OutputFiles* files) {
 void RelayReader::finish() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();
-  while (read_all()) {
+  // The session is over: every record still in the files is read, and a
+  // missing sequence number is no longer waited for.
+  while (pump(true)) {
   }
-  emit(true);
-  flush_out();
+  pump(true);
 }
 
 void RelayReader::run() {
   std::vector<pollfd> pfds;
-  for (auto& c : cpus_) pfds.push_back({c.fd, POLLIN, 0});
   while (!stop_) {
+    size_t got = 0;
+    if (pump(false, &got) && got >= kBusySliceBytes) continue;
+    // Wait for more on the CPUs that have room; with none, just sleep (a
+    // gap is being waited for while every buffer is full).
+    pfds.clear();
+    for (auto& c : cpus_)
+      if (c.used - c.head < cpu_buffer_) pfds.push_back({c.fd, POLLIN, 0});
     poll(pfds.data(), pfds.size(), kPollMs);
-    while (read_all() && !stop_) {
-    }
-    emit(false);
-    flush_out();
   }
 }
 
-bool RelayReader::read_all() {
-  static thread_local std::vector<char> buf(1 << 20);
-  bool any = false;
-  for (auto& c : cpus_) {
-    for (;;) {
-      ssize_t n = ::read(c.fd, buf.data(), buf.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      any = true;
-      // Records are parsed where they were read; only a record cut by the
-      // end of the read is kept for the next one.
-      if (c.carry.empty()) {
-        size_t used = parse(c, buf.data(), size_t(n));
-        c.carry.assign(buf.data() + used, size_t(n) - used);
-      } else {
-        c.carry.append(buf.data(), n);
-        c.carry.erase(0, parse(c, c.carry.data(), c.carry.size()));
-      }
-      if (size_t(n) < buf.size()) break;
-    }
+bool RelayReader::pump(bool final, size_t* got) {
+  size_t total = 0;
+  for (auto& c : cpus_) total += fill(c);
+  if (got) *got = total;
+  if (bulk_prefix_.empty()) {
+    merge(final);
+  } else {
+    for (auto& c : cpus_) drain_bulk(c);
   }
-  return any;
+  flush_out();
+  return total > 0;
 }
 
-size_t RelayReader::parse(Cpu& cpu, const char* b, size_t size) {
-  std::string bulk_out;
-  size_t off = 0;
-  while (size - off >= sizeof(xtap_rec_hdr)) {
-    xtap_rec_hdr h;
-    std::memcpy(&h, b + off, sizeof(h));
-    if (h.size < sizeof(h) || h.size > max_record_) {
-      corrupt_++;  // cannot resynchronise inside this CPU's stream
-      off = size;
-      break;
-    }
-    if (size - off < h.size) break;
-    const char *body = b + off + sizeof(h), *end = b + off + h.size;
-    off += h.size;
-    if (cpu.bulk_fd >= 0) {
-      // -b: no merge; the record goes to its CPU's file as it comes.
-      append_text(h.type, body, end, &bulk_out);
-      records_++;
-      continue;
-    }
-    if (emit_direct(h, body, end)) continue;
-    // A record type this runner does not know (a newer module's) prints
-    // nothing but keeps its place, so that it is not waited for as a gap.
-    // A formatted one is formatted as it arrives, then merged, switched and
-    // written as text.
-    Rec r;
-    r.type = h.type == XTAP_REC_FORMATTED ? uint16_t(XTAP_REC_TEXT) : h.type;
-    append_text(h.type, body, end, &r.text);
-    pending_.emplace(h.seq, std::move(r));
+// One read into the CPU's buffer, as much as it has room for; returns the
+// bytes read.
+size_t RelayReader::fill(Cpu& c) {
+  if (c.head == c.used) {
+    c.head = c.used = 0;
+  } else if (c.head > cpu_buffer_ / 2) {
+    std::memmove(c.buf.get(), c.buf.get() + c.head, c.used - c.head);
+    c.used -= c.head;
+    c.head = 0;
   }
-  if (!bulk_out.empty() && !write_fully(cpu.bulk_fd, bulk_out)) write_failed_ = true;
-  return off;
+  size_t room = cpu_buffer_ - c.used;
+  if (!room || c.fd < 0) return 0;
+  ssize_t n;
+  do {
+    n = ::read(c.fd, c.buf.get() + c.used, room);
+  } while (n < 0 && errno == EINTR);
+  c.drained = n <= 0;
+  if (n <= 0) return 0;
+  c.used += size_t(n);
+  return size_t(n);
 }
 
-// The record next in sequence, with none waiting: its text goes straight
-// into the output buffer (formatted there), with no copy of its own. Most
-// records take this way: one CPU writes at a time, or the CPUs take turns.
-bool RelayReader::emit_direct(const xtap_rec_hdr& h, const char* body, const char* end) {
-  if (h.seq != next_seq_ || !pending_.empty() || json_ ||
-      (h.type != XTAP_REC_TEXT && h.type != XTAP_REC_FORMATTED))
+bool RelayReader::peek(Cpu& c, xtap_rec_hdr* h) {
+  size_t avail = c.used - c.head;
+  if (avail < sizeof(*h)) return false;
+  std::memcpy(h, c.buf.get() + c.head, sizeof(*h));
+  if (h->size < sizeof(*h) || h->size > max_record_) {
+    corrupt_++;  // cannot resynchronise inside this CPU's stream
+    c.head = c.used;
     return false;
-  size_t before = out_.size();
-  append_text(h.type, body, end, &out_);
-  if (files_ && files_->full_before(before, out_.size() - before)) {
-    // -S SIZE: this record starts the next file (as append() does).
-    std::string text = out_.substr(before);
-    out_.resize(before);
-    flush_out();
-    std::string err;
-    if (!files_->next(&err) && switch_error_.empty()) switch_error_ = err;
-    out_ = std::move(text);
   }
-  gap_since_ms_ = 0;
+  return avail >= h->size;
+}
+
+// Writes records in sequence order. The next record is the smallest
+// sequence number at the head of a CPU's slice; each CPU's records are in
+// sequence order, so a number missing between can only be on a CPU whose
+// next record is not known yet: that CPU is read first, and if it has
+// nothing (idle, or its record is still being written) the number is waited
+// for kGapWaitMs, or not at all once the session is over (final). When every
+// CPU has a later record, the missing numbers were dropped and are skipped
+// at once.
+void RelayReader::merge(bool final) {
+  xtap_rec_hdr h, best_h;
+  for (;;) {
+    Cpu* best = nullptr;
+    bool unread = false, idle = false;  // CPUs whose next record is not known
+    for (auto& c : cpus_) {
+      if (!peek(c, &h)) {
+        (c.drained ? idle : unread) = true;
+        continue;
+      }
+      if (!best || h.seq < best_h.seq) best = &c, best_h = h;
+    }
+    if (!best) return;
+    if (best_h.seq > next_seq_) {
+      if (unread) return;
+      if (idle && !final) {
+        int64_t now = process::now_ms();
+        if (!gap_since_ms_) gap_since_ms_ = now;
+        if (now - gap_since_ms_ < kGapWaitMs) return;
+      }
+    }
+    gap_since_ms_ = 0;
+    // Then that CPU's records for as long as they come next: one CPU
+    // writing, or the CPUs taking turns a run of records at a time.
+    do {
+      take(*best, best_h);
+    } while (peek(*best, &best_h) && best_h.seq == next_seq_);
+  }
+}
+
+void RelayReader::take(Cpu& c, const xtap_rec_hdr& h) {
+  const char* body = c.buf.get() + c.head + sizeof(h);
+  const char* end = c.buf.get() + c.head + h.size;
+  c.head += h.size;
+  // A record older than next_seq_ came after its gap was given up on: it is
+  // written late rather than lost.
+  if (h.seq >= next_seq_) next_seq_ = h.seq + 1;
   records_++;
-  next_seq_++;
-  return true;
+  emit(h, body, end);
+}
+
+// -b: no merge; each record goes to its CPU's file as it comes.
+void RelayReader::drain_bulk(Cpu& c) {
+  xtap_rec_hdr h;
+  scratch_.clear();
+  while (peek(c, &h)) {
+    const char* body = c.buf.get() + c.head + sizeof(h);
+    append_text(h.type, body, body + h.size - sizeof(h), &scratch_);
+    c.head += h.size;
+    records_++;
+  }
+  if (!scratch_.empty() && !write_fully(c.bulk_fd, scratch_.data(), scratch_.size()))
+    write_failed_ = true;
+}
+
+// One record into the output. A switch_file() mark, or -S SIZE reached,
+// moves on to the next file first (between records, never inside one). A
+// record type this runner does not know prints nothing.
+void RelayReader::emit(const xtap_rec_hdr& h, const char* body, const char* end) {
+  if (h.type == XTAP_REC_SWITCH_FILE) {
+    next_file();
+    return;
+  }
+  size_t before = out_.size();
+  if (json_) {
+    scratch_.clear();
+    append_text(h.type, body, end, &scratch_);
+    if (!scratch_.empty()) out_ += "{\"type\":\"output\",\"text\":" + json::quote(scratch_) + "}\n";
+  } else {
+    append_text(h.type, body, end, &out_);
+  }
+  if (files_ && out_.size() > before && files_->full_before(before, out_.size() - before)) {
+    scratch_.assign(out_, before);
+    out_.resize(before);
+    next_file();
+    out_ += scratch_;
+  }
+  if (out_.size() >= kOutputSliceBytes) flush_out();
+}
+
+void RelayReader::next_file() {
+  if (!files_) return;
+  flush_out();
+  std::string err;
+  if (!files_->next(&err) && switch_error_.empty()) switch_error_ = err;
 }
 
 // The text a record prints, appended to out: a TEXT record's bytes, or a
@@ -252,70 +321,10 @@ bool RelayReader::format_items(const char* p, const char* end, std::string* text
   return p == end;
 }
 
-void RelayReader::emit(bool final) {
-  while (!pending_.empty()) {
-    auto it = pending_.begin();
-    if (it->first != next_seq_) {
-      if (it->first < next_seq_) {  // late record whose gap was skipped
-        append(it->second);
-        records_++;
-        pending_.erase(it);
-        continue;
-      }
-      if (!final) {
-        int64_t now = process::now_ms();
-        if (!gap_since_ms_) gap_since_ms_ = now;
-        if (now - gap_since_ms_ < kGapWaitMs) break;
-      }
-      next_seq_ = it->first;  // the missing ones were dropped
-    }
-    gap_since_ms_ = 0;
-    append(it->second);
-    records_++;
-    next_seq_++;
-    pending_.erase(it);
-  }
-}
-
-// One record into the output: a switch_file() mark, or -S SIZE reached,
-// moves on to the next file first (between records, never inside one).
-void RelayReader::append(const Rec& r) {
-  if (json_ && !r.text.empty()) {
-    Rec line{r.type, "{\"type\":\"output\",\"text\":" + json::quote(r.text) + "}\n"};
-    json_ = false;
-    append(line);
-    json_ = true;
-    return;
-  }
-  if (!files_) {
-    out_ += r.text;
-    return;
-  }
-  bool next = r.type == XTAP_REC_SWITCH_FILE || files_->full_before(out_.size(), r.text.size());
-  if (next) {
-    flush_out();
-    std::string err;
-    if (!files_->next(&err) && switch_error_.empty()) switch_error_ = err;
-  }
-  out_ += r.text;
-}
-
 void RelayReader::flush_out() {
-  if (files_) {
-    if (!out_.empty() && !files_->write(out_.data(), out_.size())) write_failed_ = true;
-    out_.clear();
-    return;
-  }
-  size_t off = 0;
-  while (off < out_.size()) {
-    ssize_t n = ::write(out_fd_, out_.data() + off, out_.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      write_failed_ = true;
-      break;
-    }
-    off += n;
-  }
+  if (out_.empty()) return;
+  bool ok = files_ ? files_->write(out_.data(), out_.size()) : write_fully(1, out_.data(), out_.size());
+  if (!ok) write_failed_ = true;
   out_.clear();
 }
 

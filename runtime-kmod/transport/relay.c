@@ -113,8 +113,30 @@ u32 xtap_relay_max_record(void)
 }
 
 /*
+ * Whether this CPU's buffer is too full for a record of len bytes: it does
+ * not fit the current sub-buffer, and the switch relay_write() would make
+ * finds no free one (the switch counts the current sub-buffer as produced,
+ * unless a refused switch already did). Asked before a sequence number is
+ * taken, so that a dropped record leaves no gap for the reader to wait on.
+ * Only this CPU writes its buffer (interrupts are off) and the reader only
+ * frees sub-buffers, so a "no" holds until the write.
+ */
+static bool xtap_relay_would_drop(u32 len)
+{
+	struct rchan_buf *buf = *this_cpu_ptr(xtap_chan->buf);
+	size_t subbuf_size = xtap_chan->subbuf_size, ready;
+
+	if (likely(buf->offset + len <= subbuf_size))
+		return false;
+	ready = buf->subbufs_produced - READ_ONCE(buf->subbufs_consumed) +
+		(buf->offset != subbuf_size + 1);
+	return ready >= xtap_chan->n_subbufs;
+}
+
+/*
  * Write one record (header included) with interrupts off. Stamps the
- * session-wide sequence number. Returns false if the record was dropped.
+ * session-wide sequence number: numbers are dense, as a record that finds
+ * the buffer full takes none. Returns false if the record was dropped.
  */
 bool xtap_relay_write(const void *rec, u32 len)
 {
@@ -125,10 +147,15 @@ bool xtap_relay_write(const void *rec, u32 len)
 	if (unlikely(!xtap_chan))
 		return false;
 	local_irq_save(flags);
-	h->seq = atomic64_inc_return(&xtap_seq);
-	this_cpu_write(xtap_relay_full, 0);
-	relay_write(xtap_chan, rec, len);
-	lost = this_cpu_read(xtap_relay_full);
+	if (unlikely(!READ_ONCE(xtap_relay_flight) && xtap_relay_would_drop(len))) {
+		lost = true;
+	} else {
+		h->seq = atomic64_inc_return(&xtap_seq);
+		/* subbuf_start() still refuses what the check let through wrongly. */
+		this_cpu_write(xtap_relay_full, 0);
+		relay_write(xtap_chan, rec, len);
+		lost = this_cpu_read(xtap_relay_full);
+	}
 	local_irq_restore(flags);
 	if (unlikely(lost)) {
 		atomic64_inc(&xtap_dropped_records);

@@ -8,12 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
 #include <xtap/abi.h>
 
 #include "common/file_io.h"
+#include "runner/output_files.h"
 #include "runner/relay_reader.h"
 #include "temp_dir.h"
 
@@ -31,23 +33,29 @@ std::string record(uint64_t seq, const std::string &text, uint16_t type = XTAP_R
 class Relay : public testing::Test {
  protected:
   void SetUp() override {
-    out_ = ::open(dir_.str("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    ASSERT_GE(out_, 0);
+    std::string err;
+    ASSERT_TRUE(files_.open(dir_.str("out"), false, 0, 0, &err)) << err;
   }
-  void TearDown() override { ::close(out_); }
   // Opens the trace files, reads them to their end and returns the output.
   std::string run(unsigned ncpus, uint64_t max_record = 4096) {
     std::string err;
     EXPECT_TRUE(reader_.open(dir_.str(), ncpus, max_record, &err)) << err;
-    reader_.start(out_);
+    reader_.start(&files_);
     reader_.finish();
     return output();
   }
   std::string output() const { return read_file(dir_.str("out")); }
 
+  // Polls the output until it equals want or ms pass; true if it did.
+  bool output_becomes(const std::string &want, int ms) {
+    for (int i = 0; i < ms / 10 && output() != want; i++)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return output() == want;
+  }
+
   test::TempDir dir_;
+  OutputFiles files_;
   RelayReader reader_;
-  int out_ = -1;
 };
 
 TEST_F(Relay, MergesCpusBySequenceNumber) {
@@ -62,6 +70,64 @@ TEST_F(Relay, ADroppedRecordDoesNotHoldBackTheRest) {
   dir_.write("trace0", record(1, "a\n") + record(4, "d\n"));
   dir_.write("trace1", record(3, "c\n"));
   EXPECT_EQ(run(2), "a\nc\nd\n");
+}
+
+// Every CPU holds a record after the missing one, so none can still bring
+// it: the gap is skipped at once, not after the reader's wait for a record
+// in flight.
+TEST_F(Relay, AGapNoCpuCanFillIsSkippedAtOnce) {
+  dir_.write("trace0", record(1, "a\n") + record(4, "d\n"));
+  dir_.write("trace1", record(3, "c\n"));
+  std::string err;
+  ASSERT_TRUE(reader_.open(dir_.str(), 2, 4096, &err)) << err;
+  reader_.start(&files_);
+  EXPECT_TRUE(output_becomes("a\nc\nd\n", 300)) << output();
+  reader_.finish();
+}
+
+// Far more than a CPU's slice buffer, in records that alternate between
+// the CPUs in runs of varied length: merged whole and in order.
+TEST_F(Relay, StreamsLongerThanTheSliceBuffersMergeInOrder) {
+  std::string cpu[2], want;
+  uint64_t seq = 1;
+  for (int run = 0; seq < 100000; run++) {
+    for (int k = 0; k < 1 + run % 7 && seq < 100000; k++, seq++) {
+      std::string line = std::to_string(seq) + std::string(seq % 90, '.') + "\n";
+      cpu[run % 2] += record(seq, line);
+      want += line;
+    }
+  }
+  ASSERT_GT(cpu[0].size(), 2 * RelayReader::kCpuBufferBytes);
+  dir_.write("trace0", cpu[0]);
+  dir_.write("trace1", cpu[1]);
+  std::string got = run(2);
+  size_t at = std::mismatch(got.begin(), got.end(), want.begin(), want.end()).first - got.begin();
+  EXPECT_EQ(at, want.size()) << "differs at byte " << at << " of " << want.size() << ": "
+                             << got.substr(at > 40 ? at - 40 : 0, 80);
+  EXPECT_EQ(reader_.records(), seq - 1);
+}
+
+// A writer that goes on and on: the reader writes while it reads, so the
+// output is there before the writer stops.
+TEST_F(Relay, OutputIsWrittenWhileRecordsKeepComing) {
+  ASSERT_EQ(mkfifo(dir_.str("trace0").c_str(), 0600), 0);
+  std::string err;
+  ASSERT_TRUE(reader_.open(dir_.str(), 1, 4096, &err)) << err;
+  int fifo = ::open(dir_.str("trace0").c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(fifo, 0);
+  reader_.start(&files_);
+  uint64_t seq = 1;
+  size_t seen_at = 0;  // the record count when output first appeared
+  for (int i = 0; i < 2000 && !seen_at; i++) {
+    std::string batch;
+    for (int k = 0; k < 500; k++, seq++) batch += record(seq, "line " + std::to_string(seq) + "\n");
+    ASSERT_EQ(write(fifo, batch.data(), batch.size()), ssize_t(batch.size()));
+    if (!output().empty()) seen_at = seq;
+  }
+  ::close(fifo);
+  reader_.finish();
+  EXPECT_GT(seen_at, 0u) << "nothing written while the writer ran";
+  EXPECT_EQ(reader_.records(), seq - 1);
 }
 
 TEST_F(Relay, OfflineCpusHaveNoFile) {
@@ -96,7 +162,7 @@ TEST_F(Relay, GrowingFilesCutRecordsAndLateRecords) {
   ASSERT_TRUE(reader_.open(dir_.str(), 2, 4096, &err)) << err;
   int fifo = ::open(dir_.str("trace1").c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
   ASSERT_GE(fifo, 0);
-  reader_.start(out_);
+  reader_.start(&files_);
   // Record 2 is missing until the reader has waited for it and moved on.
   for (int i = 0; i < 500 && output() != "one\nthree\n"; i++)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
