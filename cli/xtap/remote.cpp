@@ -199,6 +199,8 @@ std::string json_label(const std::string &s) {
   return out;
 }
 
+constexpr size_t kMaxPartialLine = 64 << 10;
+
 // Output of one host: as it comes with one host; with several, whole
 // lines prefixed by "[LABEL] " (JSON records get a "host" member instead).
 void relay(Host &h, bool is_err, const char *data, size_t n, bool several, bool json, std::ostream &out) {
@@ -223,6 +225,12 @@ void relay(Host &h, bool is_err, const char *data, size_t n, bool several, bool 
     start = nl + 1;
   }
   partial.erase(0, start);
+  // Output that never ends a line is not held without bound: past
+  // kMaxPartialLine it goes out as a line of its own.
+  if (partial.size() > kMaxPartialLine) {
+    os << "[" << h.target.label << "] " << partial << "\n";
+    partial.clear();
+  }
   os.flush();
 }
 
