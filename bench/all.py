@@ -10,6 +10,7 @@ bench/peers.py), then runs, each with its own VM boot where it needs one:
   probe_cost.py        cost per hit, 3 attach points x 3 handlers (one boot)
   start_stop.py        session start and stop, module size (one boot)
   output_throughput.py 200,000 printf lines through each runner (one boot)
+  output_flood.py      sustained output from busy probes for 20 s (one boot)
 
 Each prints its own figures as it goes; the summary collects the ratios
 (xtap / peer: below 1, xtap is cheaper). --quick runs fewer rounds and
@@ -78,6 +79,16 @@ def main():
     m = re.search(r"ratio xtap/stap time: ([0-9.]+)", out)
     if m:
         rows.append(("output: time for 200,000 printf lines", "stap", m.group(1)))
+
+    out = run("output_flood.py", [build, "--duration", "5" if args.quick else "20"])
+    m = re.search(r"ratio xtap/stap: written per second ([0-9.]+|-), share dropped ([0-9.]+|-), "
+                  r"share lost ([0-9.]+|-), loop speed ([0-9.]+|-), peak RSS ([0-9.]+|-)", out)
+    if m:
+        rows.append(("flood: records written per second (above 1: xtap writes more)", "stap", m.group(1)))
+        rows.append(("flood: share of records reported dropped", "stap", m.group(2)))
+        rows.append(("flood: share of records not written", "stap", m.group(3)))
+        rows.append(("flood: workload speed under the probes (above 1: xtap slows it less)", "stap", m.group(4)))
+        rows.append(("flood: collector peak resident memory", "stap", m.group(5)))
 
     print("\n===== summary: xtap / peer (below 1: xtap is cheaper)")
     width = max((len(r[0]) for r in rows), default=10)
