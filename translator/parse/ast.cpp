@@ -131,7 +131,7 @@ ExprPtr clone(const Expr &e, const std::shared_ptr<const Expansion> &via) {
 
 std::string TargetRef::spelling() const {
   std::string s = address_of ? "&" : "";
-  s += name == "@cast" ? "@cast(..., \"" + cast_type + "\")" : name;
+  s += name == "@cast" ? "@cast(..., \"" + cast_type + "\")" : name == "@autocast" ? "(...)" : name;
   for (const auto &c : components)
     s += c.kind == TargetComponent::Kind::Member ? "->" + c.member : "[...]";
   return s + std::string(static_cast<size_t>(pretty), '$');

@@ -44,10 +44,6 @@ class Parser {
     return toks_[std::min(pos_ + k, toks_.size() - 1)];
   }
   bool at_end() const { return cur().kind == Tok::End; }
-  bool peek_is_target() const {
-    const Token &t = peek();
-    return t.kind == Tok::Identifier && (t.text[0] == '$' || t.text == "@cast" || t.text == "@var");
-  }
   Token take() {
     Token t = cur();
     if (!at_end()) ++pos_;
@@ -635,11 +631,7 @@ class Parser {
 
   ExprPtr unary() {
     Nesting nesting(*this);
-    // &$var->member: the address of a target expression.
-    if (cur().is_op("&") && peek_is_target()) {
-      take();
-      return target(take(), true);
-    }
+    if (cur().is_op("&")) return dwarf_value();
     if (at_any_op({"-", "+", "!", "~"})) {
       Token tok = take();
       auto e = make(ExprKind::Unary, tok.loc);
@@ -647,23 +639,17 @@ class Parser {
       e->args.push_back(unary());
       return e;
     }
-    if (at_any_op({"++", "--"})) {
-      Token tok = take();
-      auto e = make(ExprKind::IncDec, tok.loc);
-      e->op = tok.is_op("++") ? Op::Add : Op::Sub;
-      e->args.push_back(value());
-      return e;
-    }
-    ExprPtr v = value();
-    if (at_any_op({"++", "--"})) {
-      Token tok = take();
-      auto e = make(ExprKind::IncDec, tok.loc);
-      e->op = tok.is_op("++") ? Op::Add : Op::Sub;
-      e->postfix = true;
-      e->args.push_back(std::move(v));
-      return e;
-    }
-    return v;
+    // ++x, x++ (and --): x is a variable, an element or a target (guru mode).
+    const bool prefix = at_any_op({"++", "--"});
+    Token tok = prefix ? take() : Token{};
+    ExprPtr v = dwarf_value();
+    if (!prefix && !at_any_op({"++", "--"})) return v;
+    if (!prefix) tok = take();
+    auto e = make(ExprKind::IncDec, tok.loc);
+    e->op = tok.is_op("++") ? Op::Add : Op::Sub;
+    e->postfix = !prefix;
+    e->args.push_back(std::move(v));
+    return e;
   }
 
   static bool is_aggregate(const std::string &n) {
@@ -721,25 +707,9 @@ class Parser {
       take();
       expect_op("(");
     }
-    // @defined(@choose_defined($a, $b)->member): whether the chosen one has it.
-    if (!entry && cur().kind == Tok::Identifier && cur().text == "@choose_defined") {
-      ExprPtr chosen = choose_defined(take());
-      expect_op(")");
-      if (chosen->kind != ExprKind::Ternary) {
-        e->args.push_back(std::move(chosen));
-        return e;
-      }
-      for (int side : {1, 2}) {
-        auto d = make(ExprKind::Defined, name.loc);
-        d->args.push_back(std::move(chosen->args[side]));
-        chosen->args[side] = std::move(d);
-      }
-      return chosen;
-    }
-    bool addr = accept_op("&");
-    if (cur().kind != Tok::Identifier || (cur().text[0] != '$' && cur().text != "@cast" && cur().text != "@var"))
-      fail("a target variable ($name), @cast or @var");
-    e->args.push_back(target(take(), addr));
+    // A target, an autocast (x->member), @choose_defined(...) (whether the
+    // chosen one is defined: pass 2 decides), or a plain value (defined).
+    e->args.push_back(dwarf_value());
     if (entry) expect_op(")");
     expect_op(")");
     return e;
@@ -765,32 +735,93 @@ class Parser {
     expect_op(")");
     // stap's macro puts the choice in parentheses, so scripts write
     // `@choose_defined($cmd, $SCpnt)->device->sector_size`: the members
-    // apply to whichever is chosen.
+    // apply to whichever is chosen (an autocast where it is no target).
     std::vector<TargetComponent> members;
     while (cur().is_op("->")) {
       Location loc = take().loc;
       if (cur().kind != Tok::Identifier && cur().kind != Tok::Keyword) fail("a member name after '->'");
       members.push_back({TargetComponent::Kind::Member, take().text, -1, loc});
     }
-    const bool a_target = a->kind == ExprKind::Target && !a->target->pretty;
-    if (!members.empty()) {
-      for (ExprPtr *side : {&a, &b}) {
-        if ((*side)->kind != ExprKind::Target || (*side)->target->pretty) {
-          diags_.error("XTP1010", members.front().loc, "'->' after @choose_defined needs target variables on both sides")
-              .hint = "write @choose_defined($a->member, $b->member)";
-          throw ParseError{};
-        }
-      }
-    }
-    if (!a_target) return a;
+    // @defined of a plain value is 1: no choice to make.
+    if (a->kind != ExprKind::Target && a->kind != ExprKind::Ternary) return with_members(std::move(a), members);
     auto cond = make(ExprKind::Defined, name.loc);
     cond->args.push_back(clone(*a));
-    for (ExprPtr *side : {&a, &b})
-      for (const auto &m : members) (*side)->target->components.push_back(m);
     auto e = make(ExprKind::Ternary, name.loc);
     e->args.push_back(std::move(cond));
-    e->args.push_back(std::move(a));
-    e->args.push_back(std::move(b));
+    e->args.push_back(with_members(std::move(a), members));
+    e->args.push_back(with_members(std::move(b), members));
+    return e;
+  }
+
+  // `v` with `members` appended: to a target's components, to both sides
+  // of a choice, or as an autocast of any other value.
+  ExprPtr with_members(ExprPtr v, const std::vector<TargetComponent> &members) {
+    if (members.empty()) return v;
+    if (v->kind == ExprKind::Ternary) {
+      for (int side : {1, 2}) v->args[side] = with_members(std::move(v->args[side]), members);
+      return v;
+    }
+    if (v->kind != ExprKind::Target || v->target->pretty) {
+      Location loc = v->loc;
+      v = autocast(std::move(v), false, loc);
+    }
+    for (const auto &m : members) v->target->components.push_back(m);
+    return v;
+  }
+
+  // An "@autocast" target: `->member`, `[index]` and `&` applied to a value
+  // that is no target variable (a local, a call, a parenthesized
+  // expression): pass 2 takes the C type from where the value comes from.
+  ExprPtr autocast(ExprPtr operand, bool address_of, Location loc) {
+    auto e = make(ExprKind::Target, loc);
+    e->target = std::make_unique<TargetRef>(TargetRef{.name = "@autocast", .address_of = address_of});
+    e->args.push_back(std::move(operand));
+    return e;
+  }
+
+  static bool is_target_head(const Token &t) {
+    return t.kind == Tok::Identifier && (t.text[0] == '$' || t.text == "@cast" || t.text == "@var");
+  }
+  bool at_component() const {
+    return cur().is_op("->") || cur().is_op("[") ||
+           (cur().kind == Tok::Identifier && all_dollars(cur().text) && cur().text.size() <= 2);
+  }
+
+  // A value with stap's typed-pointer operators, which bind tighter than
+  // any other: an optional `&`, then a target ($var, @cast, @var) with its
+  // components, or any other value followed by `->member`, `[index]` or a
+  // pretty-printing `$`/`$$` (an autocast).
+  ExprPtr dwarf_value() {
+    Location amp;
+    bool addr = cur().is_op("&");
+    if (addr) amp = take().loc;
+    if (is_target_head(cur())) return target(take(), addr);
+    ExprPtr v = value();
+    if (!addr && !at_component()) return v;
+    Location loc = addr ? amp : v->loc;
+    ExprPtr e = autocast(std::move(v), addr, loc);
+    components(*e);
+    return e;
+  }
+
+  // @kderef(size, addr) / @uderef(size, addr): `size` bytes of kernel or
+  // user memory; @kregister(n) / @uregister(n): register n (DWARF's
+  // numbering). Guru mode, as in stap; pass 2 turns them into reads.
+  ExprPtr raw_access(const Token &name) {
+    if (!opts_.guru && !opts_.tapset)
+      diags_.error("XTP1043", name.loc, "'" + name.text + "' needs guru mode").hint =
+          "run with -g: it reads raw memory or registers";
+    auto e = make(ExprKind::Call, name.loc);
+    e->text = name.text;
+    const bool deref = name.text.ends_with("deref");
+    expect_op("(");
+    if (cur().kind != Tok::Number) fail(deref ? "a size in bytes (1, 2, 4 or 8)" : "a register number");
+    e->args.push_back(value());
+    if (deref) {
+      expect_op(",");
+      e->args.push_back(expression());
+    }
+    expect_op(")");
     return e;
   }
 
@@ -827,6 +858,14 @@ class Parser {
       }
     }
     t.name = name;
+    components(*e);
+    return e;
+  }
+
+  // A target's `->member` and `[index]` components, and an optional
+  // pretty-printing `$`/`$$`.
+  void components(Expr &e) {
+    TargetRef &t = *e.target;
     while (!t.pretty) {
       if (cur().is_op("->")) {
         Location loc = take().loc;
@@ -835,9 +874,9 @@ class Parser {
         t.components.push_back({TargetComponent::Kind::Member, member, -1, loc});
       } else if (cur().is_op("[")) {
         Location loc = take().loc;
-        e->args.push_back(expression());
+        e.args.push_back(expression());
         expect_op("]");
-        t.components.push_back({TargetComponent::Kind::Index, "", static_cast<int>(e->args.size() - 1), loc});
+        t.components.push_back({TargetComponent::Kind::Index, "", static_cast<int>(e.args.size() - 1), loc});
       } else {
         break;
       }
@@ -846,11 +885,10 @@ class Parser {
     if (!t.pretty && cur().kind == Tok::Identifier && all_dollars(cur().text) && cur().text.size() <= 2)
       t.pretty = static_cast<int>(take().text.size());
     if (t.pretty > 2) {
-      diags_.error("XTP1023", e->loc, "'" + std::string(t.pretty, '$') + "' is not a pretty-printing suffix")
+      diags_.error("XTP1023", e.loc, "'" + std::string(t.pretty, '$') + "' is not a pretty-printing suffix")
           .hint = "use $ (one level) or $$ (nested structures)";
       throw ParseError{};
     }
-    return e;
   }
 
   ExprPtr value() {
@@ -899,9 +937,12 @@ class Parser {
       if (name.text == "@choose_defined") return choose_defined(name);
       if (name.text == "@entry") return entry(name);
       if (name.text[0] == '$' || name.text == "@cast" || name.text == "@var") return target(name, false);
+      if (name.text == "@kderef" || name.text == "@uderef" || name.text == "@kregister" || name.text == "@uregister")
+        return raw_access(name);
       if (name.text[0] == '@') {
         diags_.error("XTP1022", name.loc, "unknown '@' operator '" + name.text + "'")
-            .hint = "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined, @choose_defined, @cast, @var, @entry, "
+            .hint = "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined @choose_defined @cast @var @entry "
+                    "@kderef @uderef @kregister @uregister, "
                     "and @1 @2 ... for script arguments";
         throw ParseError{};
       }

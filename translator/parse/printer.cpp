@@ -101,6 +101,8 @@ std::string print_expr(const Expr &e) {
       if (t.name == "@cast") {
         s += "@cast(" + print_expr(*e.arg(0)) + ", " + c_string_literal(t.cast_type) +
              (t.cast_module.empty() ? "" : ", " + c_string_literal(t.cast_module)) + ")";
+      } else if (t.name == "@autocast") {
+        s += "(" + print_expr(*e.arg(0)) + ")";
       } else if (t.name == "@var") {
         s += "@var(" + c_string_literal(t.cast_type) + ")";
       } else {

@@ -25,6 +25,8 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   elide_dead_code(s);
   if (!opts.keep_unused) elide_unread_assignments(s);
   prune_tapsets(s);
+  check_autocasts(s, diags);
+  if (diags.has_errors()) return false;
   resolve_names(s, diags);
   if (diags.has_errors()) return false;
   infer_types(s, diags);

@@ -10,6 +10,7 @@
 //   elide_dead_code drop if-branches with constant conditions (@defined)
 //   elide_unread_assignments drop what aliases compute and probes never read
 //   prune_tapsets   drop tapset functions and globals nothing uses
+//   check_autocasts autocasts left untyped: dropped as statements, else errors
 //   resolve_names   variables -> globals or probe locals, calls -> builtins
 //   infer_types     types of every variable, array and expression
 #pragma once
@@ -44,6 +45,9 @@ void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagno
 void elide_dead_code(Script &s);
 void elide_unread_assignments(Script &s);
 void prune_tapsets(Script &s);
+// Autocasts left untyped: dropped where they are a whole statement,
+// reported elsewhere (runs after prune_tapsets).
+void check_autocasts(Script &s, Diagnostics &diags);
 // The names of the functions the probes and the script's own functions
 // call, directly or through tapset functions (what prune_tapsets keeps).
 std::set<std::string> reachable_function_names(const Script &s);

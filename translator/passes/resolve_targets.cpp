@@ -4,6 +4,10 @@
 // `@cast(p, "type")` starts the walk from a type of the kernel catalog;
 // `@defined(...)` becomes 1 or 0, so that dead branches can be elided;
 // pretty-prints (`$$parms`, `$var$`) become the sprintf calls they stand for.
+// An autocast (`->member` on a local, a call, `(expr)`) walks from the C type
+// of the value it applies to: a target's, or one carried by locals assigned
+// typed values and by functions that return them (as stap 4.8 does).
+#include <map>
 #include <set>
 
 #include "passes/passes.h"
@@ -17,17 +21,67 @@ namespace {
 
 constexpr int kMaxPrettyMembers = 64;  // members shown per struct in a pretty-print
 
+// The C type a script value carries for autocasts: the address of a @cast
+// type (`&@cast(p, "T")`, resolved where it is used, as stap does), or a
+// type of a table pass 2 walked (a target's result).
+struct CType {
+  enum class Kind { None, Cast, Typed, Mixed } kind = Kind::None;  // Mixed: assigned different types
+  std::string cast_type, cast_module;                             // Cast
+  const TypeTable *types = nullptr;                                // Typed
+  int type = -1;
+  bool address = false;  // Typed: the value is the address of a `type`
+  bool user = false;     // Typed: it points into the probed program
+  bool operator==(const CType &o) const {
+    return kind == o.kind && cast_type == o.cast_type && cast_module == o.cast_module && types == o.types &&
+           type == o.type && address == o.address && user == o.user;
+  }
+  // The type of a variable assigned both: the same, or none.
+  void merge(const CType &o) {
+    if (o.kind == Kind::None || *this == o) return;
+    if (kind == Kind::None) *this = o;
+    else *this = CType{Kind::Mixed};
+  }
+};
+
 class TargetResolver {
  public:
-  TargetResolver(const ProbeEnv &env, Diagnostics &diags, bool guru)
-      : env_(env), diags_(diags), guru_(guru) {}
+  TargetResolver(const Script &script, const ProbeEnv &env, Diagnostics &diags)
+      : script_(script), env_(env), diags_(diags), guru_(script.guru) {}
 
-  void body(const DerivedProbe *where, StmtPtr &s) {
+  // `function` (null for a probe) is the function whose body this is: its
+  // returns give its calls their type.
+  void body(const DerivedProbe *where, StmtPtr &s, const FunctionDecl *function = nullptr) {
     where_ = where;
+    function_ = function;
+    locals_.clear();
+    // A local's type comes from all its assignments, wherever they are:
+    // learnt first from a quiet walk of a copy (twice, for locals typed
+    // from other locals), so that a use before an assignment or in a loop
+    // sees it.
+    if (has_autocast(*s)) {
+      for (int round = 0; round < 2; ++round) {
+        StmtPtr copy = clone(*s);
+        Diagnostics quiet;
+        std::swap(quiet, diags_);
+        learning_ = true;
+        auto known = locals_;
+        locals_.clear();
+        for (auto &[name, t] : known)
+          if (t.kind != CType::Kind::Mixed) locals_[name] = t;
+        stmt(copy);
+        learning_ = false;
+        std::swap(quiet, diags_);
+      }
+    }
     stmt(s);
   }
+
+  // The type of the value a call of `f` returns, once its body is resolved.
+  const std::map<const FunctionDecl *, CType> &returns() const { return returns_; }
   void condition(const DerivedProbe *where, ExprPtr &e) {
     where_ = where;
+    function_ = nullptr;
+    locals_.clear();
     expr(e);
   }
 
@@ -37,6 +91,8 @@ class TargetResolver {
   void stmt(StmtPtr &s) {
     for (auto *e : {&s->expr, &s->init, &s->step, &s->limit})
       if (*e) expr(*e);
+    if (s->kind == StmtKind::Return && s->expr && function_ && !learning_)
+      returns_[function_].merge(ctype_of(*s->expr));
     if (s->kind == StmtKind::If && s->expr->kind == ExprKind::Number) {
       if (s->expr->number) s = std::move(s->body[0]);
       else if (s->body.size() > 1) s = std::move(s->body[1]);
@@ -74,7 +130,7 @@ class TargetResolver {
     if (e->kind == ExprKind::Defined) {
       Diagnostics quiet;
       std::swap(quiet, diags_);
-      bool ok = resolve(*e->arg(0), /*for_defined=*/true);
+      bool ok = defined(e->args[0]);
       std::swap(quiet, diags_);
       auto n = std::make_unique<Expr>(ExprKind::Number, e->loc);
       n->number = ok ? 1 : 0;
@@ -83,6 +139,10 @@ class TargetResolver {
     }
     for (size_t i = 0; i < e->args.size(); ++i)
       if (!(i == 0 && (e->kind == ExprKind::Ternary || e->kind == ExprKind::Logical))) expr(e->args[i]);
+    if (e->kind == ExprKind::Call && raw_access_name(e->text)) return raw_access(e);
+    // x = typed value: x carries the type to its autocasts.
+    if (e->kind == ExprKind::Assign && e->op == Op::None && e->arg(0)->kind == ExprKind::Var)
+      note_local(e->arg(0)->text, ctype_of(*e->arg(1)));
     // @defined($a) && @defined($b): both sides decided, so is the whole.
     if (e->kind == ExprKind::Logical && constant(*e->arg(0)) && constant(*e->arg(1))) {
       bool a = e->arg(0)->number != 0, b = e->arg(1)->number != 0;
@@ -133,6 +193,7 @@ class TargetResolver {
   // Resolves a non-pretty target expression in place; false after reporting.
   bool resolve(Expr &e, bool for_defined) {
     TargetRef &t = *e.target;
+    if (raw_access_name(t.name)) return t.access != nullptr;  // made by raw_access
     std::string constant;
     if (where_ && where_->string_constant(t.name, &constant)) return for_defined;
     if (t.pretty || t.name.starts_with("$$")) return for_defined && where_ && !where_->context_vars().empty();
@@ -140,7 +201,36 @@ class TargetResolver {
     int base = -1, base_reg = -1;
     std::string base_c;
     bool address = false, base_can_fail = false, user = false;
-    if (t.name == "@cast") {
+    if (t.name == "@autocast") {
+      CType ct = ctype_of(*e.arg(0));
+      if (ct.kind == CType::Kind::Cast) {
+        // &@cast(p, "T") carried here: @cast(value, "T") with these components.
+        t.name = "@cast";
+        t.cast_type = ct.cast_type;
+        t.cast_module = ct.cast_module;
+      } else if (ct.kind == CType::Kind::Typed) {
+        types = ct.types;
+        base = ct.type;
+        address = ct.address;
+        user = ct.user;
+      } else {
+        // Reported after dead code is dropped (check_autocasts): an unused
+        // autocast is no error, as in stap.
+        t.access.reset();
+        return false;
+      }
+    }
+    if (types) {
+      // an autocast typed above
+    } else if (t.name == "@cast") {
+      // &@cast(p, "T") in a tapset function is p: its type is looked up
+      // only where an autocast uses it (task_current()->pid), so that
+      // calling the function loads no type information.
+      if (function_ && function_->from_tapset && t.address_of && t.components.empty() && !writing_) {
+        t.access = std::make_shared<TargetAccess>();
+        e.type = Type::Long;
+        return true;
+      }
       // A location typed from the kernel's BTF casts to BTF's types: the
       // layouts of the kernel as built, with no header catalog to build.
       const TypeTable *own = where_ ? where_->types() : nullptr;
@@ -214,7 +304,7 @@ class TargetResolver {
     }
     TargetWalkError err;
     std::shared_ptr<TargetAccess> access =
-        walk_target(*types, base, base_c, address, t, &err, type_only_, t.name == "@cast");
+        walk_target(*types, base, base_c, address, t, &err, type_only_, t.name == "@cast" || address);
     // A chain through a struct the headers only declare (task_struct's
     // ->files, a files_struct): the whole chain again in BTF's types.
     if (!access && t.name == "@cast") access = walk_cast_in_btf(t, base_c, types);
@@ -239,6 +329,132 @@ class TargetResolver {
     }
     e.type = Type::Long;
     return true;
+  }
+
+  // @kderef(size, addr), @uderef(size, addr), @kregister(n), @uregister(n)
+  // (parsed as calls): a target read of `size` bytes (zero-extended) at
+  // addr through the kernel or user nofault reader, or of the register
+  // (DWARF's numbering) in the probe's saved registers.
+  void raw_access(ExprPtr &e) {
+    const std::string &op = e->text;
+    const bool deref = op.ends_with("deref"), user = op[1] == 'u';
+    const long long n = e->arg(0)->number;
+    auto t = std::make_unique<Expr>(ExprKind::Target, e->loc);
+    t->target = std::make_unique<TargetRef>(TargetRef{.name = op});
+    auto acc = std::make_shared<TargetAccess>();
+    if (deref) {
+      if (n != 1 && n != 2 && n != 4 && n != 8) {
+        diags_.error("XTP2232", e->arg(0)->loc, op + " reads 1, 2, 4 or 8 bytes, not " + std::to_string(n));
+        return;
+      }
+      t->args.push_back(std::move(e->args[1]));
+      expr(t->args[0]);
+      acc->ops.push_back({AccessOp::Kind::Load, 0, -1, static_cast<uint32_t>(n), false, 0, 0});
+      acc->user = user;
+    } else {
+      // The probe's saved registers are the program's in a process probe,
+      // the kernel's elsewhere: each operator reads only its own.
+      const bool here_user = where_ && where_->user_memory();
+      if (n < 0 || n > 16) {
+        diags_.error("XTP2232", e->arg(0)->loc, op + "(" + std::to_string(n) +
+                                                    "): x86-64 registers are 0 to 16 in DWARF's numbering");
+        return;
+      }
+      if (where_ && user != here_user) {
+        diags_.error("XTP2232", e->loc, op + " needs a " + (user ? "process" : "kernel") + " probe's registers")
+            .hint = user ? "use it in a process(...) probe" : "in a process(...) probe use @uregister(n)";
+        return;
+      }
+      acc->base_c = "(u64)xtap_dwarf_reg(c, " + std::to_string(n) + ")";
+    }
+    t->target->access = acc;
+    t->type = Type::Long;
+    e = std::move(t);
+  }
+
+  static bool raw_access_name(const std::string &n) {
+    return n == "@kderef" || n == "@uderef" || n == "@kregister" || n == "@uregister";
+  }
+
+  // ----------------------------------------------------------- autocasts
+
+  static bool has_autocast(const Expr &e) {
+    if (e.kind == ExprKind::Target && e.target->name == "@autocast") return true;
+    for (const auto &a : e.args)
+      if (has_autocast(*a)) return true;
+    return false;
+  }
+  static bool has_autocast(const Stmt &s) {
+    for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+      if (e && has_autocast(*e)) return true;
+    for (const auto &b : s.body)
+      if (has_autocast(*b)) return true;
+    return false;
+  }
+
+  void note_local(const std::string &name, const CType &t) {
+    if (script_.find_global(name)) return;  // globals carry no type, as in stap
+    CType &known = locals_[name];
+    // An untyped value assigned too: the variable is a plain long.
+    if (t.kind == CType::Kind::None) known = CType{CType::Kind::Mixed};
+    else known.merge(t);
+  }
+
+  // The C type `e`'s value carries for an autocast, if any.
+  CType ctype_of(const Expr &e) const {
+    switch (e.kind) {
+      case ExprKind::Target: {
+        const TargetRef &t = *e.target;
+        if (t.pretty) return {};
+        if (t.name == "@cast" && t.address_of && t.components.empty()) {
+          CType c{CType::Kind::Cast};
+          c.cast_type = t.cast_type;
+          c.cast_module = t.cast_module;
+          return c;
+        }
+        if (!t.access || t.access->type < 0 || !t.access->types) return {};
+        CType c{CType::Kind::Typed};
+        c.types = t.access->types;
+        c.type = t.access->type;
+        c.address = t.access->address;
+        c.user = t.access->user;
+        // A value that is no pointer (an int member) types nothing.
+        if (!c.address && c.types->at(c.types->strip_typedefs(c.type)).kind != KTypeKind::Pointer) return {};
+        return c;
+      }
+      case ExprKind::Var: {
+        auto it = locals_.find(e.text);
+        if (it == locals_.end() || it->second.kind == CType::Kind::Mixed || script_.find_global(e.text)) return {};
+        return it->second;
+      }
+      case ExprKind::Call: {
+        const FunctionDecl *f = script_.find_function(e.text, e.args.size());
+        auto it = f ? returns_.find(f) : returns_.end();
+        if (it == returns_.end() || it->second.kind == CType::Kind::Mixed) return {};
+        return it->second;
+      }
+      case ExprKind::Ternary: {
+        CType a = ctype_of(*e.arg(1)), b = ctype_of(*e.arg(2));
+        return a == b ? a : CType{};
+      }
+      case ExprKind::Assign:
+        return e.op == Op::None ? ctype_of(*e.arg(1)) : CType{};
+      default:
+        return {};
+    }
+  }
+
+  // @defined(a): a target or autocast that resolves here, the defined side
+  // of a decided choice; any other value is defined.
+  bool defined(ExprPtr &a) {
+    if (a->kind == ExprKind::Ternary) {
+      expr(a->args[0]);
+      if (!constant(*a->arg(0))) return true;
+      return defined(a->args[a->arg(0)->number ? 1 : 2]);
+    }
+    if (a->kind != ExprKind::Target) return true;
+    if (a->target->name == "@autocast") expr(a->args[0]);
+    return resolve(*a, /*for_defined=*/true);
   }
 
   // Registers a kprobe handler can change: the saved general-purpose
@@ -545,9 +761,14 @@ class TargetResolver {
     return true;
   }
 
+  const Script &script_;
   const ProbeEnv &env_;
   Diagnostics &diags_;
   const DerivedProbe *where_ = nullptr;
+  const FunctionDecl *function_ = nullptr;          // whose body this is
+  std::map<std::string, CType> locals_;             // this body's typed locals
+  std::map<const FunctionDecl *, CType> returns_;   // what functions return
+  bool learning_ = false;                           // the quiet walk that learns locals' types
   bool type_only_ = false;
   bool guru_ = false;
   bool writing_ = false;
@@ -555,18 +776,47 @@ class TargetResolver {
 
 }  // namespace
 
+namespace {
+
+void calls_in(const Script &s, const Expr &e, std::vector<FunctionDecl *> &out) {
+  if (e.kind == ExprKind::Call)
+    if (FunctionDecl *f = s.find_function(e.text, e.args.size())) out.push_back(f);
+  for (const auto &a : e.args) calls_in(s, *a, out);
+}
+void calls_in(const Script &s, const Stmt &st, std::vector<FunctionDecl *> &out) {
+  for (const auto *e : {st.expr.get(), st.init.get(), st.step.get(), st.limit.get()})
+    if (e) calls_in(s, *e, out);
+  for (const auto &b : st.body) calls_in(s, *b, out);
+}
+
+// Functions callees first, so that what a function returns is typed
+// before the autocasts of its calls are resolved (recursion: in any order).
+void order_functions(const Script &s, FunctionDecl *f, std::set<FunctionDecl *> &seen,
+                     std::vector<FunctionDecl *> &out) {
+  if (!seen.insert(f).second) return;
+  std::vector<FunctionDecl *> callees;
+  calls_in(s, *f->body, callees);
+  for (FunctionDecl *c : callees) order_functions(s, c, seen, out);
+  out.push_back(f);
+}
+
+}  // namespace
+
 void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags) {
-  TargetResolver r(env, diags, s.guru);
+  TargetResolver r(s, env, diags);
+  // Tapset functions nothing calls are dropped later (prune_tapsets): their
+  // @cast types need not exist in this kernel.
+  std::set<std::string> reachable = reachable_function_names(s);
+  std::set<FunctionDecl *> seen;
+  std::vector<FunctionDecl *> order;
+  for (auto &f : s.functions) order_functions(s, f.get(), seen, order);
+  for (FunctionDecl *f : order)
+    if (!f->embedded && (!f->from_tapset || reachable.count(f->name))) r.body(nullptr, f->body, f);
   for (auto &p : s.probes) {
     const DerivedProbe *where = single_location(e, *p);
     if (p->condition) r.condition(where, p->condition);
     r.body(where, p->body);
   }
-  // Tapset functions nothing calls are dropped later (prune_tapsets): their
-  // @cast types need not exist in this kernel.
-  std::set<std::string> reachable = reachable_function_names(s);
-  for (auto &f : s.functions)
-    if (!f->embedded && (!f->from_tapset || reachable.count(f->name))) r.body(nullptr, f->body);
 }
 
 }  // namespace xtap

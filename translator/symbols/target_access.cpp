@@ -155,7 +155,7 @@ class Walker {
     if (t_.address_of) {
       if (!place_) return fail(all, "'" + t_.spelling() + "' is not in memory: it has no address");
       if (bits_) return fail(all, "a bitfield has no address");
-      type_ = -1;  // an address: a plain long
+      acc_->address = true;  // the script sees a plain long; an autocast, the type
       return true;
     }
     const KType &t = cur();
@@ -179,6 +179,7 @@ class Walker {
         return true;
       case KTypeKind::Array:
       case KTypeKind::Function:
+        acc_->address = true;
         return true;  // the address, as stap gives it (kernel_string($p->comm))
       case KTypeKind::Struct:
       case KTypeKind::Union:

@@ -37,6 +37,10 @@ struct TargetAccess {
   bool user = false;
   std::vector<AccessOp> ops;
   int type = -1;           // the C type of the result (in `types`)
+  // The result is the address of an object of C type `type` (`&x->m`, an
+  // array or function member) rather than a value of that type: what an
+  // autocast of the result walks from (`(&x->m)->n`).
+  bool address = false;
   const TypeTable *types = nullptr;
   // The left side of a guru-mode assignment: the register to set (>= 0),
   // or, with store_size, memory at the address the ops before their final
