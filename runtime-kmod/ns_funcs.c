@@ -14,17 +14,18 @@
 /*
  * task is a task_struct address from a script: it is used only when it is
  * the current task or a live task that its own pid still finds (so a stale
- * pointer is never dereferenced). Called under rcu_read_lock().
+ * pointer is never dereferenced; an unreadable one gives -1, no error).
+ * Called under rcu_read_lock().
  */
 static struct task_struct *xtap_live_task(struct xtap_context *c, s64 task)
 {
 	struct task_struct *t = (struct task_struct *)(unsigned long)task;
-	s64 pid;
+	pid_t pid;
 
 	if (t == current)
 		return t;
-	if (xtap_kread_s32(c, (unsigned long)&t->pid, &pid))
-		return NULL;
+	if (xtap_kcopy(&pid, (unsigned long)&t->pid, sizeof(pid)))
+		return NULL;	/* not a task: -1, no error */
 	if (pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID) != t)
 		return NULL;
 	return t;
