@@ -222,6 +222,7 @@ static int xtap_ctl_open_file(struct inode *inode, struct file *f)
 {
 	if (atomic_cmpxchg(&xtap_ctl_open, 0, 1) != 0)
 		return -EBUSY;	/* a collector is attached */
+	xtap_note_collector();	/* stp_pid(), is_myproc() */
 	/*
 	 * A collector attaching to a detached session (-A): greet it as at
 	 * load, and stop overwriting, so that it reads everything from now on.

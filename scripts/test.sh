@@ -39,6 +39,13 @@ unit_fail=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/p' "$unit_
 echo "== corpus: systemtap-doc examples through xtap -p2"
 run_counted corpus python3 tests/corpus/run_corpus.py
 
+# The documented tapset reference (systemtap-doc's function:: and probe::
+# man pages) through xtap -p2, one script per function overload and alias
+# (under a minute; skips itself without systemtap-doc): items that resolve
+# count as passed; regressions and stale list entries as failed.
+echo "== tapset-reference: documented functions and probe aliases through xtap -p2"
+run_counted tapset-reference python3 tests/tapset_reference/run_reference.py
+
 # The fuzz target over passes 1-2 for a bounded time (issue 11;
 # tests/fuzz/run_fuzz.sh builds it in build-fuzz/ with clang, then fuzzes
 # for XTAP_FUZZ_SECONDS, 60 by default); without clang's libFuzzer it says

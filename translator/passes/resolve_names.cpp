@@ -11,6 +11,12 @@
 namespace xtap {
 namespace {
 
+// A tapset function whose C body carries stap's `/* guru */` mark (the
+// memory writers, printk, panic ...) may only be called in guru mode.
+bool needs_guru(const FunctionDecl &f) {
+  return f.from_tapset && f.embedded && f.embedded_c.find("/* guru */") != std::string::npos;
+}
+
 class NameResolver {
  public:
   NameResolver(Script &s, Diagnostics &d) : script_(s), diags_(d) {}
@@ -301,6 +307,9 @@ class NameResolver {
           if (FunctionDecl *exact = script_.find_function(e.text, e.args.size())) f = exact;
           e.function = f;
           if (e.args.size() != f->params.size()) arity_mismatch(e);
+          if (needs_guru(*f) && !script_.guru)
+            diags_.error("XTP2158", e.loc, "function '" + e.text + "' needs guru mode").hint =
+                "run with -g (guru mode): it writes kernel or user memory or changes the system";
           if (std::find(body_->calls.begin(), body_->calls.end(), f) == body_->calls.end())
             body_->calls.push_back(f);
           return;

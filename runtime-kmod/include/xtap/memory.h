@@ -182,7 +182,9 @@ char *xtap_softirq_name(char *out, size_t len, s64 nr);
  * A process's memory in pages (0 if there is no such process or its lock
  * is busy) and a thread's CPU times in ns (0 if there is none).
  */
-enum xtap_proc_mem { XTAP_PROC_MEM_SIZE, XTAP_PROC_MEM_RSS, XTAP_PROC_MEM_SHR };
+enum xtap_proc_mem {
+	XTAP_PROC_MEM_SIZE, XTAP_PROC_MEM_RSS, XTAP_PROC_MEM_SHR, XTAP_PROC_MEM_TXT, XTAP_PROC_MEM_DATA,
+};
 s64 xtap_proc_mem_current(enum xtap_proc_mem which);
 s64 xtap_proc_mem(s64 pid, enum xtap_proc_mem which);
 s64 xtap_task_cputime(s64 tid, bool system);

@@ -799,5 +799,6 @@ void xtap_print_binary(struct xtap_context *c, s64 v, int bytes);
 /* %m / %M: len bytes of kernel memory at addr, as text or as hex digits; unreadable memory raises an error. */
 int xtap_print_memory(struct xtap_context *c, s64 addr, int len, int hex);
 
+#include <xtap/tapset_funcs.h>
 
 #endif /* XTAP_RUNTIME_H */
