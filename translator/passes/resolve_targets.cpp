@@ -72,6 +72,14 @@ class TargetResolver {
     if (e->kind == ExprKind::Assign && e->arg(0)->kind == ExprKind::Target && e->op != Op::StatAdd)
       return assign(*e);
     if (e->kind == ExprKind::Defined) {
+      // A provider may have rewritten the target into something else (a
+      // call of its tapset): what it stands for exists.
+      if (e->arg(0)->kind != ExprKind::Target || !e->arg(0)->target) {
+        auto n = std::make_unique<Expr>(ExprKind::Number, e->loc);
+        n->number = 1;
+        e = std::move(n);
+        return;
+      }
       Diagnostics quiet;
       std::swap(quiet, diags_);
       bool ok = resolve(*e->arg(0), /*for_defined=*/true);
