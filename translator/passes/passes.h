@@ -1,7 +1,7 @@
 // Pass 2 (elaborate): the checks and resolutions between parsing and code
 // generation, run in this order by elaborate():
 //   generate_tapsets tapsets made from the kernel catalog (syscall.*), if used
-//   expand_aliases  probe alias uses -> the alias's points and bodies
+//   expand_aliases  probe alias uses -> the alias's points and bodies; point conditions -> probe conditions
 //   expand_entry    @entry(e) in .return probes -> values saved by a companion entry probe
 //   resolve_probes  probe points -> derived probes of their providers (probes/);
 //                   probes reading context variables split per location
