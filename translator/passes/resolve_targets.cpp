@@ -270,8 +270,9 @@ class TargetResolver {
     const AccessOp &last = acc.ops.back();
     if (acc.user) return "it is in the probed program's memory, which xtap does not write";
     if (last.kind != AccessOp::Kind::Load) return "it is an array or function, not a value; assign to its elements";
-    if (last.bit_size) return "it is a bitfield, which xtap cannot write yet";
     acc.store_size = last.size;
+    acc.store_bit_offset = last.bit_offset;
+    acc.store_bit_size = last.bit_size;
     return "";
   }
 
