@@ -64,6 +64,18 @@ std::string BodyEmitter::target_write(const Expr &lhs, const std::string &value)
   std::string bits = std::to_string(acc.store_size * 8);
   std::string u = unique("_u");
   std::string place = target_ops(lhs, t, acc.ops.size() - 1).substr(3);  // without its "({ "
+  if (acc.store_bit_size) {
+    // A bitfield: read its unit, replace its bits, write the unit back (as
+    // the compiler does; not atomic against the kernel's own writes).
+    std::string mask = acc.store_bit_size >= 64 ? "~0ULL"
+                       : "(((1ULL << " + std::to_string(acc.store_bit_size) + ") - 1) << " +
+                             std::to_string(acc.store_bit_offset) + ")";
+    std::string size = std::to_string(acc.store_size);
+    return "({ s64 " + v + " = " + value + "; " + place + "{ u" + bits + " " + u + "; if (xtap_kread(c, " + t +
+           ", &" + u + ", " + size + ")) " + on_error() + " " + u + " = (u" + bits + ")((" + u + " & ~" + mask +
+           ") | (((u64)" + v + " << " + std::to_string(acc.store_bit_offset) + ") & " + mask +
+           ")); if (xtap_kwrite(c, " + t + ", &" + u + ", " + size + ")) " + on_error() + " } " + v + "; })";
+  }
   return "({ s64 " + v + " = " + value + "; " + place + "{ u" + bits + " " + u + " = (u" + bits + ")" + v +
          "; if (xtap_kwrite(c, " + t + ", &" + u + ", " + std::to_string(acc.store_size) + ")) " +
          on_error() + " } " + v + "; })";

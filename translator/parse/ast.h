@@ -208,6 +208,9 @@ struct ProbePoint {
   Location loc;
   bool optional = false;    // pp? : skip silently if it cannot be resolved or registered
   bool sufficient = false;  // pp! : optional, and once it resolves the probe's later points are skipped
+  // pp if (cond): this point's own condition, as in stap; pass 2
+  // (expand_aliases) moves it into the probe's, splitting the probe.
+  std::shared_ptr<const Expr> condition;
   std::string str() const;  // canonical spelling, e.g. kprobe.function("x").return
 };
 

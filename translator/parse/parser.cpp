@@ -108,6 +108,12 @@ class Parser {
     if (!cur().is_op(op)) fail(std::string("'") + op + "'");
     return take();
   }
+  // A string literal and those adjacent to it, joined ("a" "b" is "ab").
+  std::string string_literal() {
+    std::string text = take().text;
+    while (cur().kind == Tok::String && text.size() <= kMaxStringLiteral) text += take().text;
+    return text;
+  }
   Token expect_identifier(const char *what) {
     if (cur().kind != Tok::Identifier) {
       if (cur().kind == Tok::Keyword)
@@ -171,9 +177,11 @@ class Parser {
         g->is_array = true;
         if (cur().kind != Tok::Number) fail("an array size");
         Token n = take();
-        if (n.number < 1 || n.number > (1LL << 24)) {
+        // stap's bound; the runtime refuses, when the session starts, an
+        // array the machine has no memory for.
+        if (n.number < 1 || n.number > INT32_MAX) {
           diags_.error("XTP1019", n.loc, "array size " + n.text + " is out of range")
-              .hint = "sizes go from 1 to 16777216 entries";
+              .hint = "sizes go from 1 to 2147483647 entries";
           throw ParseError{};
         }
         g->max_entries = n.number;
@@ -187,6 +195,7 @@ class Parser {
         } else if (v.kind == Tok::String && !neg) {
           g->init = std::make_unique<Expr>(ExprKind::String, v.loc);
           g->init->text = v.text;
+          while (cur().kind == Tok::String) g->init->text += take().text;
         } else {
           --pos_;
           fail("a number or string literal as initializer");
@@ -210,11 +219,6 @@ class Parser {
     if ((cur().is_op("=") || cur().is_op("+=")) && p->points.size() == 1)
       return alias_decl(s, std::move(p->points[0]), p->loc);
     while (accept_op(",")) append(p->points, probe_points());
-    if (accept_kw("if")) {
-      expect_op("(");
-      p->condition = expression();
-      expect_op(")");
-    }
     if (!cur().is_op("{")) fail("'{' to start the probe body");
     p->body = block();
     s.probes.push_back(std::move(p));
@@ -317,9 +321,8 @@ class Parser {
       c.has_arg = true;
       if (cur().kind == Tok::String) {
         c.arg_is_string = true;
-        c.str_arg = take().text;
         // Adjacent literals, also those a macro or @1 put there: @1 "@*:*"
-        while (cur().kind == Tok::String) c.str_arg += take().text;
+        c.str_arg = string_literal();
       } else if (cur().kind == Tok::Number) {
         c.num_arg = take().number;
       } else if (cur().is_op("-") && peek().kind == Tok::Number) {
@@ -352,6 +355,7 @@ class Parser {
             ProbePoint pp = head;
             for (const auto &c : alt.components) pp.components.push_back(c);
             pp.optional = alt.optional;
+            pp.condition = alt.condition;
             pp.sufficient = alt.sufficient;
             product.push_back(std::move(pp));
           }
@@ -362,7 +366,15 @@ class Parser {
       }
     } while (accept_op("."));
     bool optional = accept_op("?"), sufficient = !optional && accept_op("!");
+    // `POINT if (cond)`: the condition of this point alone, as in stap.
+    std::shared_ptr<const Expr> condition;
+    if (accept_kw("if")) {
+      expect_op("(");
+      condition = expression();
+      expect_op(")");
+    }
     for (auto &pp : out) {
+      if (condition) pp.condition = condition;
       const auto &last = pp.components.back().loc;
       pp.loc.length = last.line == pp.loc.line ? std::max(1, last.column + last.length - pp.loc.column) : 1;
       pp.optional |= optional || sufficient;
@@ -715,6 +727,18 @@ class Parser {
     return e;
   }
 
+  // @const("NAME"): a C constant or macro of the kernel, guru mode only.
+  ExprPtr const_op(const Token &name) {
+    if (!opts_.tapset && !opts_.guru)
+      diags_.error("XTP1041", name.loc, "@const needs guru mode").hint = "run with -g: @const reads a C name";
+    expect_op("(");
+    if (cur().kind != Tok::String || cur().text.empty()) fail("a C name in quotes");
+    auto e = make(ExprKind::EmbeddedC, name.loc);
+    e->text = "/* pure */ (" + string_literal() + ")";
+    expect_op(")");
+    return e;
+  }
+
   // @entry(expr): in a .return probe, expr's value when the function was
   // entered; pass 2 (expand_entry) arranges the saving and checks the probe.
   ExprPtr entry(const Token &name) {
@@ -844,10 +868,10 @@ class Parser {
         expect_op(",");
       }
       if (cur().kind != Tok::String) fail(name == "@cast" ? "a type name in quotes" : "a variable name in quotes");
-      t.cast_type = take().text;
+      t.cast_type = string_literal();
       if (accept_op(",")) {
         if (cur().kind != Tok::String) fail("a module name in quotes");
-        t.cast_module = take().text;
+        t.cast_module = string_literal();
       }
       expect_op(")");
     } else {
@@ -936,6 +960,7 @@ class Parser {
       if (name.text == "@defined") return defined(name);
       if (name.text == "@choose_defined") return choose_defined(name);
       if (name.text == "@entry") return entry(name);
+      if (name.text == "@const") return const_op(name);
       if (name.text[0] == '$' || name.text == "@cast" || name.text == "@var") return target(name, false);
       if (name.text == "@kderef" || name.text == "@uderef" || name.text == "@kregister" || name.text == "@uregister")
         return raw_access(name);

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <fstream>
 
 #include "parse/lexer.h"
@@ -86,56 +88,63 @@ class Preprocessor {
     return end;
   }
 
-  // Removes @define NAME[(params)] %( body %) and records the macros.
+  // Removes @define NAME[(params)] %( body %) and records the macros. A
+  // @define inside a %( conditional is left in place: expand() records it
+  // if its branch is taken (stap ignores macros of branches not taken).
   Toks collect_defines(const Toks &in) {
     Toks out;
+    int conditional = 0;
     for (size_t i = 0; i < in.size(); ++i) {
-      if (!(in[i].kind == Tok::Identifier && in[i].text == "@define")) {
+      if (in[i].is_op("%(")) ++conditional;
+      if (in[i].is_op("%)") && conditional > 0) --conditional;
+      if (!(in[i].kind == Tok::Identifier && in[i].text == "@define") || conditional > 0) {
         out.push_back(in[i]);
         continue;
       }
-      Location at = in[i].loc;
-      size_t j = i + 1;
-      if (j >= in.size() || in[j].kind != Tok::Identifier) {
-        diags_.error("XTP1031", at, "@define needs a macro name");
-        continue;
-      }
-      std::string name = in[j++].text;
-      Macro m;
-      m.loc = at;
-      if (j < in.size() && in[j].is_op("(")) {
-        ++j;
-        while (j < in.size() && in[j].kind == Tok::Identifier) {
-          m.params.push_back(in[j++].text);
-          if (j < in.size() && in[j].is_op(",")) ++j;
-        }
-        if (j >= in.size() || !in[j].is_op(")")) {
-          diags_.error("XTP1031", in[std::min(j, in.size() - 1)].loc, "malformed @define parameter list");
-          i = j;
-          continue;
-        }
-        ++j;
-      }
-      if (j >= in.size() || !in[j].is_op("%(")) {
-        diags_.error("XTP1031", in[std::min(j, in.size() - 1)].loc,
-                     "@define " + name + " needs a body in %( ... %)");
-        i = j;
-        continue;
-      }
-      size_t close = matching_close(in, j, in.size() - 1);
-      if (close == in.size() - 1) {
-        diags_.error("XTP1032", in[j].loc, "unterminated %( in @define " + name);
-        i = close - 1;
-        continue;
-      }
-      m.body.assign(in.begin() + j + 1, in.begin() + close);
-      if (macros_.count(name)) diags_.error("XTP1033", at, "macro @" + name + " is defined twice");
-      macros_[name] = std::move(m);
-      i = close;
+      i = define(in, i, in.size() - 1);
     }
     // An unfinished @define at the end may have stepped over the End token.
     if (out.empty() || out.back().kind != Tok::End) out.push_back(in.back());
     return out;
+  }
+
+  // The @define at `at` (tokens up to `end`): records the macro and returns
+  // the index of its last token.
+  size_t define(const Toks &in, size_t at_index, size_t end) {
+    Location at = in[at_index].loc;
+    size_t j = at_index + 1;
+    if (j >= end || in[j].kind != Tok::Identifier) {
+      diags_.error("XTP1031", at, "@define needs a macro name");
+      return at_index;
+    }
+    std::string name = in[j++].text;
+    Macro m;
+    m.loc = at;
+    if (j < end && in[j].is_op("(")) {
+      ++j;
+      while (j < end && in[j].kind == Tok::Identifier) {
+        m.params.push_back(in[j++].text);
+        if (j < end && in[j].is_op(",")) ++j;
+      }
+      if (j >= end || !in[j].is_op(")")) {
+        diags_.error("XTP1031", in[std::min(j, end)].loc, "malformed @define parameter list");
+        return std::min(j, end - 1);
+      }
+      ++j;
+    }
+    if (j >= end || !in[j].is_op("%(")) {
+      diags_.error("XTP1031", in[std::min(j, end)].loc, "@define " + name + " needs a body in %( ... %)");
+      return std::min(j, end - 1);
+    }
+    size_t close = matching_close(in, j, end);
+    if (close == end) {
+      diags_.error("XTP1032", in[j].loc, "unterminated %( in @define " + name);
+      return end - 1;
+    }
+    m.body.assign(in.begin() + j + 1, in.begin() + close);
+    if (macros_.count(name)) diags_.error("XTP1033", at, "macro @" + name + " is defined twice");
+    macros_[name] = std::move(m);
+    return close;
   }
 
   void expand(const Toks &t, size_t begin, size_t end, Toks &out, int depth) {
@@ -160,6 +169,14 @@ class Preprocessor {
       }
       if (tok.is_op("%(")) {
         i = conditional(t, i, end, out, depth);
+        continue;
+      }
+      if (tok.kind == Tok::Identifier && tok.text == "@define") {
+        if (depth > 0) {
+          diags_.error("XTP1031", tok.loc, "@define inside a macro body");
+          continue;
+        }
+        i = define(t, i, end);
         continue;
       }
       if (tok.is_op("%?") || tok.is_op("%:") || tok.is_op("%)")) {
@@ -187,8 +204,9 @@ class Preprocessor {
     const Token &tok = t[i];
     std::string rest = tok.text.substr(1);
     if (rest == "#") {
+      // $# is the count as a number, @# as a string literal, as in stap.
       Token n = tok;
-      n.kind = Tok::Number;
+      n.kind = tok.text[0] == '$' ? Tok::Number : Tok::String;
       n.number = static_cast<long long>(ctx_.args.size());
       n.text = std::to_string(n.number);
       out.push_back(n);
@@ -313,18 +331,26 @@ class Preprocessor {
           "write %( condition %? tokens %: other tokens %)";
       return close;
     }
-    pos_ = open + 1;
-    cond_end_ = q;
-    toks_ = &t;
+    // The condition's own script arguments and macros are expanded first,
+    // as stap does: %( $# > 1 %? ... %), %( @1 == "x" %? ... %).
+    Toks cond;
+    int errors = diags_.error_count();
+    expand(t, open + 1, q, cond, depth);
+    if (diags_.error_count() != errors) return close;
+    cond.push_back(t[q]);
+    pos_ = 0;
+    cond_end_ = cond.size() - 1;
+    toks_ = &cond;
     bool value = false;
     try {
       value = condition();
-      if (pos_ != q) throw CondError{t[pos_].loc, "unexpected '" + t[pos_].text + "' in condition"};
+      if (pos_ != cond_end_)
+        throw CondError{cond[pos_].loc, "unexpected '" + cond[pos_].text + "' in condition"};
     } catch (const CondError &e) {
       diags_.error("XTP1040", e.loc, "bad preprocessor condition: " + e.what).hint =
           "conditions compare kernel_v, kernel_vr, arch, runtime, systemtap_v, systemtap_privilege, "
-          "guru_mode, CONFIG_*, $# or @# "
-          "with a literal, joined by && and ||";
+          "guru_mode or CONFIG_* with a literal, or two literals ($#, @1, a macro), "
+          "joined by && and ||";
       return close;
     }
     if (value) expand(t, q + 1, colon, out, depth);
@@ -382,8 +408,12 @@ class Preprocessor {
     ++pos_;
     Token rhs = cur();
     ++pos_;
-    if (rhs.kind != Tok::String && rhs.kind != Tok::Number)
-      throw CondError{rhs.loc, "the right side must be a literal"};
+    const std::string &n = lhs.text;
+    const bool lhs_config = lhs.kind == Tok::Identifier && n.rfind("CONFIG_", 0) == 0;
+    const bool rhs_config = rhs.kind == Tok::Identifier && rhs.text.rfind("CONFIG_", 0) == 0;
+    if (rhs.kind != Tok::String && rhs.kind != Tok::Number && !(lhs_config && rhs_config))
+      throw CondError{rhs.loc, lhs_config ? "the right side must be a literal or another CONFIG_ option"
+                                          : "the right side must be a literal"};
     std::string rv = rhs.kind == Tok::String ? rhs.text : std::to_string(rhs.number);
 
     auto cmp_result = [&](int c) {
@@ -407,11 +437,17 @@ class Preprocessor {
         return str_cmp(have);
       return cmp_result(compare_versions(have, rv));
     };
-    const std::string &n = lhs.text;
-    if (lhs.kind == Tok::Identifier && (n == "$#" || n == "@#")) {
-      if (rhs.kind != Tok::Number) throw CondError{rhs.loc, "compare " + n + " with a number"};
-      long long have = static_cast<long long>(ctx_.args.size());
-      return cmp_result(have < rhs.number ? -1 : have > rhs.number ? 1 : 0);
+    auto num_cmp = [&](long long have, long long want) {
+      return cmp_result(have < want ? -1 : have > want ? 1 : 0);
+    };
+    // Two literals (what $1, @1, $#, @# and macros leave): numbers compare
+    // as numbers, strings as strings (no globs), as in stap.
+    if (lhs.kind == Tok::Number || lhs.kind == Tok::String) {
+      if (lhs.kind != rhs.kind)
+        throw CondError{rhs.loc, lhs.kind == Tok::Number ? "expected a number as right side"
+                                                         : "expected a string as right side"};
+      if (lhs.kind == Tok::Number) return num_cmp(lhs.number, rhs.number);
+      return cmp_result(lhs.text.compare(rhs.text));
     }
     if (lhs.kind != Tok::Identifier) throw CondError{lhs.loc, "expected a condition name"};
     if (n == "kernel_v") return ver_cmp(ctx_.kernel_release.substr(0, ctx_.kernel_release.find('-')));
@@ -426,11 +462,36 @@ class Preprocessor {
       long long have = ctx_.guru ? 1 : 0;
       return cmp_result(have < rhs.number ? -1 : have > rhs.number ? 1 : 0);
     }
-    if (n.rfind("CONFIG_", 0) == 0) {
-      auto it = ctx_.kconfig.find(n);
-      return str_cmp(it == ctx_.kconfig.end() ? "" : it->second);
+    if (lhs_config) {
+      std::string have = config_value(n);
+      if (rhs.kind == Tok::String) return str_cmp(have);
+      long long a = 0, b = 0;
+      if (rhs.kind == Tok::Number) {
+        // An unset option is "" and compares as 0, as in stap.
+        if (!config_number(have, &a))
+          throw CondError{lhs.loc, n + " is \"" + have + "\", not a number"};
+        return num_cmp(a, rhs.number);
+      }
+      // CONFIG_A OP CONFIG_B: as numbers when both are, else as strings.
+      std::string other = config_value(rhs.text);
+      if (config_number(have, &a) && config_number(other, &b)) return num_cmp(a, b);
+      return cmp_result(have.compare(other));
     }
     throw CondError{lhs.loc, "unknown condition name '" + n + "'"};
+  }
+
+  std::string config_value(const std::string &name) const {
+    auto it = ctx_.kconfig.find(name);
+    return it == ctx_.kconfig.end() ? "" : it->second;
+  }
+
+  // strtoll's reading of a config value (decimal, 0x hex, 0 octal); ""
+  // reads as 0.
+  static bool config_number(const std::string &v, long long *out) {
+    errno = 0;
+    char *end = nullptr;
+    *out = std::strtoll(v.c_str(), &end, 0);
+    return errno == 0 && end && *end == '\0';
   }
 
   const PreprocessContext &ctx_;

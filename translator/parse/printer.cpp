@@ -141,7 +141,8 @@ std::string print_script(const Script &s) {
   auto points = [](const std::vector<ProbePoint> &pps) {
     std::string pts;
     for (const auto &pp : pps)
-      pts += (pts.empty() ? "" : ", ") + pp.str() + (pp.sufficient ? "!" : pp.optional ? "?" : "");
+      pts += (pts.empty() ? "" : ", ") + pp.str() + (pp.sufficient ? "!" : pp.optional ? "?" : "") +
+             (pp.condition ? " if (" + print_expr(*pp.condition) + ")" : "");
     return pts;
   };
   for (const auto &a : s.aliases) {

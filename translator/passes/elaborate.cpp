@@ -14,6 +14,7 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   if (!s.probes.empty())
     first_probe = s.probes.front()->points.empty() ? s.probes.front()->loc
                                                    : s.probes.front()->points.front().loc;
+  expand_point_globs(s);
   expand_entry(s, diags);
   if (diags.has_errors()) return false;
   resolve_probes(s, env, out, diags);

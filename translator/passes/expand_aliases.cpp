@@ -7,7 +7,8 @@
 // component a glob (`syscall.*`, `syscall.open*`, `syscall.*.return`), and
 // a point longer than an alias's name that matches none in full may use
 // the alias with a suffix (`my.alias.return`): the remaining components are
-// appended to each of the alias's own points.
+// appended to each of the alias's own points. A point's own `if (cond)`
+// (in a probe or in an alias's points) becomes its probe's condition.
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -73,16 +74,61 @@ std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasUse &u, const P
   return n;
 }
 
+bool has_point_conditions(const ProbeDecl &p) {
+  for (const auto &pp : p.points)
+    if (pp.condition) return true;
+  return false;
+}
+
+// `probe a if (x), b if (y) { }` and an alias's `= c if (z)`: each point's
+// own condition joins the probe's (with &&), in a copy of the probe per
+// condition, as stap's derived probes each carry their point's condition.
+std::vector<std::unique_ptr<ProbeDecl>> split_point_conditions(const ProbeDecl &p) {
+  std::vector<const Expr *> conds;
+  for (const auto &pp : p.points)
+    if (std::find(conds.begin(), conds.end(), pp.condition.get()) == conds.end())
+      conds.push_back(pp.condition.get());
+  std::vector<std::unique_ptr<ProbeDecl>> out;
+  for (const Expr *cond : conds) {
+    auto n = std::make_unique<ProbeDecl>();
+    n->loc = p.loc;
+    n->from_tapset = p.from_tapset;
+    n->alias = p.alias;
+    n->body = clone(*p.body);
+    for (const auto &pp : p.points)
+      if (pp.condition.get() == cond) {
+        n->points.push_back(pp);
+        n->points.back().condition = nullptr;
+      }
+    if (p.condition && cond) {
+      auto both = std::make_unique<Expr>(ExprKind::Logical, cond->loc);
+      both->op = Op::And;
+      both->args.push_back(clone(*p.condition));
+      both->args.push_back(clone(*cond));
+      n->condition = std::move(both);
+    } else if (p.condition || cond) {
+      n->condition = clone(p.condition ? *p.condition : *cond);
+    }
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
 }  // namespace
 
 void expand_aliases(Script &s, Diagnostics &diags) {
-  if (s.aliases.empty()) return;
   std::vector<std::pair<std::unique_ptr<ProbeDecl>, int>> work;
   for (auto &p : s.probes) work.emplace_back(std::move(p), 0);
   s.probes.clear();
   while (!work.empty()) {
     auto [p, depth] = std::move(work.back());
     work.pop_back();
+    if (has_point_conditions(*p)) {
+      auto parts = split_point_conditions(*p);
+      // The work list runs backwards and is reversed at the end: push in order.
+      for (auto &part : parts) work.emplace_back(std::move(part), depth);
+      continue;
+    }
     std::vector<ProbePoint> plain;
     std::vector<std::unique_ptr<ProbeDecl>> split;
     for (const auto &pp : p->points) {

@@ -1,7 +1,8 @@
 // Pass 2 (elaborate): the checks and resolutions between parsing and code
 // generation, run in this order by elaborate():
 //   generate_tapsets tapsets made from the kernel catalog (syscall.*), if used
-//   expand_aliases  probe alias uses -> the alias's points and bodies
+//   expand_aliases  probe alias uses -> the alias's points and bodies; point conditions -> probe conditions
+//   expand_point_globs wildcards in a family's names (kerne*.funct*("f").*) -> the family's points
 //   expand_entry    @entry(e) in .return probes -> values saved by a companion entry probe
 //   resolve_probes  probe points -> derived probes of their providers (probes/);
 //                   probes reading context variables split per location
@@ -35,6 +36,7 @@ struct Elaborated {
 
 void generate_tapsets(Script &s, const ProbeEnv &env, Diagnostics &diags);
 void expand_aliases(Script &s, Diagnostics &diags);
+void expand_point_globs(Script &s);
 void expand_entry(Script &s, Diagnostics &diags);
 void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags);
 // first_probe: where the script's first probe was (resolve_probes drops the

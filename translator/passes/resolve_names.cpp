@@ -4,6 +4,7 @@
 // and writes (the probe's lock set) and checks statement placement.
 #include <algorithm>
 #include <regex>
+#include <set>
 
 #include "builtins/builtins.h"
 #include "passes/passes.h"
@@ -42,6 +43,7 @@ class NameResolver {
       }
       stmt(*p->body);
     }
+    resolve_pending_stat_adds();
     resolve_pending_deletes();
     propagate_globals();
     warn_unread_locals();
@@ -114,6 +116,69 @@ class NameResolver {
     for (const auto &a : e.args) check_condition(*a);
   }
 
+  bool has_local(const std::string &name) const {
+    for (auto &l : body_->locals)
+      if (l->name == name) return true;
+    return false;
+  }
+
+  // `s <<< v` on a name that is neither a global nor a local yet. stap makes
+  // it a local, which cannot hold a statistic: a body that never reads it
+  // loses the '<<<' with a warning (stap's "eliding assignment"), one that
+  // does is an error. Decided once the whole body has been walked.
+  bool stat_add_to_undeclared(Expr &e) {
+    const Expr &target = *e.arg(0);
+    if (target.kind != ExprKind::Var || script_.find_global(target.text) || has_local(target.text))
+      return false;
+    pending_stat_adds_.push_back({&e, body_});
+    return true;
+  }
+
+  void resolve_pending_stat_adds() {
+    for (auto &[e, body] : pending_stat_adds_) {
+      body_ = body;
+      const Expr &target = *e->arg(0);
+      // An aggregate of it has been reported already.
+      if (read_undeclared_stats_.count({body, target.text})) continue;
+      if (has_local(target.text)) {
+        diags_.error("XTP2219", target.loc, "statistic '" + target.text + "' is not declared").hint =
+            "statistics must be global: add 'global " + target.text + "'";
+        continue;
+      }
+      diags_.warning("XTP2320", target.loc,
+                     "'" + target.text + "' is no global and nothing reads it: this '<<<' is dropped")
+          .hint = "declare it with 'global " + target.text + "' to keep the statistic";
+      // The value of `s <<< v` is v: what is left of it.
+      ExprPtr value = std::move(e->args[1]);
+      *e = std::move(*value);
+    }
+    pending_stat_adds_.clear();
+    body_ = nullptr;
+  }
+
+  // catch (g) with a global g: the message is stored in the global, as in
+  // stap. The runtime fills a hidden local that the catch block first
+  // copies into g, so that g is an ordinary write of the probe.
+  void catch_into_global(Stmt &s) {
+    s.catch_local = local("__catch_" + s.catch_var, s.catch_var_loc);
+    auto assign = std::make_unique<Expr>(ExprKind::Assign, s.catch_var_loc);
+    assign->args.push_back(std::make_unique<Expr>(ExprKind::Var, s.catch_var_loc));
+    assign->args.back()->text = s.catch_var;
+    assign->args.push_back(std::make_unique<Expr>(ExprKind::Var, s.catch_var_loc));
+    assign->args.back()->text = s.catch_local->name;
+    auto copy = std::make_unique<Stmt>(StmtKind::Expr, s.catch_var_loc);
+    copy->expr = std::move(assign);
+    Stmt &handler = *s.body[1];
+    if (handler.kind == StmtKind::Block) {
+      handler.body.insert(handler.body.begin(), std::move(copy));
+    } else {
+      auto block = std::make_unique<Stmt>(StmtKind::Block, handler.loc);
+      block->body.push_back(std::move(copy));
+      block->body.push_back(std::move(s.body[1]));
+      s.body[1] = std::move(block);
+    }
+  }
+
   LocalVar *local(const std::string &name, Location loc) {
     for (auto &l : body_->locals)
       if (l->name == name) return l.get();
@@ -129,6 +194,7 @@ class NameResolver {
     } else if (e.kind == ExprKind::Var) {
       GlobalDecl *g = script_.find_global(e.text);
       if (!g) {
+        read_undeclared_stats_.insert({body_, e.text});
         diags_.error("XTP2219", e.loc, "statistic '" + e.text + "' is not declared").hint =
             "statistics must be global: add 'global " + e.text + "'";
         return;
@@ -327,6 +393,7 @@ class NameResolver {
       }
       case ExprKind::Assign:
         expr(*e.arg(1));
+        if (e.op == Op::StatAdd && stat_add_to_undeclared(e)) return;
         if (e.op == Op::StatAdd) return statistic(*e.arg(0), true);
         target(*e.arg(0), e.op != Op::None);
         return;
@@ -447,9 +514,9 @@ class NameResolver {
       }
       case StmtKind::Try:
         if (!s.catch_var.empty()) {
-          if (script_.find_global(s.catch_var))
-            diags_.error("XTP2216", s.catch_var_loc,
-                         "catch variable '" + s.catch_var + "' must be a local, not a global");
+          // A parameter or local of that name hides a global, as elsewhere.
+          if (!has_local(s.catch_var) && script_.find_global(s.catch_var) && s.body.size() > 1)
+            catch_into_global(s);
           else
             s.catch_local = local(s.catch_var, s.catch_var_loc);
         }
@@ -514,6 +581,8 @@ class NameResolver {
   Body *body_ = nullptr;
   FunctionDecl *function_ = nullptr;
   std::vector<std::pair<Expr *, Body *>> pending_deletes_;
+  std::vector<std::pair<Expr *, Body *>> pending_stat_adds_;  // s <<< v, s undeclared
+  std::set<std::pair<Body *, std::string>> read_undeclared_stats_;  // @count(s), s undeclared
   int loops_ = 0;
 };
 

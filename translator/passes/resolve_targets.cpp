@@ -128,6 +128,14 @@ class TargetResolver {
     if (e->kind == ExprKind::Assign && e->arg(0)->kind == ExprKind::Target && e->op != Op::StatAdd)
       return assign(*e);
     if (e->kind == ExprKind::Defined) {
+      // A provider may have rewritten the target into something else (a
+      // call of its tapset): what it stands for exists.
+      if (e->arg(0)->kind != ExprKind::Target || !e->arg(0)->target) {
+        auto n = std::make_unique<Expr>(ExprKind::Number, e->loc);
+        n->number = 1;
+        e = std::move(n);
+        return;
+      }
       Diagnostics quiet;
       std::swap(quiet, diags_);
       bool ok = defined(e->args[0]);
@@ -478,8 +486,9 @@ class TargetResolver {
     const AccessOp &last = acc.ops.back();
     if (acc.user) return "it is in the probed program's memory, which xtap does not write";
     if (last.kind != AccessOp::Kind::Load) return "it is an array or function, not a value; assign to its elements";
-    if (last.bit_size) return "it is a bitfield, which xtap cannot write yet";
     acc.store_size = last.size;
+    acc.store_bit_offset = last.bit_offset;
+    acc.store_bit_size = last.bit_size;
     return "";
   }
 

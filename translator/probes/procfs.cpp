@@ -38,6 +38,13 @@ bool is_value(const Expr &e) {
 // $value = e -> _xtap_procfs_set(e); $value .= e -> _xtap_procfs_append(e);
 // other reads of $value -> _xtap_procfs_value().
 void rewrite_value(ExprPtr &e) {
+  // @defined($value): the probe has it, whatever the rewrite makes of it.
+  if (e->kind == ExprKind::Defined && !e->args.empty() && is_value(*e->args[0])) {
+    auto one = std::make_unique<Expr>(ExprKind::Number, e->loc);
+    one->number = 1;
+    e = std::move(one);
+    return;
+  }
   if (e->kind == ExprKind::Assign && is_value(*e->args[0]) &&
       (e->op == Op::None || e->op == Op::Concat)) {
     auto c = call(e->op == Op::None ? "_xtap_procfs_set" : "_xtap_procfs_append", e->loc);

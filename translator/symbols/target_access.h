@@ -47,6 +47,9 @@ struct TargetAccess {
   // Load compute.
   int store_reg = -1;
   uint32_t store_size = 0;
+  // A bitfield (store_bit_size > 0): its bits of the stored unit, from its
+  // least significant bit, as the final Load reads them.
+  uint32_t store_bit_offset = 0, store_bit_size = 0;
 };
 
 struct TargetWalkError {

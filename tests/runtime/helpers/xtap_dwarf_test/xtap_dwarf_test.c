@@ -12,7 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-struct xdt_point; long xdt_many(long, long, long, long, long, long, long, struct xdt_point);
+struct xdt_point; long xdt_many(long, long, long, long, long, long, long, struct xdt_point); struct xdt_flags; static long xdt_flags_seen(struct xdt_flags *); extern struct xdt_flags xdt_flags;
 struct xdt_point {
 	long x;
 	long y;
@@ -116,7 +116,7 @@ static ssize_t xdt_write(struct file *f, const char __user *buf, size_t len, lof
 	xdt_sink(xdt_double(n));
 	xdt_sink(xdt_bump(&xdt_origin, n) + READ_ONCE(xdt_shadowed));
 	xdt_sink(xdt_mix_first(n) + xdt_mix_second(n));
-	xdt_sink(xdt_many(n, n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, xdt_origin));
+	xdt_sink(xdt_many(n, n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, xdt_origin)); xdt_sink(xdt_flags_seen(&xdt_flags));
 	return len;
 }
 
@@ -154,3 +154,21 @@ module_init(xdt_init);
 module_exit(xdt_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("xtap DWARF test helper");
+
+/*
+ * Bitfields a guru-mode probe writes (dwarf/bitfield_write.test): the
+ * neighbours of the written fields must keep their bits. At the end of the
+ * file, declared on the first lines, so that the line numbers other tests
+ * name do not move.
+ */
+struct xdt_flags {
+	unsigned int mode : 3, ready : 1, count : 12;
+	int level : 5;
+	long tail;
+};
+struct xdt_flags xdt_flags = { .mode = 1, .ready = 0, .count = 7, .level = -3, .tail = 99 };
+
+static noinline long xdt_flags_seen(struct xdt_flags *f)
+{
+	return f->mode + f->ready + f->count + f->level;
+}
