@@ -129,8 +129,10 @@ class TargetResolver {
       return assign(*e);
     if (e->kind == ExprKind::Defined) {
       // A provider may have rewritten the target into something else (a
-      // call of its tapset): what it stands for exists.
-      if (e->arg(0)->kind != ExprKind::Target || !e->arg(0)->target) {
+      // call of its tapset): what it stands for exists. A choice
+      // (@choose_defined, a ternary) is decided below, side by side.
+      const Expr &what = *e->arg(0);
+      if (what.kind != ExprKind::Ternary && (what.kind != ExprKind::Target || !what.target)) {
         auto n = std::make_unique<Expr>(ExprKind::Number, e->loc);
         n->number = 1;
         e = std::move(n);
