@@ -183,6 +183,7 @@ bool read_script(const cli::Options &o, SourceFile *f) {
   if (!o.script_text.empty()) {
     f->name = "<input>";
     f->text = o.script_text;
+    for (const auto &extra : o.extra_scripts) f->text += "\n" + extra + "\n";  // -E
     return true;
   }
   f->name = o.script_file;
@@ -199,6 +200,8 @@ bool read_script(const cli::Options &o, SourceFile *f) {
     ss << in.rdbuf();
   }
   f->text = ss.str();
+  // -E SCRIPT: more of the script, after the main one (whose lines keep their numbers).
+  for (const auto &extra : o.extra_scripts) f->text += "\n" + extra + "\n";
   return true;
 }
 
@@ -326,6 +329,7 @@ int compile_and_run(const cli::Options &o) {
   PreprocessContext pctx;
   pctx.args = o.script_args;
   pctx.guru = o.guru;
+  pctx.compat_version = o.compat_version;
   if (have_target) {
     pctx.kernel_release = target.release;
     load_kconfig(target.build_dir + "/.config", &pctx);
@@ -450,6 +454,7 @@ int compile_and_run(const cli::Options &o) {
   }
   ElaborateOptions eopts;
   eopts.keep_unused = o.keep_unused || o.list_vars;
+  eopts.skip_badvars = o.skip_badvars;
   bool ok = elaborate(*script, probe_env, elab, diags, eopts);
   // -l of an optional pattern that matches nothing lists nothing, as stap
   // does, rather than "no probes found" (XTP2241).
@@ -458,12 +463,14 @@ int compile_and_run(const cli::Options &o) {
     if (d.severity == Severity::Error && d.code != "XTP2241") empty_listing = false;
   if (empty_listing) ok = true;
   // -w drops every warning; -u keeps unused code, so there is no elision
-  // to warn about (XTP2301, XTP2320).
+  // to warn about (XTP2301, XTP2320). -W makes a warning fail the pass.
+  int shown_warnings = 0;
   for (const auto &d : diags.all()) {
     if (d.severity == Severity::Warning &&
         (o.no_warnings || (o.keep_unused && (d.code == "XTP2301" || d.code == "XTP2320"))))
       continue;
     if (empty_listing && d.code == "XTP2241") continue;
+    if (d.severity == Severity::Warning) ++shown_warnings;
     if (o.json) cli::print_diagnostic_json(std::cout, d);
     else Diagnostics::print_one(std::cerr, d);
   }
@@ -472,6 +479,11 @@ int compile_and_run(const cli::Options &o) {
              std::to_string(script->embedded_c.size()) + " embeds, " +
              std::to_string(script->globals.size()) + " globals");
   if (!ok) return 1;
+  if (o.warnings_as_errors && shown_warnings) {
+    std::cerr << "xtap: " << shown_warnings << " warning" << (shown_warnings > 1 ? "s" : "")
+              << " treated as errors (-W)\n";
+    return 1;
+  }
   if (!o.probe_list_file.empty()) {
     std::ofstream list(o.probe_list_file);
     for (const auto &dp : elab.probes) list << dp->name() << "\n";
@@ -491,6 +503,10 @@ int compile_and_run(const cli::Options &o) {
   mo.script_name = fs::path(file.name).filename().string();
   mo.version = XTAP_VERSION;
   mo.timing = o.timing;
+  // --compatible (checked to be a dotted version): STAP_COMPAT_VERSION.
+  size_t dot = o.compat_version.find('.');
+  mo.compat_major = std::stoi(o.compat_version.substr(0, dot));
+  mo.compat_minor = dot == std::string::npos ? 0 : std::stoi(o.compat_version.substr(dot + 1));
   if (o.suppress_time_limits) {
     // Before -D, so that an explicit -DMAXACTION=N still wins.
     mo.limits.lift_time_limits();

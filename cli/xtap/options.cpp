@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "diag/diagnostics.h"
+#include "xtap/options_stap.h"
 
 namespace xtap::cli {
 
@@ -28,7 +29,8 @@ const char *const kInfo = "Listing and information";
 const char *const kFlame = "Flame graphs";
 }  // namespace
 
-std::string unknown_option(int argc, char **argv, const std::vector<std::string> &known) {
+std::string unknown_option(int argc, char **argv, const std::vector<std::string> &known,
+                           const std::vector<std::string> &short_flags) {
   auto is_known = [&](const std::string &name) {
     return std::find(known.begin(), known.end(), name) != known.end();
   };
@@ -41,6 +43,14 @@ std::string unknown_option(int argc, char **argv, const std::vector<std::string>
       if (!is_known(name)) return name;
     } else if (!is_known(a.substr(0, 2))) {
       return a;
+    } else {
+      // -wW: flags together, as getopt takes them, up to one that takes a
+      // value (-vp2: the rest is -p's value).
+      for (size_t j = 1; j < a.size(); ++j) {
+        std::string opt = std::string("-") + a[j];
+        if (!is_known(opt)) return opt;
+        if (std::find(short_flags.begin(), short_flags.end(), opt) == short_flags.end()) break;
+      }
     }
   }
   return "";
@@ -193,12 +203,26 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   label(app.add_option("--ssh-option", o->ssh_options, "pass -o OPT to ssh for --remote (as in IdentityFile=KEY)")
       ->allow_extra_args(false)
       ->group(kRun), "OPT");
-  std::vector<std::string> known;
+  StapOptions stap;
+  add_stap_options(app, o, &stap);
+  app.footer("Also stap's -W (warnings as errors), --compatible=VERSION, --skip-badvars, -E SCRIPT, --vp, -P ...;\n"
+             "the rest of stap's options are accepted or refused with the reason: docs/cli.md, \"Options from stap\".");
+  std::vector<std::string> known, short_flags;
   for (const CLI::Option *opt : app.get_options()) {
     for (const auto &n : opt->get_lnames()) known.push_back("--" + n);
-    for (const auto &n : opt->get_snames()) known.push_back("-" + n);
+    for (const auto &n : opt->get_snames()) {
+      known.push_back("-" + n);
+      if (opt->get_expected_max() == 0 || opt->get_type_size_max() == 0) short_flags.push_back("-" + n);
+    }
   }
-  if (std::string bad = unknown_option(argc, argv, known); !bad.empty()) {
+  if (std::string several = several_options_in_one(argc, argv); !several.empty()) {
+    std::cerr << "xtap: '" << several << "' is several options in one argument, as a #! line passes them\n"
+              << "  hint: the kernel gives everything after a #! line's interpreter as one argument: keep one "
+                 "option there (#!/usr/bin/xtap -g), or split them with #!/usr/bin/env -S xtap -p2 -g\n";
+    *exit_code = 1;
+    return false;
+  }
+  if (std::string bad = unknown_option(argc, argv, known, short_flags); !bad.empty()) {
     std::string hint = option_suggestion(bad, known);
     std::cerr << "xtap: unknown option '" << bad << "'\n  hint: "
               << (hint.empty() ? "see xtap --help for the options" : hint) << "\n";
@@ -212,6 +236,11 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     return false;
   }
   o->json = format == "json";
+  if (std::string why = apply_stap_options(app, o, stap); !why.empty()) {
+    std::cerr << "xtap: " << why << "\n";
+    *exit_code = 1;
+    return false;
+  }
   // Options after the script belong to the script: xtap s.stp -x 1 is fine,
   // but its arguments are positionals.
   if (o->script_text.empty() && !positionals.empty()) {
@@ -309,6 +338,11 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
       *exit_code = 1;
       return false;
     }
+  }
+  if (!o->extra_scripts.empty() && o->script_file.empty() && o->script_text.empty()) {
+    std::cerr << "xtap: -E SCRIPT runs with a main script: give a script file or -e SCRIPT too\n";
+    *exit_code = 1;
+    return false;
   }
   if (o->script_file.empty() == o->script_text.empty()) {
     std::cerr << "xtap: give exactly one of a script file or -e SCRIPT (see --help)\n";

@@ -32,6 +32,10 @@ struct Options {
   bool guru = false;                    // -g: embedded C in the script
   bool keep_unused = false;             // -u: no elision of unused code
   bool no_warnings = false;             // -w
+  bool warnings_as_errors = false;      // -W: a warning fails the pass (-w wins)
+  std::string compat_version = "4.8";   // --compatible=VERSION: systemtap_v, STAP_COMPAT_VERSION
+  bool skip_badvars = false;            // --skip-badvars: unknown $vars read as 0
+  std::vector<std::string> extra_scripts; // -E SCRIPT: run with the main script
   std::vector<std::string> global_sets; // -G NAME=VALUE
   std::vector<std::string> include_dirs;// -I DIR: more tapsets
   std::vector<std::string> debuginfo;   // --debuginfo PATH: a vmlinux/.ko with DWARF, or a directory of them
@@ -67,7 +71,10 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code);
 
 // The first argument of argv that names no option of `known` ("--name" or
 // "-x" forms; "-xVALUE" and "--name=VALUE" count as known), or "".
-std::string unknown_option(int argc, char **argv, const std::vector<std::string> &known);
+// Short flags written together (-wW) are checked one by one, up to the
+// first that is not in `short_flags` (it takes the rest as its value).
+std::string unknown_option(int argc, char **argv, const std::vector<std::string> &known,
+                           const std::vector<std::string> &short_flags = {});
 // "did you mean --version?" for a misspelt option, or "" when nothing is
 // close enough (a single unknown letter has no useful neighbour).
 std::string option_suggestion(const std::string &arg, const std::vector<std::string> &known);

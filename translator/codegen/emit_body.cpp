@@ -1,6 +1,7 @@
 // Pass 3: probe handlers and script functions around their statements:
 // the frame struct, prologue and epilogue, and a handler's lock set.
 #include <algorithm>
+#include <regex>
 
 #include "codegen/body_emitter.h"
 
@@ -121,10 +122,18 @@ std::string signature(const FunctionDecl &fn) {
 }
 
 // A function whose body is C (tapsets, guru mode), with SystemTap's
-// conventions: STAP_ARG_<name>, STAP_RETVALUE, STAP_RETURN(v), STAP_ERROR().
+// conventions: STAP_ARG_<name>, STAP_RETVALUE, STAP_RETURN(v), STAP_ERROR(),
+// CONTEXT, and for C written for older stap releases THIS->name,
+// THIS->__retvalue and CONTEXT->last_error. The deref_fault label is where
+// kread() and the other macros of <xtap/stap_compat.h> go on a fault.
 // It has no script locals, so no frame.
 FunctionCode emit_embedded_function(const FunctionDecl &fn) {
+  static const std::regex this_word("\\bTHIS\\b");
+  static const std::regex last_error("\\bCONTEXT\\s*->\\s*last_error\\b");
   bool str = fn.return_type == Type::String;
+  // THIS is a struct of the parameters and the return value, as stap's
+  // was: made only when the C uses it, so that other bodies are unchanged.
+  bool this_struct = std::regex_search(fn.embedded_c, this_word);
   FunctionCode fc;
   fc.prototype = signature(fn) + ";";
   CWriter w;
@@ -132,23 +141,38 @@ FunctionCode emit_embedded_function(const FunctionDecl &fn) {
   w.open("{");
   if (!str) w.line("s64 ret = 0;");
   else w.line("ret[0] = '\\0';");
-  for (const auto *p : fn.params) w.line("#define STAP_ARG_" + p->name + " a_" + p->name);
-  w.line("#define STAP_RETVALUE ret");
-  w.line(str ? "#define STAP_RETURN(v) do { strscpy(ret, (v), MAXSTRINGLEN); goto out; } while (0)"
-             : "#define STAP_RETURN(v) do { ret = (v); goto out; } while (0)");
+  if (this_struct) {
+    std::string members, init;
+    for (const auto *p : fn.params) {
+      members += c_type_of(p->type) + p->name + "; ";
+      init += "." + p->name + " = a_" + p->name + ", ";
+    }
+    members += str ? "char *__retvalue; " : "s64 __retvalue; ";
+    init += str ? ".__retvalue = ret" : ".__retvalue = 0";
+    w.line("struct { " + members + "} __this = { " + init + " }, *THIS __maybe_unused = &__this;");
+    for (const auto *p : fn.params) w.line("#define STAP_ARG_" + p->name + " (THIS->" + p->name + ")");
+    w.line("#define STAP_RETVALUE (THIS->__retvalue)");
+  } else {
+    for (const auto *p : fn.params) w.line("#define STAP_ARG_" + p->name + " a_" + p->name);
+    w.line("#define STAP_RETVALUE ret");
+  }
+  w.line(str ? "#define STAP_RETURN(v) do { strscpy(STAP_RETVALUE, (v), MAXSTRINGLEN); goto out; } while (0)"
+             : "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
   w.line("#define STAP_ERROR(...) do { xtap_error(c, __VA_ARGS__); goto out; } while (0)");
   w.line("#define CONTEXT c");
   w.open("{");
-  w.raw(fn.embedded_c);
+  w.raw(std::regex_replace(fn.embedded_c, last_error, "CONTEXT->error"));
   w.line();
   w.close();
   w.line("goto out;");
+  w.line("deref_fault: __maybe_unused;");
   w.line("out: __maybe_unused;");
   for (const auto *p : fn.params) w.line("#undef STAP_ARG_" + p->name);
   w.line("#undef STAP_RETVALUE");
   w.line("#undef STAP_RETURN");
   w.line("#undef STAP_ERROR");
   w.line("#undef CONTEXT");
+  if (this_struct && !str) w.line("ret = THIS->__retvalue;");
   w.line("return ret;");
   w.close();
   fc.c = w.str();

@@ -145,12 +145,14 @@ std::string emit_module(const Script &script, const Elaborated &elab, const Modu
   w.line("#include <linux/string.h>");
   w.line("#include <linux/version.h>");  // KERNEL_VERSION(), for embedded C
   w.line("#include <xtap/runtime.h>");
+  w.line("#include <xtap/stap_compat.h>");  // kread() and the rest of stap's guru C interface
   if (opts.timing) w.line("#include <linux/timex.h>");  // get_cycles(), for -t
   w.line();
   w.line("#define MAXSTRINGLEN " + std::to_string(lim.maxstringlen));
   // Embedded C written for stap tests the version it is compiled for.
   w.line("#define STAP_VERSION(a, b) (((a) << 8) + (b))");
-  w.line("#define STAP_COMPAT_VERSION STAP_VERSION(4, 8)");
+  w.line("#define STAP_COMPAT_VERSION STAP_VERSION(" + std::to_string(opts.compat_major) + ", " +
+         std::to_string(opts.compat_minor) + ")");
   w.line();
   for (const auto &block : script.embedded_c) {
     w.raw(block);

@@ -43,6 +43,8 @@ struct ModuleOptions {
   // -t: wrap each handler to count its runs and cycles per probe, and
   // print stap's "probe hit report" at the end. Off: no code at all.
   bool timing = false;
+  // --compatible=MAJOR.MINOR: the stap version STAP_COMPAT_VERSION names.
+  int compat_major = 4, compat_minor = 8;
   // The user-space files whose symbol tables the module carries, when the
   // script symbolizes user addresses (user_symbol_files()); read under
   // sysroot. Files left out are told in *notes.

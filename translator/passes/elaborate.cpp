@@ -21,7 +21,7 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   if (diags.has_errors()) return false;
   require_probes(s, out, first_probe ? &*first_probe : nullptr, diags);
   if (diags.has_errors()) return false;
-  resolve_targets(s, out, env, diags);
+  resolve_targets(s, out, env, diags, opts.skip_badvars);
   if (diags.has_errors()) return false;
   elide_dead_code(s);
   if (!opts.keep_unused) elide_unread_assignments(s);

@@ -43,7 +43,10 @@ void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics
 // declarations whose points all went away), or null when it had none.
 void require_probes(const Script &s, const Elaborated &e, const Location *first_probe,
                     Diagnostics &diags);
-void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags);
+// skip_badvars (--skip-badvars): a $var the probe point does not have reads
+// as 0, with warning XTP2249, instead of error XTP2225.
+void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags,
+                     bool skip_badvars = false);
 void elide_dead_code(Script &s);
 void elide_unread_assignments(Script &s);
 void prune_tapsets(Script &s);
@@ -65,6 +68,7 @@ const DerivedProbe *single_location(const Elaborated &e, const ProbeDecl &decl);
 
 struct ElaborateOptions {
   bool keep_unused = false;  // -u, -L: keep what aliases compute for nobody
+  bool skip_badvars = false; // --skip-badvars: unknown $vars read as 0 (resolve_targets)
 };
 
 // Runs every pass 2 step; stops after the first step that reported errors.

@@ -45,8 +45,8 @@ struct CType {
 
 class TargetResolver {
  public:
-  TargetResolver(const Script &script, const ProbeEnv &env, Diagnostics &diags)
-      : script_(script), env_(env), diags_(diags), guru_(script.guru) {}
+  TargetResolver(const Script &script, const ProbeEnv &env, Diagnostics &diags, bool skip_badvars = false)
+      : script_(script), env_(env), diags_(diags), guru_(script.guru), skip_badvars_(skip_badvars) {}
 
   // `function` (null for a probe) is the function whose body this is: its
   // returns give its calls their type.
@@ -184,7 +184,13 @@ class TargetResolver {
       if (ExprPtr p = pretty(*e)) e = std::move(p);
       return;
     }
-    resolve(*e, false);
+    badvar_ = false;
+    if (!resolve(*e, false) && badvar_) {
+      // --skip-badvars: the unknown variable reads as 0, as in stap.
+      auto zero = std::make_unique<Expr>(ExprKind::Number, e->loc);
+      zero->type = Type::Long;
+      e = std::move(zero);
+    }
   }
 
   // @cast's chain walked in the kernel's BTF when `tried` (the types it
@@ -583,6 +589,13 @@ class TargetResolver {
                   "build it with -g; guard uses with @defined(" + name + ")";
       return;
     }
+    if (skip_badvars_ && !writing_ && !e.target->pretty &&
+        !e.target->name.starts_with("$$")) {
+      diags_.warning("XTP2249", e.loc, "target variable '" + name + "' is not available at " + where_->name() +
+                                           ": it reads as 0 (--skip-badvars)");
+      badvar_ = true;
+      return;
+    }
     std::vector<std::string> names;
     for (const auto &v : where_->context_vars()) names.push_back("$" + v.name);
     auto &d = diags_.error("XTP2225", e.loc, "target variable '" + name + "' is not available at " + where_->name());
@@ -783,6 +796,8 @@ class TargetResolver {
   bool type_only_ = false;
   bool guru_ = false;
   bool writing_ = false;
+  bool skip_badvars_ = false;  // --skip-badvars: an unknown $var reads as 0 (XTP2249)
+  bool badvar_ = false;        // unknown_variable() let the last $var read as 0
 };
 
 }  // namespace
@@ -813,8 +828,8 @@ void order_functions(const Script &s, FunctionDecl *f, std::set<FunctionDecl *> 
 
 }  // namespace
 
-void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags) {
-  TargetResolver r(s, env, diags);
+void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags, bool skip_badvars) {
+  TargetResolver r(s, env, diags, skip_badvars);
   // Tapset functions nothing calls are dropped later (prune_tapsets): their
   // @cast types need not exist in this kernel.
   std::set<std::string> reachable = reachable_function_names(s);
