@@ -281,6 +281,10 @@ int run_in_vm(const cli::Options &o, const vm::Kernel &k, const std::string &ko)
   std::function<void()> clear_progress;
   if (o.output_file.empty() && g_progress) clear_progress = [] { g_progress->step(""); };
   cli::VmOutput out(o.output_file, wants_flame_output(o) ? &stacks : nullptr, clear_progress);
+  if (!o.output_file.empty() && !out.open()) {
+    std::cerr << "xtap: " << out.error() << "\n";
+    return 1;
+  }
   bo.keep_output = false;
   bo.on_output = [&out](const std::string &, const std::string &kind, const std::string &bytes) {
     return kind != "out" || out.write(bytes);

@@ -19,6 +19,10 @@ class VmOutput {
   // bytes are written (the progress line is cleared then).
   VmOutput(std::string file, flamegraph::StackCollector *stacks, std::function<void()> before_first);
 
+  // Opens the destination now (-o FILE: created before the VM boots, so
+  // that a tail -f can follow it from the start); false when it cannot.
+  bool open();
+
   // False once writing has failed (the reader of a pipe has gone, a full
   // disk): the session has no one to show its output to.
   bool write(const std::string &piece);
@@ -29,7 +33,6 @@ class VmOutput {
   const std::string &error() const { return error_; }
 
  private:
-  bool open();
   void pass_on(const std::string &text);
   bool check();
 

@@ -166,6 +166,18 @@ TEST_F(VmGuestStreamer, APieceLeavesAsSoonAsItIsWritten) {
   EXPECT_EQ(p.frames[1].payload, "second\n");
 }
 
+TEST_F(VmGuestStreamer, OutputTricklingInIsGatheredIntoFewFrames) {
+  // 20 lines 20 ms apart: after a piece that did not fill the pipe the
+  // streamer waits 0.2 s for more, so a few frames, not one a line.
+  ParsedStream p = run("for i in $(seq 20); do echo line $i; sleep 0.02; done");
+  std::string joined, expected;
+  for (const auto &f : p.frames) joined += f.payload;
+  for (int i = 1; i <= 20; i++) expected += "line " + std::to_string(i) + "\n";
+  EXPECT_EQ(joined, expected);
+  EXPECT_GE(p.frames.size(), 2u);
+  EXPECT_LE(p.frames.size(), 8u);
+}
+
 TEST_F(VmGuestStreamer, NoInputNoFrame) {
   ParsedStream p = run("true");
   EXPECT_TRUE(p.frames.empty());
