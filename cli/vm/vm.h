@@ -51,7 +51,8 @@ struct Job {
 };
 
 struct JobResult {
-  std::string name, out, err;
+  std::string name;
+  std::string out, err;           // whole stdout (empty without keep_output) and stderr
   int exit_status = -1;           // as the guest shell saw it (128+N: killed by signal N)
   bool timed_out = false;         // killed by the guest-side limit
   bool completed = false;         // the guest reported this job's results
