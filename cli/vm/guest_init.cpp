@@ -4,8 +4,8 @@
 namespace xtap::vm {
 namespace {
 
-// Everything the batch needs, before the per-job lines: kPrologue, the
-// streamer written to /bin/xtap-stream, kRunJob. Notes:
+// Everything the batch needs, before the per-job lines: kPrologue,
+// kFrameFunctions, the streamer written to /bin/xtap-stream, kRunJob. Notes:
 // - The job runs in the foreground: a non-interactive shell starts
 //   background commands with SIGINT ignored, and SIGINT must reach xtap-run.
 //   So the watchdog and the interrupter run in the background instead and
@@ -36,26 +36,46 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
 mkdir -p /tmp /root /run/xtap-vm
-DATA=/dev/ttyS1
+DATA=/dev/ttyS1 F=/run/xtap-vm/frame
 stty -F $DATA raw -echo cs8 -parenb -cstopb clocal
+)SH";
 
-frame() { # KIND NAME FILE
-  n=$(wc -c < "$3")
-  { printf '@XTAP %s %s %s\n' "$1" "$2" "$n"; cat "$3"; printf '\n'; } > $DATA
+// Frame writing for /init (guest_frame_functions()); $DATA is the port (a
+// file in the unit tests: dd appends), $F a scratch file.
+const char* kFrameFunctions = R"SH(
+# Frames are put together in $F (add_file, add_text), then send writes them
+# with dd, which opens and closes the port itself. The shells here catch
+# SIGCHLD (the streamer SIGURG too) without SA_RESTART, so a write of
+# theirs to the tty that has to wait can fail with EINTR and lose its bytes
+# (once in some 600 jobs a lone newline stood where a header belonged, as
+# if the header of an empty err frame had been lost); dd catches nothing
+# and nobody signals it. Under TCG a fork costs 2-3 ms and an exec as much
+# again, hence the care: no wc or cat for an empty file or a short text.
+add_file() { # KIND NAME FILE
+  n=0
+  [ -s "$3" ] && n=$(wc -c < "$3")
+  { printf '@XTAP %s %s %s\n' "$1" "$2" "$n"; [ "$n" = 0 ] || cat "$3"; printf '\n'; } >> $F
+}
+add_text() { # KIND NAME TEXT (ASCII)
+  printf '@XTAP %s %s %s\n%s\n' "$1" "$2" "${#3}" "$3" >> $F
+}
+send() {
+  dd if=$F of=$DATA bs=65536 conv=notrunc oflag=append 2>/dev/null
+  : > $F
 }
 )SH";
 
 // The streamer: a job's stdout to the data port in pieces. One dd read from
 // a pipe returns what is there, up to 64 KiB, so a piece leaves as soon as
-// it is written. The frame format is frame()'s in kPrologue. A round costs
+// it is written. The frame format is add_file()'s in kFrameFunctions. A round costs
 // a few forks, which under TCG take guest time from the job itself (all
 // vCPUs share one host thread): without the pause, a job that prints a
 // line at a time kept the streamer busy and ran 1.8 times as long.
 const char* kStreamer = R"SH(#!/bin/sh
 # xtap-stream KIND NAME DIR PORT [INPUT]: INPUT (a FIFO; standard input
 # without it) to PORT as KIND frames of at most 64 KiB, each as soon as it
-# is read; DIR/piece holds one on its way. PORT is appended to (a file in
-# the unit tests). After a piece smaller than 64 KiB (the pipe was not
+# is read; DIR/piece and DIR/frame hold one on its way (written to PORT by
+# dd, as /init's frames). PORT is appended to (a file in the unit tests). After a piece smaller than 64 KiB (the pipe was not
 # full) it waits 0.2 s for more, so that output trickling in costs a few
 # frames a second; SIGURG (the job is over) ends the waiting. INPUT is
 # opened last: /init waits for that, and then knows that the trap is set.
@@ -63,9 +83,10 @@ trap 'ended=1' URG
 [ -n "$5" ] && exec < "$5"
 while :; do
   dd bs=65536 count=1 of="$3/piece" 2>/dev/null
+  [ -s "$3/piece" ] || break
   n=$(wc -c < "$3/piece")
-  [ "$n" -gt 0 ] || break
-  { printf '@XTAP %s %s %s\n' "$1" "$2" "$n"; cat "$3/piece"; printf '\n'; } >> "$4"
+  { printf '@XTAP %s %s %s\n' "$1" "$2" "$n"; cat "$3/piece"; printf '\n'; } > "$3/frame"
+  dd if="$3/frame" of="$4" bs=65536 conv=notrunc oflag=append 2>/dev/null
   [ "$n" -lt 65536 ] && [ -z "$ended" ] && { usleep 200000 & wait $!; }
 done
 )SH";
@@ -89,7 +110,8 @@ run_job() { # NAME TIMEOUT_S INTERRUPT_MS SIGNAL AFTER BEFORE MODULE KO ARGV...
   # the job's stderr.
   [ -n "$before" ] && sh -c "$before" < /dev/null > $d/before 2>&1
   echo "xtap-vm: job $name begins" > /dev/kmsg
-  frame begin "$name" /dev/null
+  add_text begin "$name" ""
+  send
   t0=$(now_cs)
   # From here until the streamer is done, it alone writes to the data port.
   # PID 1 holds the FIFO open (fd 3) until the job and its after command
@@ -136,21 +158,23 @@ run_job() { # NAME TIMEOUT_S INTERRUPT_MS SIGNAL AFTER BEFORE MODULE KO ARGV...
   fi
   to=0
   [ -e $d/timed_out ] && to=1
-  printf 'exit=%s timed_out=%s elapsed_ms=%s module_left_loaded=%s\n' \
-    "$st" "$to" "$(( (t1 - t0) * 10 ))" "$left" > $d/status
-  frame err "$name" $d/err
-  frame status "$name" $d/status
-  rm -f $d/stdout $d/piece $d/err
+  add_file err "$name" $d/err
+  add_text status "$name" "exit=$st timed_out=$to elapsed_ms=$(( (t1 - t0) * 10 )) module_left_loaded=$left
+"
+  send
+  rm -f $d/stdout $d/piece $d/frame $d/err
 }
 
 uname -r > /run/xtap-vm/hello
-frame hello - /run/xtap-vm/hello
+add_file hello - /run/xtap-vm/hello
+send
 )SH";
 
 const char* kEpilogue = R"SH(
 dmesg > /run/xtap-vm/dmesg
-frame dmesg - /run/xtap-vm/dmesg
-frame done - /dev/null
+add_file dmesg - /run/xtap-vm/dmesg
+add_text done - ""
+send
 poweroff -f
 )SH";
 
@@ -169,8 +193,10 @@ std::string shell_quote(const std::string& text) {
 
 std::string guest_stream_script() { return kStreamer; }
 
+std::string guest_frame_functions() { return kFrameFunctions; }
+
 std::string guest_init_script(const std::vector<GuestJob>& jobs) {
-  std::string s = kPrologue;
+  std::string s = std::string(kPrologue) + kFrameFunctions;
   s += "\n# The streamer of a job's stdout\ncat > /bin/xtap-stream <<'EOF'\n";
   s += kStreamer;
   s += "EOF\nchmod 755 /bin/xtap-stream\n";

@@ -20,9 +20,10 @@
 //
 // One writer at a time: /init writes every frame but a job's out frames,
 // which its streamer (/bin/xtap-stream, guest_stream_script()) writes between the job's begin and
-// its err frame. Every frame is written with one open/close of the tty,
-// and the last close of a serial tty waits until its output has drained,
-// so power-off cannot cut a frame short.
+// its err frame. Every frame is put together in a file and written by dd
+// with one open/close of the tty (no shell writes to it: see send()), and
+// the last close of a serial tty waits until its output has drained, so
+// power-off cannot cut a frame short.
 #ifndef XTAP_VM_GUEST_INIT_H
 #define XTAP_VM_GUEST_INIT_H
 
@@ -49,6 +50,11 @@ std::string guest_init_script(const std::vector<GuestJob>& jobs);
 // DIR PORT` sends its standard input to PORT as KIND NAME frames of at most
 // 64 KiB as it reads it (DIR: its scratch directory).
 std::string guest_stream_script();
+
+// /init's sh functions that write frames to $DATA through the scratch file
+// $F: `add_file KIND NAME FILE` and `add_text KIND NAME TEXT` put a frame
+// together, `send` writes what was put together.
+std::string guest_frame_functions();
 
 // 'text' quoted for sh.
 std::string shell_quote(const std::string& text);

@@ -184,6 +184,36 @@ TEST_F(VmGuestStreamer, NoInputNoFrame) {
   EXPECT_TRUE(p.frames.empty());
 }
 
+// /init's frame functions, run by busybox sh here with a file as the port.
+TEST(VmGuestInit, FramesOfFilesAndTextsParseBack) {
+  if (!have_static_busybox()) GTEST_SKIP() << "no busybox-static at " << kBusybox;
+  test::TempDir dir;
+  std::string bin("bytes\0with a NUL\n@XTAP out j 1\n", 30);
+  dir.write("payload", bin);
+  dir.write("empty", "");
+  std::string script = dir.write("frames.sh", "DATA=" + dir.str("port") + " F=" + dir.str("frame") + "\n" +
+                                                   guest_frame_functions() +
+                                                   "add_text begin j ''\nsend\n"
+                                                   "add_file err j " + dir.str("empty") + "\n"
+                                                   "add_text status j 'exit=3 timed_out=0\n'\n"
+                                                   "add_file dmesg - " + dir.str("payload") + "\nsend\n");
+  process::SpawnSpec s;
+  s.argv = {kBusybox, "sh", script};
+  std::string err;
+  ASSERT_EQ(process::run_to_end(s, &err), 0) << err;
+  ParsedStream p = parse_data_stream(read_file(dir.str("port")));
+  ASSERT_EQ(p.error, "");
+  EXPECT_FALSE(p.truncated);
+  ASSERT_EQ(p.frames.size(), 4u);
+  EXPECT_EQ(p.frames[0].kind, "begin");
+  EXPECT_EQ(p.frames[0].payload, "");
+  EXPECT_EQ(p.frames[1].kind, "err");
+  EXPECT_EQ(p.frames[1].payload, "");
+  EXPECT_EQ(p.frames[2].payload, "exit=3 timed_out=0\n");
+  EXPECT_EQ(status_field(p.frames[2].payload, "exit"), 3);
+  EXPECT_EQ(p.frames[3].payload, bin);
+}
+
 TEST(VmGuestInit, TheScriptIsValidBusyboxSh) {
   if (!have_static_busybox()) GTEST_SKIP() << "no busybox-static at " << kBusybox;
   test::TempDir dir;
