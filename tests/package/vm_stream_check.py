@@ -64,8 +64,10 @@ def main():
     if arrivals and lead < MIN_LEAD_S:
         problems.append(f"the first line arrived {lead:.1f} s before xtap ended (want {MIN_LEAD_S} s or more): "
                         "the output did not stream")
+    gap = max((b - a for a, b in zip(arrivals, arrivals[1:])), default=0)
     measured = (f"{len(lines)} lines; first after {arrivals[0]:.1f} s, last after {arrivals[-1]:.1f} s, "
-                f"xtap ended after {ended:.1f} s: the first line came {lead:.1f} s before the end"
+                f"xtap ended after {ended:.1f} s: the first line came {lead:.1f} s before the end; "
+                f"longest wait between lines {gap:.2f} s"
                 if arrivals else f"no output; xtap ended after {ended:.1f} s")
     if problems:
         print("FAIL  xtap --vm streams its output")
