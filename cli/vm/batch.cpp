@@ -129,17 +129,68 @@ std::vector<GuestJob> guest_jobs(const std::vector<Job>& jobs, const std::string
   return out;
 }
 
+// The batch's results, filled in frame by frame as the guest sends them,
+// and handed to the caller's on_output as they come.
+class Results {
+ public:
+  Results(BatchResult* r, const std::vector<Job>& jobs, const BatchOptions& opts) : r_(r), opts_(opts) {
+    for (const auto& j : jobs) {
+      r_->jobs.push_back(JobResult{});
+      r_->jobs.back().name = j.name;
+    }
+    for (auto& jr : r_->jobs) by_name_[jr.name] = &jr;
+  }
+
+  void add(const Frame& f) {
+    if (f.kind == "hello") {
+      r_->booted = true;
+      return;
+    }
+    if (f.kind == "dmesg") dmesg = f.payload;
+    if (f.kind == "done") done = true;
+    auto it = by_name_.find(f.name);
+    if (it == by_name_.end()) return;
+    JobResult* jr = it->second;
+    if (f.kind == "begin") running = f.name;
+    if (f.kind == "status") {
+      jr->completed = true;
+      jr->exit_status = int(status_field(f.payload, "exit"));
+      jr->timed_out = status_field(f.payload, "timed_out") == 1;
+      jr->elapsed_ms = status_field(f.payload, "elapsed_ms");
+      jr->module_left_loaded = status_field(f.payload, "module_left_loaded") > 0;
+      running.clear();
+    }
+    if (f.kind != "out" && f.kind != "err") return;
+    if (f.kind == "err") jr->err += f.payload;
+    if (f.kind == "out" && opts_.keep_output) jr->out += f.payload;
+    if (opts_.on_output && !stopped && !opts_.on_output(f.name, f.kind, f.payload)) stopped = true;
+  }
+
+  std::string running; // the job begun and not ended
+  std::string dmesg;
+  bool done = false;
+  bool stopped = false; // on_output asked to stop
+
+ private:
+  BatchResult* r_;
+  const BatchOptions& opts_;
+  std::map<std::string, JobResult*> by_name_;
+};
+
 // Watches the guest until it powers off, and kills it when it stops making
 // progress: no /init report within the boot timeout, a job running past its
 // limit plus a margin while the data port is silent, no power-off after the
-// last frame, or the whole batch past its overall limit.
+// last frame, or the whole batch past its overall limit; or when the
+// caller's on_output asks to stop. Each frame goes to 'results' as it comes.
 struct Watch {
   std::string stop_reason; // empty: the guest ended by itself
+  std::string stream_error; // the data port's stream is malformed
   double boot_s = -1;
 };
 
 Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job>& jobs,
-                  const BatchOptions& opts, const std::function<void(const std::string&)>& note) {
+                  const BatchOptions& opts, const std::function<void(const std::string&)>& note,
+                  Results* results) {
   Watch w;
   std::map<std::string, const Job*> by_name;
   for (const auto& j : jobs) by_name[j.name] = &j;
@@ -154,11 +205,20 @@ Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job
   long long done_at = -1;
   bool hello = false;
   StreamFollower follower(data_path);
+  // What the guest wrote before it ended (or was killed) still counts.
+  auto last_frames = [&] {
+    for (const auto& f : follower.poll()) results->add(f);
+    w.stream_error = follower.error();
+  };
   int wstatus = 0;
   for (;;) {
-    if (process::wait_until(pid, process::now_ms() + 100, &wstatus)) return w;
+    if (process::wait_until(pid, process::now_ms() + 100, &wstatus)) {
+      last_frames();
+      return w;
+    }
     long long now = process::now_ms();
     for (const auto& f : follower.poll()) {
+      results->add(f);
       if (f.kind == "hello") {
         hello = true;
         w.boot_s = (now - start) / 1000.0;
@@ -176,7 +236,9 @@ Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job
       }
     }
     if (follower.grew()) last_growth = now;
-    if (!hello && now > boot_deadline)
+    if (results->stopped)
+      w.stop_reason = "stopped by the caller (the output's reader has gone)";
+    else if (!hello && now > boot_deadline)
       w.stop_reason = "the VM did not boot within " + std::to_string(opts.boot_timeout_s) + " s";
     else if (now > overall_deadline)
       w.stop_reason = "the batch did not finish within its overall time limit";
@@ -186,6 +248,7 @@ Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job
       w.stop_reason = "the guest did not power off"; // results are complete anyway
     if (!w.stop_reason.empty()) {
       process::kill_and_reap(pid);
+      last_frames();
       return w;
     }
   }
@@ -217,38 +280,6 @@ void collect_problems(BatchResult* r, const std::string& dmesg) {
         r->kernel_problems.push_back(line);
         r->kernel_problem_jobs.push_back(job);
       }
-    }
-  }
-}
-
-void fill_results(BatchResult* r, const std::vector<Job>& jobs, const ParsedStream& stream,
-                  std::string* running, bool* done, std::string* dmesg) {
-  std::map<std::string, JobResult*> by_name;
-  for (const auto& j : jobs) {
-    r->jobs.push_back(JobResult{});
-    r->jobs.back().name = j.name;
-  }
-  for (auto& jr : r->jobs) by_name[jr.name] = &jr;
-  for (const auto& f : stream.frames) {
-    if (f.kind == "hello") {
-      r->booted = true;
-      continue;
-    }
-    if (f.kind == "dmesg") *dmesg = f.payload;
-    if (f.kind == "done") *done = true;
-    auto it = by_name.find(f.name);
-    if (it == by_name.end()) continue;
-    JobResult* jr = it->second;
-    if (f.kind == "begin") *running = f.name;
-    if (f.kind == "out") jr->out = f.payload;
-    if (f.kind == "err") jr->err = f.payload;
-    if (f.kind == "status") {
-      jr->completed = true;
-      jr->exit_status = int(status_field(f.payload, "exit"));
-      jr->timed_out = status_field(f.payload, "timed_out") == 1;
-      jr->elapsed_ms = status_field(f.payload, "elapsed_ms");
-      jr->module_left_loaded = status_field(f.payload, "module_left_loaded") > 0;
-      running->clear();
     }
   }
 }
@@ -326,15 +357,15 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
     if (!opts.keep_dir) fs::remove_all(dir);
     return r;
   }
-  Watch w = watch_guest(pid, data, jobs, opts, note);
+  Results results(&r, jobs, opts);
+  Watch w = watch_guest(pid, data, jobs, opts, note, &results);
   std::string stop_reason = w.stop_reason;
   r.boot_s = w.boot_s;
 
   r.console_log = read_file(console);
-  ParsedStream stream = parse_data_stream(read_file(data));
-  std::string running, dmesg;
-  bool done = false;
-  fill_results(&r, jobs, stream, &running, &done, &dmesg);
+  const std::string& running = results.running;
+  const std::string& dmesg = results.dmesg;
+  bool done = results.done;
   r.kernel_log = dmesg.empty() ? r.console_log : dmesg;
   collect_problems(&r, dmesg);
   r.finished = done;
@@ -351,11 +382,11 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
       if (!qlog.empty()) why += "; qemu: " + tail_lines(qlog, 5);
     }
     if (!running.empty()) why += "; job '" + running + "' was running";
-    if (!stream.error.empty()) why += "; data port: " + stream.error;
+    if (!w.stream_error.empty()) why += "; data port: " + w.stream_error;
     if (!r.booted) why += "; console tail:\n" + tail_lines(r.console_log, 20);
     r.error = why;
-  } else if (!stream.error.empty()) {
-    r.error = "data port: " + stream.error;
+  } else if (!w.stream_error.empty()) {
+    r.error = "data port: " + w.stream_error;
   }
   if (opts.keep_dir)
     r.work_dir = dir;

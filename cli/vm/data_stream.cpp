@@ -7,7 +7,7 @@
 
 namespace xtap::vm {
 
-ParsedStream parse_data_stream(const std::string& bytes, size_t from) {
+ParsedStream parse_data_stream(const std::string& bytes, size_t from, size_t base) {
   static const std::string kMagic = "@XTAP ";
   ParsedStream out;
   size_t pos = from;
@@ -23,7 +23,7 @@ ParsedStream parse_data_stream(const std::string& bytes, size_t from) {
     std::string len_text;
     if (header.rfind(kMagic, 0) != 0 || !(hs >> f.kind >> f.name >> len_text) ||
         len_text.find_first_not_of("0123456789") != std::string::npos) {
-      out.error = "malformed frame header at byte " + std::to_string(pos) + ": '" +
+      out.error = "malformed frame header at byte " + std::to_string(base + pos) + ": '" +
                   header.substr(0, 80) + "'";
       break;
     }
@@ -35,7 +35,7 @@ ParsedStream parse_data_stream(const std::string& bytes, size_t from) {
       break;
     }
     if (bytes[start + len] != '\n') {
-      out.error = "frame " + f.kind + " " + f.name + " at byte " + std::to_string(pos) +
+      out.error = "frame " + f.kind + " " + f.name + " at byte " + std::to_string(base + pos) +
                   " does not end where its length says";
       break;
     }
@@ -59,16 +59,17 @@ std::vector<Frame> StreamFollower::poll() {
   for (;;) {
     ssize_t n = read(fd_, buf, sizeof buf);
     if (n <= 0) break;
-    bytes_.append(buf, size_t(n));
+    if (error_.empty()) pending_.append(buf, size_t(n));
     grew_ = true;
   }
-  if (!grew_ || broken_ || bytes_.size() < needed_) return {};
-  // Parse on from the end of the last whole frame; a frame still being
-  // written shows up as truncated and is retried once its bytes are in.
-  ParsedStream p = parse_data_stream(bytes_, parsed_);
-  if (!p.error.empty()) broken_ = true;
-  parsed_ = p.consumed;
-  needed_ = p.needed;
+  if (!grew_ || !error_.empty() || pending_.size() < needed_) return {};
+  // A frame still being written shows up as truncated and is retried once
+  // its bytes are in.
+  ParsedStream p = parse_data_stream(pending_, 0, base_);
+  error_ = p.error;
+  pending_.erase(0, p.consumed);
+  base_ += p.consumed;
+  needed_ = p.needed ? p.needed - p.consumed : 0;
   return p.frames;
 }
 

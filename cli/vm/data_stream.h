@@ -19,26 +19,30 @@ struct ParsedStream {
   std::string error;         // the stream is malformed at some point (parsing stopped there)
 };
 
-ParsedStream parse_data_stream(const std::string& bytes, size_t from = 0);
+// Parses bytes from offset 'from'; byte positions in error messages are
+// counted from 'base' (where 'bytes' starts in the whole stream).
+ParsedStream parse_data_stream(const std::string& bytes, size_t from = 0, size_t base = 0);
 
 // Follows the data port file while the guest runs: poll() reads what was
-// appended and returns the frames completed since the last call.
+// appended and returns the frames completed since the last call. It keeps
+// only the bytes of a frame still coming in, so its memory is bounded by
+// the largest frame, not by the stream.
 class StreamFollower {
  public:
   explicit StreamFollower(std::string path) : path_(std::move(path)) {}
   ~StreamFollower();
   std::vector<Frame> poll();
-  const std::string& bytes() const { return bytes_; }
-  bool grew() const { return grew_; } // the last poll() read new bytes
+  bool grew() const { return grew_; }                // the last poll() read new bytes
+  const std::string& error() const { return error_; } // the stream is malformed (following stopped)
 
  private:
   std::string path_;
   int fd_ = -1;
-  std::string bytes_;
-  size_t parsed_ = 0; // bytes_ before this offset are whole frames
-  size_t needed_ = 0; // bytes_ must be this long before the next frame is whole
+  std::string pending_; // bytes after the last whole frame
+  size_t base_ = 0;     // where pending_ starts in the stream
+  size_t needed_ = 0;   // pending_ must be this long before its frame is whole
   bool grew_ = false;
-  bool broken_ = false;
+  std::string error_;
 };
 
 // Fields of a status payload ("exit=0 timed_out=0 ..."); missing ones are -1.

@@ -5,8 +5,10 @@
 // modules, extra files and a generated /init), boots it under TCG, runs the
 // jobs one after the other in the guest and returns their output, exit
 // status and the guest's kernel log. The guest streams results over a
-// dedicated serial port (ttyS1) in a framed format (see guest_init.h), job
-// by job, so that a guest that dies midway still reports what it finished.
+// dedicated serial port (ttyS1) in a framed format (see guest_init.h): a
+// job's stdout while it runs, the rest of its results when it ends, so that
+// a caller can show output as it comes and a guest that dies midway still
+// reports what it finished.
 //
 // Used by `xtap --vm` (one job) and by `xtap-vmbatch` (the runtime test
 // engine's batch).
@@ -49,7 +51,8 @@ struct Job {
 };
 
 struct JobResult {
-  std::string name, out, err;
+  std::string name;
+  std::string out, err;           // whole stdout (empty without keep_output) and stderr
   int exit_status = -1;           // as the guest shell saw it (128+N: killed by signal N)
   bool timed_out = false;         // killed by the guest-side limit
   bool completed = false;         // the guest reported this job's results
@@ -68,6 +71,15 @@ struct BatchOptions {
   // Told "booting ..." and "running ..." as the batch gets there, "" at its
   // end (xtap --vm draws it on a terminal). Empty: no one listens.
   std::function<void(const std::string&)> progress;
+  // Told each piece of a job's output as the guest sends it: kind "out", a
+  // piece of its stdout while it runs (in order; together they are
+  // JobResult::out), and "err", its stderr, once it has ended. Returning
+  // false stops the batch (the output's reader has gone): the VM is killed
+  // and BatchResult::error says so. Empty: no one listens.
+  std::function<bool(const std::string& job, const std::string& kind, const std::string& bytes)> on_output;
+  // false: JobResult::out stays empty (on_output has had it), so that a long
+  // session's output is not held in memory.
+  bool keep_output = true;
   std::string busybox = "/bin/busybox"; // must be statically linked
   std::string qemu = "qemu-system-x86_64";
   std::string extra_append; // appended to the kernel command line

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -39,6 +40,7 @@
 #include "xtap/progress.h"
 #include "xtap/remote.h"
 #include "xtap/signing.h"
+#include "xtap/vm_output.h"
 
 namespace fs = std::filesystem;
 using namespace xtap;
@@ -276,26 +278,36 @@ int run_in_vm(const cli::Options &o, const vm::Kernel &k, const std::string &ko)
     std::cerr << "xtap: xtap-run not found next to xtap\n";
     return 1;
   }
+  // The job's stdout reaches -o FILE or standard output as the guest sends
+  // it; its stderr comes whole at its end and follows it, as before.
+  flamegraph::StackCollector stacks;
+  std::function<void()> clear_progress;
+  if (o.output_file.empty() && g_progress) clear_progress = [] { g_progress->step(""); };
+  cli::VmOutput out(o.output_file, wants_flame_output(o) ? &stacks : nullptr, clear_progress);
+  if (!o.output_file.empty() && !out.open()) {
+    std::cerr << "xtap: " << out.error() << "\n";
+    return 1;
+  }
+  bo.keep_output = false;
+  bo.on_output = [&out](const std::string &, const std::string &kind, const std::string &bytes) {
+    return kind != "out" || out.write(bytes);
+  };
+  // A reader that has gone (xtap --vm ... | head) ends the run, through
+  // on_output, instead of the signal.
+  signal(SIGPIPE, SIG_IGN);
   vm::BatchResult r = vm::run_batch(k, {job}, bo);
+  bool output_failed = !r.jobs.empty() && !out.finish();
+  if (output_failed) std::cerr << "xtap: " << out.error() << (r.finished ? "" : "; the VM was stopped") << "\n";
   bool flame_failed = false;
   if (!r.jobs.empty()) {
     const auto &j = r.jobs[0];
-    std::ofstream file;
-    if (!o.output_file.empty()) file.open(o.output_file, std::ios::binary);
-    std::ostream &rest = o.output_file.empty() ? std::cout : file;
-    if (wants_flame_output(o)) {
-      flamegraph::StackCollector stacks;
-      flamegraph::collect_stacks(j.out, &stacks, &rest);
-      rest.flush();
-      std::cerr << j.err;
-      if (!flamegraph::write_flame_files(flame_files(o), stacks) && j.exit_status == 0) flame_failed = true;
-    } else {
-      rest << j.out << std::flush;
-      std::cerr << j.err;
-    }
+    std::cerr << j.err;
+    if (wants_flame_output(o) && !flamegraph::write_flame_files(flame_files(o), stacks) && j.exit_status == 0)
+      flame_failed = true;
     if (j.timed_out) std::cerr << "xtap: the session timed out in the VM\n";
   }
   for (const auto &p : r.kernel_problems) std::cerr << "xtap: kernel problem in the VM: " << p << "\n";
+  if (output_failed) return 1;
   if (!r.finished) {
     std::cerr << "xtap: VM run did not finish: " << r.error << "\n";
     return 1;

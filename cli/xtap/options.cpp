@@ -302,7 +302,7 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   if (!o->from_stacks.empty()) return true;  // needs no script
   if (!o->switch_spec.empty() && (o->output_file.empty() || o->vm)) {
     std::cerr << "xtap: -S switches output files: it needs -o FILE"
-              << (o->vm ? ", and a local run (the --vm guest's output comes back whole)" : "") << "\n";
+              << (o->vm ? ", and a local run (the --vm guest's output comes back as one stream)" : "") << "\n";
     *exit_code = 1;
     return false;
   }
