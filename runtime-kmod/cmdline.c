@@ -18,6 +18,34 @@ static void xtap_append(char *dst, u32 *out, u32 size, const char *s)
 }
 
 /*
+ * Copies the current process's argument (env false) or environment (env
+ * true) area, a sequence of NUL-terminated strings, into the CPU's string
+ * scratch: at most MAXSTRINGLEN - 1 bytes, NUL-terminated. Returns the
+ * bytes copied, or 0 for a kernel thread, an empty area or pages not
+ * resident (the read never sleeps). current's own mm cannot go away while
+ * it runs the probe.
+ */
+u32 xtap_copy_mm_strings(struct xtap_context *c, bool env, char **raw)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long start, end;
+	u32 len;
+
+	*raw = container_of(c, struct xtap_cpu_ctx, c)->str_tmp;
+	if (!mm || (current->flags & PF_KTHREAD))
+		return 0;
+	start = env ? READ_ONCE(mm->env_start) : READ_ONCE(mm->arg_start);
+	end = env ? READ_ONCE(mm->env_end) : READ_ONCE(mm->arg_end);
+	if (end <= start)
+		return 0;
+	len = min_t(unsigned long, end - start, xtap_sess.limits.maxstringlen - 1);
+	if (xtap_ucopy(*raw, start, len))
+		return 0;
+	(*raw)[len] = '\0';
+	return len;
+}
+
+/*
  * Arguments n..m of the current process (m < n: all from n), joined by
  * delim, into dst. "" when there are fewer than n + 1 arguments or the
  * arguments cannot be read: a kernel thread, or pages not resident (the
@@ -27,26 +55,16 @@ static void xtap_append(char *dst, u32 *out, u32 size, const char *s)
 char *xtap_cmdline_args(struct xtap_context *c, char *dst, s64 n, s64 m,
 			const char *delim)
 {
-	char *raw = container_of(c, struct xtap_cpu_ctx, c)->str_tmp;
 	u32 size = xtap_sess.limits.maxstringlen;
-	struct mm_struct *mm = current->mm;
-	unsigned long start, end;
 	u32 len, pos = 0, out = 0;
 	bool first = true;
+	char *raw;
 	s64 i = 0;
 
 	dst[0] = '\0';
-	/* current's own mm cannot go away while it runs this probe */
-	if (!mm || (current->flags & PF_KTHREAD) || n < 0)
+	if (n < 0)
 		return dst;
-	start = READ_ONCE(mm->arg_start);
-	end = READ_ONCE(mm->arg_end);
-	if (end <= start)
-		return dst;
-	len = min_t(unsigned long, end - start, size - 1);
-	if (xtap_ucopy(raw, start, len))
-		return dst;
-	raw[len] = '\0';
+	len = xtap_copy_mm_strings(c, false, &raw);
 	for (; pos < len; i++) {
 		const char *arg = raw + pos;
 

@@ -109,6 +109,8 @@ void xtap_print_bytes(struct xtap_context *c, const void *buf, size_t len);
 int xtap_relay_init(struct dentry *dir);
 void xtap_relay_exit(void);
 bool xtap_relay_write(const void *rec, u32 len);
+/* cmdline.c: the current process's argv or environment strings into the string scratch. */
+u32 xtap_copy_mm_strings(struct xtap_context *c, bool env, char **raw);
 u32 xtap_relay_max_record(void);
 void xtap_relay_set_flight(bool on);
 void xtap_relay_dropped(u64 *records, u64 *bytes);

@@ -42,24 +42,15 @@ char *xtap_module_name(char *dst)
  */
 char *xtap_env_var(struct xtap_context *c, char *dst, const char *name)
 {
-	char *raw = container_of(c, struct xtap_cpu_ctx, c)->str_tmp;
 	u32 size = xtap_sess.limits.maxstringlen;
-	struct mm_struct *mm = current->mm;
 	size_t nlen = strlen(name);
-	unsigned long start, end;
 	u32 len, pos = 0;
+	char *raw;
 
 	dst[0] = '\0';
-	if (!mm || (current->flags & PF_KTHREAD) || !nlen)
+	if (!nlen)
 		return dst;
-	start = READ_ONCE(mm->env_start);
-	end = READ_ONCE(mm->env_end);
-	if (end <= start)
-		return dst;
-	len = min_t(unsigned long, end - start, size - 1);
-	if (xtap_ucopy(raw, start, len))
-		return dst;
-	raw[len] = '\0';
+	len = xtap_copy_mm_strings(c, true, &raw);
 	while (pos < len) {
 		const char *var = raw + pos;
 
