@@ -50,7 +50,7 @@ class RelayReader {
   bool write_failed() const { return write_failed_; }
   const std::string& switch_error() const { return switch_error_; }
 
-  // A CPU's unread bytes, at most kCpuBufferBytes (or four records of the
+  // A CPU's unread bytes, at most kCpuBufferBytes (or two records of the
   // largest size); output is written once kOutputSliceBytes are formatted.
   static constexpr size_t kCpuBufferBytes = 1 << 20;
   static constexpr size_t kOutputSliceBytes = 256 << 10;
