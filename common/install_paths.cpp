@@ -54,7 +54,8 @@ std::string datadir() {
 std::string helper_program(const std::string &name) {
   std::string dir = program_dir();
   if (dir.empty()) return "";
-  for (const std::string &p : {dir + "/" + name, join_relative(dir, XTAP_LIBEXECDIR_FROM_BINDIR) + "/" + name})
+  for (const std::string &p :
+       {dir + "/" + name, join_relative(dir, XTAP_LIBEXECDIR_FROM_BINDIR) + "/" + name})
     if (is_executable_file(p)) return p;
   return "";
 }

@@ -42,7 +42,9 @@ Value Value::object() {
 }
 
 bool Value::as_bool(bool fallback) const { return kind_ == Kind::Bool ? bool_ : fallback; }
-double Value::as_number(double fallback) const { return kind_ == Kind::Number ? number_ : fallback; }
+double Value::as_number(double fallback) const {
+  return kind_ == Kind::Number ? number_ : fallback;
+}
 
 const std::string &Value::as_string() const {
   static const std::string empty;
@@ -109,8 +111,7 @@ void Value::dump_to(std::string *out, int indent, int depth) const {
       char buf[32];
       if (std::isfinite(number_) && number_ == std::floor(number_) && std::fabs(number_) < 9e15)
         std::snprintf(buf, sizeof buf, "%.0f", number_);
-      else
-        std::snprintf(buf, sizeof buf, "%.17g", std::isfinite(number_) ? number_ : 0.0);
+      else std::snprintf(buf, sizeof buf, "%.17g", std::isfinite(number_) ? number_ : 0.0);
       *out += buf;
       break;
     }
@@ -178,7 +179,8 @@ class Parser {
   }
 
   void skip_space() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
+    while (pos_ < s_.size() &&
+           (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
       ++pos_;
   }
 
@@ -254,7 +256,10 @@ class Parser {
     *cp = 0;
     for (int i = 0; i < 4; ++i) {
       char h = s_[pos_++];
-      int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+      int d = h >= '0' && h <= '9'   ? h - '0'
+              : h >= 'a' && h <= 'f' ? h - 'a' + 10
+              : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                     : -1;
       if (d < 0) return fail("invalid \\u escape");
       *cp = *cp * 16 + static_cast<unsigned>(d);
     }

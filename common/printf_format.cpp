@@ -84,7 +84,8 @@ Format parse_format(const std::string &fmt) {
       p.width = "*";
       ++i;
     } else {
-      while (i < fmt.size() && std::isdigit(static_cast<unsigned char>(fmt[i]))) p.width += fmt[i++];
+      while (i < fmt.size() && std::isdigit(static_cast<unsigned char>(fmt[i])))
+        p.width += fmt[i++];
     }
     if (i < fmt.size() && fmt[i] == '.') {
       p.has_precision = true;
@@ -116,20 +117,28 @@ Format parse_format(const std::string &fmt) {
     p.text = fmt.substr(start, i - start);
     for (char ch : p.flags) p.flag_bits |= flag_bit(ch);
     if (!p.width.empty() && p.width != "*") p.width_n = std::stoi(p.width);
-    if (p.has_precision && p.precision != "*") p.precision_n = p.precision.empty() ? 0 : std::stoi(p.precision);
+    if (p.has_precision && p.precision != "*")
+      p.precision_n = p.precision.empty() ? 0 : std::stoi(p.precision);
     switch (p.conv) {
-      case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': case 'c': case 'p':
-        break;
+      case 'd':
+      case 'i':
+      case 'u':
+      case 'x':
+      case 'X':
+      case 'o':
+      case 'c':
+      case 'p': break;
       case 'b':
-        if (!p.width.empty() && p.width != "1" && p.width != "2" && p.width != "4" && p.width != "8") {
+        if (!p.width.empty() && p.width != "1" && p.width != "2" && p.width != "4" &&
+            p.width != "8") {
           f.error = "'%b' takes a width of 1, 2, 4 or 8 bytes";
           f.error_offset = static_cast<int>(start);
           return f;
         }
         break;
-      case 'm': case 'M':  // an address; the precision is the byte count
-      case 's':
-        break;
+      case 'm':
+      case 'M':  // an address; the precision is the byte count
+      case 's': break;
       case '%':
         if (p.text != "%%") {
           f.error = "'%' conversion takes no flags or width";
@@ -260,7 +269,9 @@ void padded(FormatSink *out, const char *s, size_t len, const Spec &sp) {
   out->commit(p);
 }
 
-int clamp_star(uint64_t v) { return int(std::clamp<int64_t>(int64_t(v), 0, 32767)); }  // XTAP_FMT_WIDTH
+int clamp_star(uint64_t v) {
+  return int(std::clamp<int64_t>(int64_t(v), 0, 32767));
+}  // XTAP_FMT_WIDTH
 
 // The conversions of f, their arguments taken from `src` in order (its
 // next_long() and next_str()): FormatArgs, or an item's bytes as they lie.
@@ -278,7 +289,11 @@ void format_from(const Format &f, Source &src, FormatSink &out) {
     if (p.width[0] == '*') s.width = clamp_star(src.next_long());
     if (p.has_precision && p.precision[0] == '*') s.precision = clamp_star(src.next_long());
     switch (p.conv) {
-      case 'd': case 'i': s.flags |= kSign; number(&out, src.next_long(), s, 10, false); break;
+      case 'd':
+      case 'i':
+        s.flags |= kSign;
+        number(&out, src.next_long(), s, 10, false);
+        break;
       case 'u': number(&out, src.next_long(), s, 10, false); break;
       case 'o': number(&out, src.next_long(), s, 8, false); break;
       case 'x': number(&out, src.next_long(), s, 16, false); break;
@@ -319,7 +334,9 @@ struct ArgsSource {
   const FormatArgs &args;
   size_t nl = 0, ns = 0;
   uint64_t next_long() { return nl < args.longs.size() ? args.longs[nl++] : 0; }
-  std::string_view next_str() { return ns < args.strs.size() ? args.strs[ns++] : std::string_view(); }
+  std::string_view next_str() {
+    return ns < args.strs.size() ? args.strs[ns++] : std::string_view();
+  }
 };
 
 // A binary printf item's values where they lie: a little-endian u64 per

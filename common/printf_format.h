@@ -15,13 +15,13 @@ namespace xtap {
 
 struct FormatPiece {
   bool literal = true;
-  std::string text;      // literal text (unescaped), or the conversion as written
+  std::string text;  // literal text (unescaped), or the conversion as written
   // Conversion:
-  std::string flags;     // any of "-+ #0"
-  std::string width;     // digits or "*"
-  std::string precision; // digits or "*" (without the dot); empty = none
+  std::string flags;      // any of "-+ #0"
+  std::string width;      // digits or "*"
+  std::string precision;  // digits or "*" (without the dot); empty = none
   bool has_precision = false;
-  char conv = 0;         // d i u x X o c s p, b (raw bytes), m M (memory)
+  char conv = 0;  // d i u x X o c s p, b (raw bytes), m M (memory)
   // The same, decoded once for the runner's formatter: flags as the
   // kernel's printf_spec bits, width and precision (-1: none or '*').
   unsigned flag_bits = 0;
@@ -31,8 +31,8 @@ struct FormatPiece {
 
 struct Format {
   std::vector<FormatPiece> pieces;
-  std::string error;      // non-empty: why the format is invalid
-  int error_offset = 0;   // byte offset of the bad conversion in the format
+  std::string error;     // non-empty: why the format is invalid
+  int error_offset = 0;  // byte offset of the bad conversion in the format
   // Number of arguments consumed, counting '*' width/precision.
   size_t arg_count() const;
   // %b %m %M: written by the runtime, not by vsnprintf.

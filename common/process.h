@@ -11,7 +11,7 @@ namespace xtap::process {
 
 struct SpawnSpec {
   std::vector<std::string> argv{};  // argv[0] is looked up in PATH
-  std::string cwd{};              // empty: inherit
+  std::string cwd{};                // empty: inherit
   std::string stdin_path = "/dev/null";
   std::string stdout_path = "/dev/null";  // truncated
   std::string stderr_path = "/dev/null";  // may equal stdout_path: shared

@@ -120,8 +120,8 @@ bool with_vmlinux_from_image(const std::string &image, const std::string &work_d
       tried += std::string(tried.empty() ? "" : "; ") + use_error;
     }
   }
-  *error = "found no usable compressed vmlinux in " + image +
-           (tried.empty() ? "" : " (" + tried + ")");
+  *error =
+      "found no usable compressed vmlinux in " + image + (tried.empty() ? "" : " (" + tried + ")");
   return false;
 }
 
@@ -135,7 +135,8 @@ bool extract_btf_from_image(const std::string &image, const std::string &out, st
   }
   bool ok = with_vmlinux_from_image(
       image, work.string(),
-      [&](const std::string &elf, std::string *why) { return extract_from_elf(elf, out, why); }, error);
+      [&](const std::string &elf, std::string *why) { return extract_from_elf(elf, out, why); },
+      error);
   fs::remove_all(work, ec);
   return ok;
 }
@@ -165,8 +166,8 @@ bool ensure_btf(const Target &t, const Env &env, std::string *path, std::string 
     return false;
   }
   fs::path final_path =
-      cache /
-      (t.release + "-" + hash_hex(env.version + "\n" + file_identity(source)).substr(0, 16) + ".btf");
+      cache / (t.release + "-" +
+               hash_hex(env.version + "\n" + file_identity(source)).substr(0, 16) + ".btf");
   *path = final_path.string();
   if (fs::exists(final_path)) return true;
 

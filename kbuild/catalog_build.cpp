@@ -47,7 +47,8 @@ bool find_tool(std::string *tool, std::string *error) {
   *tool = install::helper_program("xtap-kcatalog");
   if (tool->empty()) {
     std::string dir = install::program_dir();
-    *error = "xtap-kcatalog not found in " + (dir.empty() ? std::string("this program's directory") : dir) +
+    *error = "xtap-kcatalog not found in " +
+             (dir.empty() ? std::string("this program's directory") : dir) +
              " or its ../libexec/xtap (set XTAP_KCATALOG to its path)";
     return false;
   }

@@ -4,8 +4,8 @@
 #include "kbuild/direct_build.h"
 
 #include <filesystem>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "common/file_io.h"
@@ -19,9 +19,7 @@ namespace fs = std::filesystem;
 namespace xtap::kbuild {
 namespace {
 
-std::string shell_quote(const std::string &s) {
-  return "'" + replace_all(s, "'", "'\\''") + "'";
-}
+std::string shell_quote(const std::string &s) { return "'" + replace_all(s, "'", "'\\''") + "'"; }
 
 // The last lines of a failed build's log, for the -v note.
 std::string tail(const std::string &log, size_t lines) {
@@ -45,9 +43,7 @@ bool build_direct(const Target &t, const Env &env, const std::string &rt, const 
   }
   Recipe r;
   if (!ensure_recipe(t, env, rt, &r, why)) return false;
-  auto subst = [&](const std::string &s) {
-    return recipe_command(s, dir, name);
-  };
+  auto subst = [&](const std::string &s) { return recipe_command(s, dir, name); };
   // NAME.mod lists the objects the link reads: the runtime's own objects in
   // the cache (modpost reads each one's .cmd file there), in the order the
   // Kbuild path links their copies.
@@ -70,7 +66,8 @@ bool build_direct(const Target &t, const Env &env, const std::string &rt, const 
   for (const auto &[step, cmd] : r.steps) pch |= step == "compile_pch";
   const fs::path gch =
       fs::path(env.cache_dir) / "recipes" / fs::path(rt).filename() / "pch/xtap_pch.h.gch";
-  pch = pch && fs::exists(gch) && write_file(dir + "/" + kScriptNameHeader, script_name_header(name));
+  pch =
+      pch && fs::exists(gch) && write_file(dir + "/" + kScriptNameHeader, script_name_header(name));
   const char *compile_step = pch ? "compile_pch" : "compile";
   const std::pair<const char *, std::vector<std::string>> parts[] = {
       {"objects", {compile_step, "link", "modpost"}},
@@ -88,15 +85,18 @@ bool build_direct(const Target &t, const Env &env, const std::string &rt, const 
       }
     sh << ";;\n";
   }
-  sh << "*) echo \"usage: sh build.sh objects|mod-object|fast-mod-object|module\" >&2; exit 2;;\nesac\n";
+  sh << "*) echo \"usage: sh build.sh objects|mod-object|fast-mod-object|module\" >&2; exit "
+        "2;;\nesac\n";
   if (!write_file(dir + "/" + name + ".mod", objects) ||
       !write_file(dir + "/modules.order", subst(r.modules_order)) ||
-      !write_file(dir + "/.xtap_script.o.cmd", "cmd_" + dir + "/xtap_script.o := " + compile + "\n") ||
+      !write_file(dir + "/.xtap_script.o.cmd",
+                  "cmd_" + dir + "/xtap_script.o := " + compile + "\n") ||
       !write_file(dir + "/build.sh", sh.str())) {
     *why = "cannot write the module's build directory " + dir;
     return false;
   }
-  if (env.verbose) std::cerr << "(cd " << t.build_dir << " && sh " << dir << "/build.sh PART)\n" << sh.str();
+  if (env.verbose)
+    std::cerr << "(cd " << t.build_dir << " && sh " << dir << "/build.sh PART)\n" << sh.str();
 
   const std::string log_path = dir + "/build.log";
   std::string all_logs;

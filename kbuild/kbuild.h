@@ -97,9 +97,9 @@ bool with_vmlinux_from_image(const std::string &image, const std::string &work_d
 bool kernel_build_id(const Target &t, const Env &env, std::string *id, std::string *error);
 
 struct ModuleBuild {
-  std::string name;        // module name, a C identifier
-  std::string c_source;    // generated C
-  std::string keep_dir;    // non-empty: build here and keep it (-k)
+  std::string name;      // module name, a C identifier
+  std::string c_source;  // generated C
+  std::string keep_dir;  // non-empty: build here and keep it (-k)
 };
 
 // Builds `mb` for `t`; *ko_path receives the cached .ko, and *cache_hit

@@ -47,7 +47,8 @@ bool kernel_build_id(const Target &t, const Env &env, std::string *id, std::stri
   fs::path cache = fs::path(env.cache_dir) / "build-id";
   std::error_code ec;
   fs::create_directories(cache, ec);
-  fs::path cached = cache / (t.release + "-" + hash_hex(env.version + "\n" + file_identity(source)).substr(0, 16));
+  fs::path cached = cache / (t.release + "-" +
+                             hash_hex(env.version + "\n" + file_identity(source)).substr(0, 16));
   bool ok = false;
   *id = read_file(cached.string(), &ok);
   if (ok && !id->empty()) return true;
@@ -60,7 +61,8 @@ bool kernel_build_id(const Target &t, const Env &env, std::string *id, std::stri
     fs::create_directories(work, ec);
     ok = with_vmlinux_from_image(
         image, work.string(),
-        [&](const std::string &elf, std::string *why) { return build_id_of_elf(elf, id, why); }, error);
+        [&](const std::string &elf, std::string *why) { return build_id_of_elf(elf, id, why); },
+        error);
     fs::remove_all(work, ec);
   }
   if (ok) write_file(cached.string(), *id);

@@ -58,7 +58,8 @@ std::optional<SplitModC> split_mod_c(const std::string &text) {
     } else if (inside && line.starts_with("\t{ 0x")) {
       size_t comma = line.find(", \"");
       size_t end = line.rfind("\" },");
-      if (comma == std::string::npos || end == std::string::npos || end <= comma + 3) return std::nullopt;
+      if (comma == std::string::npos || end == std::string::npos || end <= comma + 3)
+        return std::nullopt;
       std::string crc = line.substr(3, comma - 3), sym = line.substr(comma + 3, end - comma - 3);
       if (crc.size() < 3 || crc.find_first_not_of("0123456789abcdefx") != std::string::npos ||
           !is_symbol_name(sym))
@@ -77,7 +78,10 @@ std::string c_bytes(std::string_view bytes) {
   std::string s = "{";
   char buf[8];
   for (size_t i = 0; i < bytes.size(); i++) {
-    snprintf(buf, sizeof buf, "%s0x%02x", i == 0 ? "\n\t" : i % 16 ? "," : ",\n\t",
+    snprintf(buf, sizeof buf, "%s0x%02x",
+             i == 0   ? "\n\t"
+             : i % 16 ? ","
+                      : ",\n\t",
              static_cast<unsigned char>(bytes[i]));
     s += buf;
   }
@@ -116,19 +120,20 @@ struct Writer {
     }
     std::string_view bytes(sec.bytes.data() + sym.value, sym.size);
     const bool writable = sec.flags & SHF_WRITE;
-    const std::string storage = std::string(sym.bind == STB_LOCAL ? "static " : "") +
-                                (writable ? "" : "const ");
+    const std::string storage =
+        std::string(sym.bind == STB_LOCAL ? "static " : "") + (writable ? "" : "const ");
     const uint64_t align = largest_power_of_two_dividing(sym.value, sec.align);
 
     if (sym.name == "____versions" && sec.relocs.empty()) {
       defs << "static const struct modversion_info ____versions[] " << attributes(sec, 0, false)
-           << " = {\n" << kVersionsToken << "};\n\n";
+           << " = {\n"
+           << kVersionsToken << "};\n\n";
       return true;
     }
     const std::string modinfo_name = "name=" + template_name + std::string(1, '\0');
     if (sec.name == ".modinfo" && bytes == modinfo_name) {
-      defs << storage << "char " << sym.name << "[] " << attributes(sec, 1, true) << " = \"name="
-           << kNameToken << "\";\n\n";
+      defs << storage << "char " << sym.name << "[] " << attributes(sec, 1, true)
+           << " = \"name=" << kNameToken << "\";\n\n";
       return true;
     }
     // Relocations within the symbol become pointers; the module name, when
@@ -142,8 +147,7 @@ struct Writer {
         }
         relocs.push_back(&r);
       }
-    std::sort(relocs.begin(), relocs.end(),
-              [](auto *a, auto *b) { return a->offset < b->offset; });
+    std::sort(relocs.begin(), relocs.end(), [](auto *a, auto *b) { return a->offset < b->offset; });
     uint64_t name_at = UINT64_MAX;
     if (!relocs.empty()) {
       size_t p = bytes.find(template_name + std::string(1, '\0'));
@@ -199,9 +203,11 @@ struct Writer {
         at += 8;
       }
     }
-    defs << "struct " << type << " {\n" << fields.str() << "};\n"
+    defs << "struct " << type << " {\n"
+         << fields.str() << "};\n"
          << storage << "struct " << type << " " << sym.name << " "
-         << attributes(sec, sec.align, true) << " = {\n" << init.str() << "};\n\n";
+         << attributes(sec, sec.align, true) << " = {\n"
+         << init.str() << "};\n\n";
     return true;
   }
 };
@@ -210,8 +216,7 @@ struct Writer {
 
 std::optional<std::string> describe_mod_object(const std::string &template_obj,
                                                const std::string &template_modc,
-                                               const std::string &template_name,
-                                               std::string *why) {
+                                               const std::string &template_name, std::string *why) {
   auto obj = read_rel_object(template_obj, why);
   if (!obj) return std::nullopt;
   auto modc = split_mod_c(template_modc);
@@ -275,7 +280,8 @@ std::optional<std::string> describe_mod_object(const std::string &template_obj,
   out << kNameLenHeader << w.name_len << " */\n"
       << "/* NAME.mod.o of an xtap script module, written from the template's\n"
       << "   (kbuild/mod_object.cpp): no kernel headers. */\n\n"
-      << "struct modversion_info {\n\tunsigned long crc;\n\tchar name[" << w.name_len << "];\n};\n\n";
+      << "struct modversion_info {\n\tunsigned long crc;\n\tchar name[" << w.name_len
+      << "];\n};\n\n";
   for (const auto &e : w.externs) out << "extern char " << e << "[];\n";
   if (!w.externs.empty()) out << "\n";
   out << w.defs.str();
@@ -287,7 +293,8 @@ std::optional<std::string> mod_object_source(const std::string &skeleton,
                                              const std::string &module_modc,
                                              const std::string &name) {
   if (!skeleton.starts_with(kNameLenHeader)) return std::nullopt;
-  const uint64_t name_len = strtoull(skeleton.c_str() + std::string(kNameLenHeader).size(), nullptr, 10);
+  const uint64_t name_len =
+      strtoull(skeleton.c_str() + std::string(kNameLenHeader).size(), nullptr, 10);
   auto mine = split_mod_c(module_modc), tmpl = split_mod_c(template_modc);
   if (!mine || !tmpl || !mine->has_versions || mine->versions.empty() || mine->rest != tmpl->rest)
     return std::nullopt;

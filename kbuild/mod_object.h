@@ -23,8 +23,7 @@ namespace xtap::kbuild {
 // nullopt with *why when the object holds something this cannot describe.
 std::optional<std::string> describe_mod_object(const std::string &template_obj,
                                                const std::string &template_modc,
-                                               const std::string &template_name,
-                                               std::string *why);
+                                               const std::string &template_name, std::string *why);
 
 // The C for module `name`'s NAME.mod.o from `skeleton` (describe_mod_object)
 // and the module's own NAME.mod.c, or nullopt when that differs from

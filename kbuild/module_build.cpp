@@ -38,8 +38,8 @@ bool write_sources(const fs::path &dir, const ModuleBuild &mb, std::string *erro
   return true;
 }
 
-bool build_with_kbuild(const Target &t, const Env &env, const std::string &rt,
-                       const fs::path &dir, const ModuleBuild &mb, std::string *error) {
+bool build_with_kbuild(const Target &t, const Env &env, const std::string &rt, const fs::path &dir,
+                       const ModuleBuild &mb, std::string *error) {
   std::vector<std::string> rt_objs = runtime_objects(rt);
   if (rt_objs.empty()) {
     *error = "the cached runtime in " + rt + " has no objects; remove it and retry";
@@ -84,7 +84,8 @@ void trim_after_store(const Env &env, const fs::path &stored) {
   CacheUpkeep upkeep = trim_module_cache(env.cache_dir, policy, stored);
   if (env.explain && (upkeep.modules_evicted || upkeep.build_dirs_removed))
     std::cerr << "xtap: pass 4: module cache capped at " << size_text(policy.max_bytes)
-              << " (XTAP_CACHE_MAX_MB), least recently used out first: " << describe_upkeep(upkeep) << "\n";
+              << " (XTAP_CACHE_MAX_MB), least recently used out first: " << describe_upkeep(upkeep)
+              << "\n";
 }
 
 }  // namespace

@@ -64,7 +64,8 @@ Removal remove_by_rename(const fs::path &dir) {
                                        std::to_string(evictions++) + "-" + dir.filename().string());
   std::error_code ec;
   fs::rename(dir, away, ec);
-  if (ec) return ec == std::errc::no_such_file_or_directory ? Removal::AlreadyGone : Removal::Failed;
+  if (ec)
+    return ec == std::errc::no_such_file_or_directory ? Removal::AlreadyGone : Removal::Failed;
   fs::remove_all(away, ec);
   return Removal::Removed;
 }
@@ -81,7 +82,8 @@ void remove_abandoned_evictions(const fs::path &dir, CacheUpkeep *upkeep) {
   }
 }
 
-void remove_stale_build_dirs(const fs::path &dir, const ModuleCachePolicy &policy, CacheUpkeep *upkeep) {
+void remove_stale_build_dirs(const fs::path &dir, const ModuleCachePolicy &policy,
+                             CacheUpkeep *upkeep) {
   const auto now = fs::file_time_type::clock::now();
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -90,7 +92,8 @@ void remove_stale_build_dirs(const fs::path &dir, const ModuleCachePolicy &polic
     std::error_code entry_ec;
     auto age = now - fs::last_write_time(it->path(), entry_ec);
     if (entry_ec) continue;  // gone since it was listed
-    bool stale = age > policy.build_dir_max_age || (age >= policy.dead_build_grace && !pid_alive(pid));
+    bool stale =
+        age > policy.build_dir_max_age || (age >= policy.dead_build_grace && !pid_alive(pid));
     if (!stale) continue;
     std::uint64_t bytes = tree_bytes(it->path());
     if (fs::remove_all(it->path(), entry_ec) > 0 && !entry_ec) {
@@ -130,9 +133,10 @@ std::vector<ModuleCacheEntry> scan_module_cache(const std::string &cache_dir) {
     if (entry_ec) continue;  // evicted since it was listed
     entries.push_back({dir, last_used, tree_bytes(dir)});
   }
-  std::sort(entries.begin(), entries.end(), [](const ModuleCacheEntry &a, const ModuleCacheEntry &b) {
-    return a.last_used != b.last_used ? a.last_used < b.last_used : a.dir < b.dir;
-  });
+  std::sort(entries.begin(), entries.end(),
+            [](const ModuleCacheEntry &a, const ModuleCacheEntry &b) {
+              return a.last_used != b.last_used ? a.last_used < b.last_used : a.dir < b.dir;
+            });
   return entries;
 }
 
@@ -144,7 +148,8 @@ bool mark_module_used(const fs::path &entry_dir) {
 }
 
 CacheUpkeep evict_least_recently_used(const std::vector<ModuleCacheEntry> &entries,
-                                      const ModuleCachePolicy &policy, const fs::path &just_stored) {
+                                      const ModuleCachePolicy &policy,
+                                      const fs::path &just_stored) {
   CacheUpkeep upkeep;
   std::uint64_t total = 0;
   for (const auto &e : entries) total += e.bytes;
@@ -194,8 +199,8 @@ std::string describe_upkeep(const CacheUpkeep &upkeep) {
   };
   return "removed " + count(upkeep.modules_evicted, "cached module", "cached modules") + " (" +
          size_text(upkeep.module_bytes_freed) + ") and " +
-         count(upkeep.build_dirs_removed, "stale build directory", "stale build directories") + " (" +
-         size_text(upkeep.build_bytes_freed) + ")";
+         count(upkeep.build_dirs_removed, "stale build directory", "stale build directories") +
+         " (" + size_text(upkeep.build_bytes_freed) + ")";
 }
 
 CacheUpkeep clean_module_cache(const std::string &cache_dir) {

@@ -52,9 +52,9 @@ std::string module_kbuild_file(const std::string &name, const std::string &rt,
   return kb.str();
 }
 
-bool kbuild_module_in(const std::string &build_dir, const std::string &dir,
-                      const std::string &name, int jobs, bool echo,
-                      const std::vector<std::string> &extra_args, std::string *error) {
+bool kbuild_module_in(const std::string &build_dir, const std::string &dir, const std::string &name,
+                      int jobs, bool echo, const std::vector<std::string> &extra_args,
+                      std::string *error) {
   std::string log = dir + "/build.log";
   std::vector<std::string> args = {"-C" + build_dir, "M=" + dir, "-j" + std::to_string(jobs)};
   args.insert(args.end(), extra_args.begin(), extra_args.end());

@@ -24,8 +24,8 @@ std::string module_kbuild_file(const std::string &name, const std::string &rt,
 // Builds `name` in `dir` (xtap_script.c already written) through the
 // kernel's make; with `extra_args` appended (V=1). Returns false with *error
 // (make's output) on failure.
-bool kbuild_module_in(const std::string &build_dir, const std::string &dir,
-                      const std::string &name, int jobs, bool echo,
-                      const std::vector<std::string> &extra_args, std::string *error);
+bool kbuild_module_in(const std::string &build_dir, const std::string &dir, const std::string &name,
+                      int jobs, bool echo, const std::vector<std::string> &extra_args,
+                      std::string *error);
 
 }  // namespace xtap::kbuild

@@ -13,9 +13,9 @@
 #include "kbuild/cache_lock.h"
 #include "kbuild/direct_build.h"
 #include "kbuild/mod_object.h"
+#include "kbuild/module_layout.h"
 #include "kbuild/rel_object.h"
 #include "kbuild/script_pch.h"
-#include "kbuild/module_layout.h"
 
 extern char **environ;
 
@@ -189,7 +189,8 @@ bool parse(const std::string &text, Recipe *r) {
 // not end in the source.
 std::string fast_mod_command(const std::string &compile_mod, const std::string &dir,
                              const std::string &name, const std::string &object) {
-  const std::string src = " " + dir + "/" + name + ".mod.c", out = " -o " + dir + "/" + name + ".mod.o";
+  const std::string src = " " + dir + "/" + name + ".mod.c",
+                    out = " -o " + dir + "/" + name + ".mod.o";
   std::string cmd = compile_mod;
   while (!cmd.empty() && isspace(static_cast<unsigned char>(cmd.back()))) cmd.pop_back();
   size_t o = cmd.find(out);
@@ -225,7 +226,8 @@ void record_fast_mod(const Target &t, const fs::path &tdir, const std::string &n
   fs::create_directories(tdir / "headerless", ec);
   if (!write_file(d + "/headerless/" + name + ".mod.c", *source) ||
       run_recorded(t, r->env, cmd, d + "/xtap_check.log") != 0) {
-    r->no_fast_mod = "its description did not compile: " + read_file(d + "/xtap_check.log").substr(0, 400);
+    r->no_fast_mod =
+        "its description did not compile: " + read_file(d + "/xtap_check.log").substr(0, 400);
     return;
   }
   auto mine = read_rel_object(d + "/xtap_check.mod.o", &why);
@@ -241,8 +243,8 @@ void record_fast_mod(const Target &t, const fs::path &tdir, const std::string &n
 }
 
 // Builds the template in `tdir` through Kbuild and reads its commands.
-bool record(const Target &t, const Env &env, const std::string &rt, const fs::path &tdir,
-            Recipe *r, std::string *why) {
+bool record(const Target &t, const Env &env, const std::string &rt, const fs::path &tdir, Recipe *r,
+            std::string *why) {
   std::vector<std::string> objs = runtime_objects(rt);
   std::error_code ec;
   fs::remove_all(tdir, ec);
@@ -254,8 +256,8 @@ bool record(const Target &t, const Env &env, const std::string &rt, const fs::pa
     return false;
   }
   std::string out;
-  if (!kbuild_module_in(t.build_dir, tdir.string(), kTemplateName, env.jobs, env.verbose,
-                        {"V=1"}, &out)) {
+  if (!kbuild_module_in(t.build_dir, tdir.string(), kTemplateName, env.jobs, env.verbose, {"V=1"},
+                        &out)) {
     *why = "the template module did not build through Kbuild:\n" + out;
     return false;
   }
@@ -318,14 +320,16 @@ bool record(const Target &t, const Env &env, const std::string &rt, const fs::pa
 
 }  // namespace
 
-std::string recipe_command(const std::string &cmd, const std::string &dir, const std::string &name) {
+std::string recipe_command(const std::string &cmd, const std::string &dir,
+                           const std::string &name) {
   return replace_all(replace_all(cmd, kRecipeDirToken, dir), kRecipeNameToken, name);
 }
 
 int run_recorded(const Target &t, const std::vector<std::pair<std::string, std::string>> &env,
                  const std::string &cmd, const std::string &log) {
   std::ostringstream sh;
-  for (const auto &[k, v] : env) sh << "export " << k << "='" << replace_all(v, "'", "'\\''") << "'\n";
+  for (const auto &[k, v] : env)
+    sh << "export " << k << "='" << replace_all(v, "'", "'\\''") << "'\n";
   sh << cmd << "\n";
   process::SpawnSpec spec;
   spec.argv = {"sh", "-c", sh.str()};
@@ -357,8 +361,8 @@ bool ensure_recipe(const Target &t, const Env &env, const std::string &rt, Recip
   if (load()) return true;
   auto failure = [&](const std::string &reason) {
     std::string first = reason.substr(0, reason.find('\n'));
-    return "Kbuild's commands for " + t.release + " could not be recorded: " + first +
-           " (" + failed.string() + "; remove it to retry)";
+    return "Kbuild's commands for " + t.release + " could not be recorded: " + first + " (" +
+           failed.string() + "; remove it to retry)";
   };
   if (fs::exists(failed)) {
     *why = failure(read_file(failed.string()));

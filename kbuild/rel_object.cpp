@@ -48,7 +48,8 @@ std::optional<RelObject> read_rel_object(const std::string &path, std::string *w
   GElf_Ehdr eh;
   size_t shstrndx = 0;
   if (!h.elf || elf_kind(h.elf) != ELF_K_ELF || gelf_getclass(h.elf) != ELFCLASS64 ||
-      !gelf_getehdr(h.elf, &eh) || eh.e_type != ET_REL || elf_getshdrstrndx(h.elf, &shstrndx) != 0) {
+      !gelf_getehdr(h.elf, &eh) || eh.e_type != ET_REL ||
+      elf_getshdrstrndx(h.elf, &shstrndx) != 0) {
     *why = path + " is not a 64-bit relocatable ELF object";
     return std::nullopt;
   }
@@ -145,7 +146,8 @@ std::string rel_object_difference(const RelObject &a, const RelObject &b) {
   for (size_t i = 0; i < a.sections.size(); i++) {
     const auto &x = a.sections[i], &y = b.sections[i];
     std::string where = "section " + x.name + ": ";
-    if (x.name != y.name) return "section " + std::to_string(i) + " is " + x.name + " against " + y.name;
+    if (x.name != y.name)
+      return "section " + std::to_string(i) + " is " + x.name + " against " + y.name;
     if (x.type != y.type || x.flags != y.flags) return where + "type or flags differ";
     if (x.align != y.align) return where + "alignment " + hex(x.align) + " against " + hex(y.align);
     if (x.size != y.size) return where + "size " + hex(x.size) + " against " + hex(y.size);

@@ -14,18 +14,18 @@ namespace xtap::kbuild {
 struct RelObject {
   struct Reloc {
     uint64_t offset = 0;
-    uint32_t type = 0;    // R_X86_64_*
-    std::string symbol;   // the symbol the relocation refers to
+    uint32_t type = 0;   // R_X86_64_*
+    std::string symbol;  // the symbol the relocation refers to
     int64_t addend = 0;
     bool operator==(const Reloc &) const = default;
   };
   struct Section {
     std::string name;
-    uint32_t type = 0;    // SHT_*
-    uint64_t flags = 0;   // SHF_*
+    uint32_t type = 0;   // SHT_*
+    uint64_t flags = 0;  // SHF_*
     uint64_t align = 0;
     uint64_t size = 0;
-    std::string bytes;    // empty for SHT_NOBITS
+    std::string bytes;  // empty for SHT_NOBITS
     std::vector<Reloc> relocs;
     bool operator==(const Section &) const = default;
   };

@@ -20,9 +20,9 @@ constexpr const char *kScriptIncludes =
     "#include <xtap/runtime.h>\n";
 
 struct CompileParts {
-  std::string includes;                  // " -include A -include B ..." as in the command
+  std::string includes;  // " -include A -include B ..." as in the command
   std::vector<std::string> include_files;
-  std::string modname, kmodname;         // the -D options naming the module
+  std::string modname, kmodname;  // the -D options naming the module
 };
 
 bool find_parts(const std::string &compiler, CompileParts *p, std::string *why) {
@@ -51,8 +51,11 @@ bool find_parts(const std::string &compiler, CompileParts *p, std::string *why) 
 
 std::string script_name_header(const std::string &name) {
   return "/* The module's own name, after the precompiled headers (kbuild/script_pch.h). */\n"
-         "#undef KBUILD_MODNAME\n#define KBUILD_MODNAME \"" + name + "\"\n"
-         "#undef __KBUILD_MODNAME\n#define __KBUILD_MODNAME kmod_" + name + "\n";
+         "#undef KBUILD_MODNAME\n#define KBUILD_MODNAME \"" +
+         name +
+         "\"\n"
+         "#undef __KBUILD_MODNAME\n#define __KBUILD_MODNAME kmod_" +
+         name + "\n";
 }
 
 void record_script_pch(const Target &t, const fs::path &tdir, const std::string &name,
@@ -85,7 +88,8 @@ void record_script_pch(const Target &t, const fs::path &tdir, const std::string 
   std::string precompile = replace_all(compiler, parts.includes, "");
   size_t mmd = precompile.find(" -Wp,-MMD,");
   if (mmd != std::string::npos) precompile.erase(mmd, precompile.find(' ', mmd + 1) - mmd);
-  precompile = recipe_command(precompile, tdir.string(), name) + " -x c-header -o " + h + ".gch " + h;
+  precompile =
+      recipe_command(precompile, tdir.string(), name) + " -x c-header -o " + h + ".gch " + h;
   if (!write_file(h, header) || run_recorded(t, r->env, precompile, h + ".log") != 0) {
     r->no_pch = "the headers did not precompile: " + read_file(h + ".log").substr(0, 400);
     return;
@@ -93,18 +97,19 @@ void record_script_pch(const Target &t, const fs::path &tdir, const std::string 
 
   // The script's compile: the template's name on the command line, the
   // precompiled headers first, then the module's own name.
-  std::string with_pch = replace_all(compile, parts.modname,
-                                     std::string(" -DKBUILD_MODNAME='\"") + name + "\"'");
+  std::string with_pch =
+      replace_all(compile, parts.modname, std::string(" -DKBUILD_MODNAME='\"") + name + "\"'");
   with_pch = replace_all(with_pch, parts.kmodname, " -D__KBUILD_MODNAME=kmod_" + name);
-  with_pch = replace_all(with_pch, parts.includes,
-                         " -Winvalid-pch -include " + h + " -include " + kRecipeDirToken + "/" +
-                             kScriptNameHeader);
+  with_pch = replace_all(
+      with_pch, parts.includes,
+      " -Winvalid-pch -include " + h + " -include " + kRecipeDirToken + "/" + kScriptNameHeader);
 
   // Checked on the template: the header must be used, and the object must
   // be the one Kbuild compiled.
   const fs::path check = tdir / "pch-check";
   fs::create_directories(check, ec);
-  fs::copy_file(tdir / "xtap_script.c", check / "xtap_script.c", fs::copy_options::overwrite_existing, ec);
+  fs::copy_file(tdir / "xtap_script.c", check / "xtap_script.c",
+                fs::copy_options::overwrite_existing, ec);
   const std::string log = (check / "compile.log").string();
   if (ec || !write_file((check / kScriptNameHeader).string(), script_name_header(name)) ||
       run_recorded(t, r->env, recipe_command(with_pch, check.string(), name), log) != 0) {

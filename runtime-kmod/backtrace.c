@@ -16,7 +16,8 @@
  * bounds and never faults: from the probe's registers when it has them
  * (kprobes), else from here. Stops at user space. Returns the count.
  */
-static int xtap_kernel_stack(struct xtap_context *c, unsigned long *addrs, int max)
+static int xtap_kernel_stack(struct xtap_context *c, unsigned long *addrs,
+			     int max)
 {
 	struct unwind_state state;
 	int n = 0;
@@ -46,7 +47,8 @@ char *xtap_backtrace(struct xtap_context *c, char *dst)
 
 	dst[0] = '\0';
 	for (i = 0; i < n && used < size - 1; i++)
-		used += scnprintf(dst + used, size - used, "%s0x%lx", i ? " " : "", addrs[i]);
+		used += scnprintf(dst + used, size - used, "%s0x%lx",
+				  i ? " " : "", addrs[i]);
 	return dst;
 }
 
@@ -112,7 +114,8 @@ static void xtap_ksyms_one(void *arg, unsigned long addr)
 
 char *xtap_sprint_syms(char *dst, const char *addrs)
 {
-	struct xtap_ksyms_out o = { .dst = dst, .size = xtap_sess.limits.maxstringlen };
+	struct xtap_ksyms_out o = { .dst = dst,
+				    .size = xtap_sess.limits.maxstringlen };
 
 	dst[0] = '\0';
 	xtap_each_addr(addrs, xtap_ksyms_one, &o);
@@ -123,7 +126,8 @@ char *xtap_sprint_syms(char *dst, const char *addrs)
 char *xtap_sprint_backtrace(struct xtap_context *c, char *dst)
 {
 	unsigned long addrs[XTAP_MAXBACKTRACE];
-	struct xtap_ksyms_out o = { .dst = dst, .size = xtap_sess.limits.maxstringlen };
+	struct xtap_ksyms_out o = { .dst = dst,
+				    .size = xtap_sess.limits.maxstringlen };
 	int i, n = xtap_kernel_stack(c, addrs, ARRAY_SIZE(addrs));
 
 	dst[0] = '\0';

@@ -38,7 +38,8 @@ u32 xtap_copy_mm_strings(struct xtap_context *c, bool env, char **raw)
 	end = env ? READ_ONCE(mm->env_end) : READ_ONCE(mm->arg_end);
 	if (end <= start)
 		return 0;
-	len = min_t(unsigned long, end - start, xtap_sess.limits.maxstringlen - 1);
+	len = min_t(unsigned long, end - start,
+		    xtap_sess.limits.maxstringlen - 1);
 	if (xtap_ucopy(*raw, start, len))
 		return 0;
 	(*raw)[len] = '\0';

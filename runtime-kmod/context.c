@@ -33,7 +33,7 @@ int xtap_contexts_alloc(void)
 					    GFP_KERNEL, node);
 		/* Room for a record header in front, and vsnprintf's NUL after. */
 		cc->printbuf_base = kvzalloc_node(sizeof(struct xtap_rec_hdr) +
-						  l->printbuf_size + 1,
+							  l->printbuf_size + 1,
 						  GFP_KERNEL, node);
 		cc->tok_str = kzalloc_node(l->maxstringlen, GFP_KERNEL, node);
 		cc->str_tmp = kzalloc_node(l->maxstringlen, GFP_KERNEL, node);
@@ -105,7 +105,8 @@ static void xtap_stop_requested(void)
 	int st = xtap_state();
 
 	while (st == XTAP_ST_STARTING || st == XTAP_ST_RUNNING) {
-		int old = atomic_cmpxchg(&xtap_sess.state, st, XTAP_ST_STOPPING);
+		int old =
+			atomic_cmpxchg(&xtap_sess.state, st, XTAP_ST_STOPPING);
 
 		if (old == st)
 			break;
@@ -155,8 +156,8 @@ void xtap_error(struct xtap_context *c, const char *fmt, ...)
 	if (c->error)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(c->error_buf, xtap_sess.limits.maxstringlen + XTAP_ERRBUF_EXTRA,
-		  fmt, ap);
+	vsnprintf(c->error_buf,
+		  xtap_sess.limits.maxstringlen + XTAP_ERRBUF_EXTRA, fmt, ap);
 	va_end(ap);
 	c->error = c->error_buf;
 }
@@ -239,7 +240,8 @@ bool xtap_lock_all(const struct xtap_probe *p)
 /* A run that could not begin: counted as stap counts them. */
 void xtap_enter_refused(bool reentrant)
 {
-	atomic64_inc(reentrant ? &xtap_sess.skipped_reentrant : &xtap_sess.skipped_lock);
+	atomic64_inc(reentrant ? &xtap_sess.skipped_reentrant :
+				 &xtap_sess.skipped_lock);
 	xtap_count_skip();
 }
 
@@ -257,11 +259,12 @@ bool xtap_overload_window_ended(struct xtap_cpu_ctx *cc, u64 now)
 	bool over = cc->window_used > l->overload_threshold;
 
 	if (over)
-		snprintf(cc->c.error_buf, l->maxstringlen + XTAP_ERRBUF_EXTRA,
-			 "probe overhead exceeded threshold: handlers took %llu of %llu cycles on CPU %d "
-			 "(STP_OVERLOAD_THRESHOLD=%llu per STP_OVERLOAD_INTERVAL=%llu; -DSTP_NO_OVERLOAD turns the check off)",
-			 cc->window_used, window, smp_processor_id(), l->overload_threshold,
-			 l->overload_interval);
+		snprintf(
+			cc->c.error_buf, l->maxstringlen + XTAP_ERRBUF_EXTRA,
+			"probe overhead exceeded threshold: handlers took %llu of %llu cycles on CPU %d "
+			"(STP_OVERLOAD_THRESHOLD=%llu per STP_OVERLOAD_INTERVAL=%llu; -DSTP_NO_OVERLOAD turns the check off)",
+			cc->window_used, window, smp_processor_id(),
+			l->overload_threshold, l->overload_interval);
 	cc->window_start = now;
 	cc->window_used = 0;
 	return over;
@@ -276,8 +279,10 @@ bool xtap_leave_error(struct xtap_context *c)
 		/* c->error is this CPU's error buffer: append in place. */
 		size_t len = strlen(c->error_buf);
 
-		snprintf(c->error_buf + len, xtap_sess.limits.maxstringlen +
-			 XTAP_ERRBUF_EXTRA - len, " %s", c->error_where);
+		snprintf(c->error_buf + len,
+			 xtap_sess.limits.maxstringlen + XTAP_ERRBUF_EXTRA -
+				 len,
+			 " %s", c->error_where);
 	}
 	xtap_msg_text(XTAP_MSG_ERROR, c->error);
 	return n > xtap_sess.limits.maxerrors;
@@ -289,7 +294,8 @@ void xtap_leave_fatal(void)
 	xtap_stop_requested();
 }
 
-struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs)
+struct xtap_context *xtap_enter(const struct xtap_probe *p,
+				struct pt_regs *regs)
 {
 	return xtap_enter_inline(p, regs);
 }
@@ -311,7 +317,9 @@ void xtap_run_probe(const struct xtap_probe *p, struct pt_regs *regs)
 
 void *xtap_frame_overflow(struct xtap_context *c, u32 size)
 {
-	xtap_error(c, "stack overflow: frame of %u bytes does not fit in %u bytes (MAXSTACK)",
-		   size, c->stack_size);
+	xtap_error(
+		c,
+		"stack overflow: frame of %u bytes does not fit in %u bytes (MAXSTACK)",
+		size, c->stack_size);
 	return NULL;
 }

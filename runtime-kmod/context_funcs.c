@@ -69,7 +69,8 @@ s64 xtap_target(void)
 /* pp(): the probe point as the script wrote it. */
 char *xtap_pp(struct xtap_context *c, char *dst)
 {
-	strscpy(dst, c->probe ? c->probe->point : "", xtap_sess.limits.maxstringlen);
+	strscpy(dst, c->probe ? c->probe->point : "",
+		xtap_sess.limits.maxstringlen);
 	return dst;
 }
 
@@ -108,7 +109,8 @@ char *xtap_probefunc(struct xtap_context *c, char *dst)
 	struct xtap_cpu_ctx *cc = container_of(c, struct xtap_cpu_ctx, c);
 
 	if (c->probe && c->probe->point &&
-	    xtap_pp_function(c->probe->point, dst, xtap_sess.limits.maxstringlen))
+	    xtap_pp_function(c->probe->point, dst,
+			     xtap_sess.limits.maxstringlen))
 		return dst;
 	if (cc->probe_addr)
 		snprintf(dst, xtap_sess.limits.maxstringlen, "%ps",
@@ -157,13 +159,15 @@ s64 xtap_cpu_clock_ns(struct xtap_context *c, s64 cpu)
  */
 char *xtap_symname(char *dst, s64 addr)
 {
-	snprintf(dst, xtap_sess.limits.maxstringlen, "%ps", (void *)(unsigned long)addr);
+	snprintf(dst, xtap_sess.limits.maxstringlen, "%ps",
+		 (void *)(unsigned long)addr);
 	return dst;
 }
 
 char *xtap_symdata(char *dst, s64 addr)
 {
-	snprintf(dst, xtap_sess.limits.maxstringlen, "%pS", (void *)(unsigned long)addr);
+	snprintf(dst, xtap_sess.limits.maxstringlen, "%pS",
+		 (void *)(unsigned long)addr);
 	return dst;
 }
 

@@ -28,8 +28,8 @@ void xtap_leave_fatal(void);
  * (both counted). Otherwise interrupts are off and the probe's locks held
  * until xtap_leave_inline().
  */
-static __always_inline struct xtap_context *xtap_enter_inline(const struct xtap_probe *p,
-							      struct pt_regs *regs)
+static __always_inline struct xtap_context *
+xtap_enter_inline(const struct xtap_probe *p, struct pt_regs *regs)
 {
 	bool running = likely(xtap_state() == XTAP_ST_RUNNING);
 	struct xtap_cpu_ctx *cc;
@@ -59,8 +59,9 @@ static __always_inline struct xtap_context *xtap_enter_inline(const struct xtap_
 	 * outside RUNNING.
 	 */
 	cc->begin_end = !running && xtap_is_begin_end(p);
-	c->maxaction = cc->begin_end ? xtap_sess.limits.maxaction_interruptible
-		: xtap_sess.limits.maxaction;
+	c->maxaction = cc->begin_end ?
+			       xtap_sess.limits.maxaction_interruptible :
+			       xtap_sess.limits.maxaction;
 	c->nesting = 0;
 	c->stack_used = 0;
 	c->printbuf_used = 0;

@@ -11,7 +11,7 @@
 #include "internal.h"
 #include "compat/fs.h"
 
-#define XTAP_MSGQ_SIZE (64 * 1024)	/* power of two (kfifo) */
+#define XTAP_MSGQ_SIZE (64 * 1024) /* power of two (kfifo) */
 /* Room kept for STARTED/EXIT/DONE so that a flood of errors cannot block them. */
 #define XTAP_MSGQ_RESERVE 1024
 #define XTAP_MSG_TEXT_MAX 1024
@@ -24,7 +24,7 @@ static struct dentry *xtap_ctl;
 static atomic_t xtap_msgs_lost;
 /* One collector at a time: its close is how the module learns it is gone. */
 static atomic_t xtap_ctl_open;
-static bool xtap_done_read;	/* under xtap_msgq_lock */
+static bool xtap_done_read; /* under xtap_msgq_lock */
 /* DETACH was asked: the collector's close leaves the session running. */
 static atomic_t xtap_detached;
 
@@ -43,8 +43,8 @@ static bool xtap_msg_vital(u16 type)
  * from NMI: never sleeps or allocates, and wakes the reader through irq_work
  * rather than directly.
  */
-static void xtap_msg_queue2(u16 type, const void *a, u32 alen,
-			    const void *b, u32 blen)
+static void xtap_msg_queue2(u16 type, const void *a, u32 alen, const void *b,
+			    u32 blen)
 {
 	struct xtap_msg_hdr h = {
 		.size = sizeof(h) + alen + blen,
@@ -93,8 +93,8 @@ void xtap_msg_text(u16 type, const char *text)
 {
 	static const char nul;
 
-	xtap_msg_queue2(type, text, strnlen(text, XTAP_MSG_TEXT_MAX - 1),
-			&nul, 1);
+	xtap_msg_queue2(type, text, strnlen(text, XTAP_MSG_TEXT_MAX - 1), &nul,
+			1);
 }
 
 /* system(cmd): the runner runs it in user space, as stap's stapio does. */
@@ -163,7 +163,8 @@ static ssize_t xtap_ctl_read(struct file *f, char __user *ubuf, size_t count,
 			ret = -EAGAIN;
 			goto out;
 		}
-		ret = wait_event_interruptible(xtap_msgq_wait, xtap_msgq_readable());
+		ret = wait_event_interruptible(xtap_msgq_wait,
+					       xtap_msgq_readable());
 		if (ret)
 			goto out;
 	}
@@ -199,7 +200,10 @@ static ssize_t xtap_ctl_write(struct file *f, const char __user *ubuf,
 		 * Before START only, so that no handler sees the mode change;
 		 * a collector attaching again (-A) finds it on already.
 		 */
-		err = READ_ONCE(xtap_binary_output) || xtap_state() == XTAP_ST_INIT ? 0 : -EINVAL;
+		err = READ_ONCE(xtap_binary_output) ||
+				      xtap_state() == XTAP_ST_INIT ?
+			      0 :
+			      -EINVAL;
 		if (!err)
 			WRITE_ONCE(xtap_binary_output, true);
 		break;
@@ -221,8 +225,8 @@ static ssize_t xtap_ctl_write(struct file *f, const char __user *ubuf,
 static int xtap_ctl_open_file(struct inode *inode, struct file *f)
 {
 	if (atomic_cmpxchg(&xtap_ctl_open, 0, 1) != 0)
-		return -EBUSY;	/* a collector is attached */
-	xtap_note_collector();	/* stp_pid(), is_myproc() */
+		return -EBUSY; /* a collector is attached */
+	xtap_note_collector(); /* stp_pid(), is_myproc() */
 	/*
 	 * A collector attaching to a detached session (-A): greet it as at
 	 * load, and stop overwriting, so that it reads everything from now on.

@@ -26,20 +26,23 @@ static xtap_lookup_fn xtap_find_lookup(void)
 	return fn;
 }
 
-int xtap_resolve_data_symbols(const char *const *names, unsigned long *addrs, u32 n)
+int xtap_resolve_data_symbols(const char *const *names, unsigned long *addrs,
+			      u32 n)
 {
 	xtap_lookup_fn lookup = xtap_find_lookup();
 	u32 i;
 
 	if (!lookup) {
-		pr_err(XTAP_PFX "%s: cannot find kallsyms_lookup_name to place the script's kernel variables\n",
+		pr_err(XTAP_PFX
+		       "%s: cannot find kallsyms_lookup_name to place the script's kernel variables\n",
 		       module_name(THIS_MODULE));
 		return -ENOENT;
 	}
 	for (i = 0; i < n; i++) {
 		addrs[i] = lookup(names[i]);
 		if (!addrs[i]) {
-			pr_err(XTAP_PFX "%s: symbol %s is not in this kernel (is its module loaded?)\n",
+			pr_err(XTAP_PFX
+			       "%s: symbol %s is not in this kernel (is its module loaded?)\n",
 			       module_name(THIS_MODULE), names[i]);
 			return -ENOENT;
 		}

@@ -17,7 +17,8 @@
 #include "internal.h"
 
 /* size bytes of src to user addr of the current task: 0, or the fault raised. */
-int xtap_uwrite(struct xtap_context *c, unsigned long addr, const void *src, u32 size)
+int xtap_uwrite(struct xtap_context *c, unsigned long addr, const void *src,
+		u32 size)
 {
 	if (!addr || copy_to_user_nofault((void __user *)addr, src, size)) {
 		xtap_fault(c, "user write", addr);
@@ -27,7 +28,8 @@ int xtap_uwrite(struct xtap_context *c, unsigned long addr, const void *src, u32
 }
 
 /* s and its terminator (at most max bytes, max < 0: no limit but MAXSTRINGLEN) to addr. */
-static void xtap_write_str(struct xtap_context *c, s64 addr, const char *s, s64 max, int user)
+static void xtap_write_str(struct xtap_context *c, s64 addr, const char *s,
+			   s64 max, int user)
 {
 	size_t len = strlen(s) + 1;
 	size_t i;
@@ -36,8 +38,8 @@ static void xtap_write_str(struct xtap_context *c, s64 addr, const char *s, s64 
 		len = max;
 	for (i = 0; i < len; i++) {
 		char ch = i + 1 == len ? '\0' : s[i];
-		int err = user ? xtap_uwrite(c, addr + i, &ch, 1)
-			       : xtap_kwrite(c, addr + i, &ch, 1);
+		int err = user ? xtap_uwrite(c, addr + i, &ch, 1) :
+				 xtap_kwrite(c, addr + i, &ch, 1);
 
 		if (err)
 			return;
@@ -72,14 +74,16 @@ void xtap_set_arg(struct xtap_context *c, s64 n, s64 v, int size)
 		offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
 	};
 	struct pt_regs *r = c->regs ? c->regs : c->syscall_regs;
-	unsigned long val = size == 4 ? (unsigned long)(s64)(s32)v
-			  : size == -4 ? (unsigned long)(u32)v : (unsigned long)v;
+	unsigned long val = size == 4  ? (unsigned long)(s64)(s32)v :
+			    size == -4 ? (unsigned long)(u32)v :
+					 (unsigned long)v;
 
 	if (n < 1 || n > 6 || !r) {
 		xtap_error(c, "cannot set argument %lld in this probe", n);
 		return;
 	}
-	*(unsigned long *)((char *)r + (c->regs ? kernel_regs : syscall_regs)[n - 1]) = val;
+	*(unsigned long *)((char *)r +
+			   (c->regs ? kernel_regs : syscall_regs)[n - 1]) = val;
 }
 
 void xtap_printk(s64 level, const char *msg)
@@ -108,8 +112,10 @@ void xtap_raise(struct xtap_context *c, s64 sig)
 void xtap_delay(struct xtap_context *c, s64 n, int millis)
 {
 	if (n < 0 || n > (millis ? 1000 : 1000000)) {
-		xtap_error(c, "delay of %lld %s is out of range (at most one second)", n,
-			   millis ? "ms" : "us");
+		xtap_error(
+			c,
+			"delay of %lld %s is out of range (at most one second)",
+			n, millis ? "ms" : "us");
 		return;
 	}
 	if (millis)
@@ -129,7 +135,9 @@ void xtap_dump_stack(void)
 void xtap_ftrace(struct xtap_context *c, const char *msg)
 {
 	char *line = container_of(c, struct xtap_cpu_ctx, c)->str_tmp;
-	size_t len = strscpy(line, msg, xtap_strsize() - 1) < 0 ? xtap_strsize() - 2 : strlen(line);
+	size_t len = strscpy(line, msg, xtap_strsize() - 1) < 0 ?
+			     xtap_strsize() - 2 :
+			     strlen(line);
 
 	line[len] = '\n';
 	line[len + 1] = '\0';

@@ -9,58 +9,60 @@
 #include <xtap/runtime.h>
 
 #define XTAP_PFX "xtap: "
-#define XTAP_ERRBUF_EXTRA 256	/* error text beyond one string argument */
+#define XTAP_ERRBUF_EXTRA 256 /* error text beyond one string argument */
 
 /*
  * Session states. Handlers run only in RUNNING; begin probes only in
  * STARTING, end probes only in ENDING.
  */
 enum xtap_state {
-	XTAP_ST_INIT = 0,	/* loaded, waiting for START */
-	XTAP_ST_STARTING,	/* running begin probes, arming */
-	XTAP_ST_RUNNING,	/* probes armed and live */
-	XTAP_ST_STOPPING,	/* exit requested or stopping: handlers refused */
-	XTAP_ST_ENDING,		/* running end probes */
-	XTAP_ST_DONE,		/* stopped, DONE queued */
+	XTAP_ST_INIT = 0, /* loaded, waiting for START */
+	XTAP_ST_STARTING, /* running begin probes, arming */
+	XTAP_ST_RUNNING, /* probes armed and live */
+	XTAP_ST_STOPPING, /* exit requested or stopping: handlers refused */
+	XTAP_ST_ENDING, /* running end probes */
+	XTAP_ST_DONE, /* stopped, DONE queued */
 };
 
 /* Per-CPU handler context; the public part is what generated code sees. */
 struct xtap_cpu_ctx {
 	struct xtap_context c;
-	int busy;		/* a handler owns this context */
-	bool begin_end;		/* the run is a begin, end or error probe's */
-	u64 hits;		/* completed runs on this CPU */
-	char *printbuf_base;	/* record header room + printbuf */
-	unsigned long probe_addr; /* kprobes: the probed address, for probefunc() */
-	unsigned long entry_key; /* kretprobes: the instance, keying @entry's values */
+	int busy; /* a handler owns this context */
+	bool begin_end; /* the run is a begin, end or error probe's */
+	u64 hits; /* completed runs on this CPU */
+	char *printbuf_base; /* record header room + printbuf */
+	unsigned long
+		probe_addr; /* kprobes: the probed address, for probefunc() */
+	unsigned long
+		entry_key; /* kretprobes: the instance, keying @entry's values */
 	struct xtap_procfs_buf *procfs_buf; /* procfs probes: $value */
-	char *tok_str;		/* tokenize(): the string being split (maxstringlen) */
-	char *tok_next;		/* tokenize(): where the next token starts, or NULL */
+	char *tok_str; /* tokenize(): the string being split (maxstringlen) */
+	char *tok_next; /* tokenize(): where the next token starts, or NULL */
 	char *tok_end;
-	char *str_tmp;		/* maxstringlen scratch for string functions */
-	u64 run_start;		/* overload guard: get_cycles() when this run began */
-	u64 window_start;	/* ... when the accounting window began */
-	u64 window_used;	/* ... handler cycles spent in the window */
+	char *str_tmp; /* maxstringlen scratch for string functions */
+	u64 run_start; /* overload guard: get_cycles() when this run began */
+	u64 window_start; /* ... when the accounting window began */
+	u64 window_used; /* ... handler cycles spent in the window */
 };
 
 struct xtap_session {
 	const struct xtap_script *script;
 	struct xtap_limits limits;
 	atomic_t state;
-	atomic_t errored;	/* a fatal error ended the session: no end probes */
+	atomic_t errored; /* a fatal error ended the session: no end probes */
 	atomic_t exit_queued;
 	atomic_t skip_reported;
 	s64 target;
 	struct xtap_cpu_ctx __percpu *ctx;
 	rwlock_t *locks;
 	atomic64_t skipped;
-	atomic64_t skipped_reentrant;	/* of skipped: the CPU was in a handler */
-	atomic64_t skipped_lock;	/* of skipped: a global's lock not taken */
+	atomic64_t skipped_reentrant; /* of skipped: the CPU was in a handler */
+	atomic64_t skipped_lock; /* of skipped: a global's lock not taken */
 	atomic64_t errors;
 	atomic64_t warnings;
 	struct dentry *dir;
-	u16 allocated_groups;	/* probe groups set up, in script order */
-	u16 armed_groups;	/* probe groups registered, in script order */
+	u16 allocated_groups; /* probe groups set up, in script order */
+	u16 armed_groups; /* probe groups registered, in script order */
 	/* Set up failed in a way the user must hear about: reported at START. */
 	char init_error[256];
 	/* -t: per CPU, script->ntiming counters (timing.c); NULL without -t. */
@@ -143,7 +145,8 @@ const char *xtap_errno_text(int err);
 /* probes/entry_frames.c: the calls in flight whose entry values statements read. */
 int xtap_entry_frames_alloc(struct xtap_entry_frames *f, u32 nslots);
 void xtap_entry_frames_free(struct xtap_entry_frames *f);
-int xtap_entry_frame_claim(struct xtap_entry_frames *f, unsigned long cfa, const u64 *args);
+int xtap_entry_frame_claim(struct xtap_entry_frames *f, unsigned long cfa,
+			   const u64 *args);
 void xtap_entry_frame_release(struct xtap_entry_frames *f, int slot);
 
 #endif /* XTAP_INTERNAL_H */

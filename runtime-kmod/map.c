@@ -95,7 +95,8 @@ struct xtap_map *xtap_map_instance(const struct xtap_map_spec *spec)
 	m->hash_mask = nb - 1;
 	/* A script can ask for more than the machine has: fail quietly here and
 	 * let xtap_maps_create() say so, rather than a page allocator splat. */
-	m->buckets = kvmalloc_array(nb, sizeof(*m->buckets), GFP_KERNEL | __GFP_NOWARN);
+	m->buckets = kvmalloc_array(nb, sizeof(*m->buckets),
+				    GFP_KERNEL | __GFP_NOWARN);
 	m->pool = __vmalloc(array_size(m->max_entries, m->entry_size),
 			    GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	if (!m->buckets || !m->pool) {
@@ -157,9 +158,11 @@ int xtap_maps_create(const struct xtap_script *s)
 				continue;
 			/* Too big for this machine: refuse the session at START. */
 			if (PTR_ERR(m) == -ENOMEM) {
-				xtap_init_error("not enough memory for array '%s' (%u entries)",
-						s->maps[i].name,
-						s->maps[i].max_entries ?: xtap_sess.limits.maxmapentries);
+				xtap_init_error(
+					"not enough memory for array '%s' (%u entries)",
+					s->maps[i].name,
+					s->maps[i].max_entries ?:
+						xtap_sess.limits.maxmapentries);
 				continue;
 			}
 			pr_err(XTAP_PFX "cannot create array '%s' (%ld)\n",
@@ -213,7 +216,8 @@ static u32 xtap_str_key_hash(const char *s, u32 salt, u32 *len)
 }
 
 /* The key's hash; `lens` gets each string key's length (see above). */
-static u32 xtap_key_hash(struct xtap_map *m, const struct xtap_key *k, u32 *lens)
+static u32 xtap_key_hash(struct xtap_map *m, const struct xtap_key *k,
+			 u32 *lens)
 {
 	u32 h = m->spec->nkeys;
 	int i;
@@ -240,8 +244,9 @@ static bool xtap_key_equal(struct xtap_map *m, struct xtap_map_entry *e,
 			const char *s = k[i].s ?: "";
 
 			/* With its NUL: a longer stored key differs there. */
-			if (likely(lens[i] <= max) ? memcmp(slot, s, lens[i] + 1)
-						   : strncmp(slot, s, max))
+			if (likely(lens[i] <= max) ?
+				    memcmp(slot, s, lens[i] + 1) :
+				    strncmp(slot, s, max))
 				return false;
 		} else if (*(const s64 *)slot != k[i].n) {
 			return false;
@@ -264,15 +269,16 @@ struct xtap_map_entry *xtap_map_find(struct xtap_map *m,
 
 	if (hashp)
 		*hashp = hash;
-	hlist_for_each_entry_rcu(e, &m->buckets[hash & m->hash_mask], hnode, true)
+	hlist_for_each_entry_rcu(e, &m->buckets[hash & m->hash_mask], hnode,
+				 true)
 		if (e->hash == hash && xtap_key_equal(m, e, k, lens))
 			return e;
 	return NULL;
 }
 
 /* Insert a key known to be absent; NULL when the map is full. */
-static struct xtap_map_entry *xtap_map_insert(struct xtap_map *m,
-					      const struct xtap_key *k, u32 hash)
+static struct xtap_map_entry *
+xtap_map_insert(struct xtap_map *m, const struct xtap_key *k, u32 hash)
 {
 	struct xtap_map_entry *e = xtap_free_pop(m);
 	int i;
@@ -308,13 +314,17 @@ struct xtap_map_entry *xtap_map_slot(struct xtap_context *c, struct xtap_map *m,
 	e = xtap_map_insert(m, k, hash);
 	if (!e && m->spec->wrap && !list_empty(&m->order)) {
 		/* global a%: the oldest entry makes room, as in stap */
-		xtap_map_unlink(m, list_first_entry(&m->order, struct xtap_map_entry, order));
+		xtap_map_unlink(m,
+				list_first_entry(&m->order,
+						 struct xtap_map_entry, order));
 		e = xtap_map_insert(m, k, hash);
 	}
 	if (!e)
-		xtap_error(c, "MAXMAPENTRIES exceeded: array '%s' is full (%u entries) in probe at %s",
-			   m->spec->name, m->max_entries,
-			   c->probe ? c->probe->location : "?");
+		xtap_error(
+			c,
+			"MAXMAPENTRIES exceeded: array '%s' is full (%u entries) in probe at %s",
+			m->spec->name, m->max_entries,
+			c->probe ? c->probe->location : "?");
 	return e;
 }
 
@@ -451,14 +461,17 @@ struct xtap_map_entry *xtap_map_first(struct xtap_map *m)
 {
 	if (xtap_map_is_stat(m))
 		xtap_stat_map_aggregate(m);
-	return list_first_entry_or_null(&m->order, struct xtap_map_entry, order);
+	return list_first_entry_or_null(&m->order, struct xtap_map_entry,
+					order);
 }
 
-struct xtap_map_entry *xtap_map_next(struct xtap_map *m, struct xtap_map_entry *e)
+struct xtap_map_entry *xtap_map_next(struct xtap_map *m,
+				     struct xtap_map_entry *e)
 {
 	struct list_head *n = e->order.next;
 
-	return n == &m->order ? NULL : list_entry(n, struct xtap_map_entry, order);
+	return n == &m->order ? NULL :
+				list_entry(n, struct xtap_map_entry, order);
 }
 
 s64 xtap_entry_key_long(struct xtap_map *m, struct xtap_map_entry *e, int i)
@@ -466,7 +479,8 @@ s64 xtap_entry_key_long(struct xtap_map *m, struct xtap_map_entry *e, int i)
 	return *(s64 *)(e->data + m->key_off[i]);
 }
 
-const char *xtap_entry_key_str(struct xtap_map *m, struct xtap_map_entry *e, int i)
+const char *xtap_entry_key_str(struct xtap_map *m, struct xtap_map_entry *e,
+			       int i)
 {
 	return e->data + m->key_off[i];
 }

@@ -13,7 +13,7 @@
  */
 struct xtap_map_entry {
 	struct hlist_node hnode;
-	struct list_head order;		/* insertion order; kept intact on delete */
+	struct list_head order; /* insertion order; kept intact on delete */
 	struct xtap_map_entry *free_next;
 	u32 hash;
 	char data[];
@@ -45,7 +45,8 @@ static inline bool xtap_map_is_stat(const struct xtap_map *m)
 	return m->cpu_maps != NULL;
 }
 
-static inline void *xtap_entry_value(struct xtap_map *m, struct xtap_map_entry *e)
+static inline void *xtap_entry_value(struct xtap_map *m,
+				     struct xtap_map_entry *e)
 {
 	return e->data + m->value_off;
 }

@@ -27,7 +27,8 @@ int xtap_entry_in_slice(struct xtap_map *m, struct xtap_map_entry *e,
 }
 
 /* Statistic arrays are searched in every CPU's instance, as a lookup is. */
-static int xtap_instance_has_slice(struct xtap_map *m, const struct xtap_key *k, u32 any)
+static int xtap_instance_has_slice(struct xtap_map *m, const struct xtap_key *k,
+				   u32 any)
 {
 	struct xtap_map_entry *e;
 
@@ -49,7 +50,8 @@ int xtap_map_exists_slice(struct xtap_map *m, const struct xtap_key *k, u32 any)
 	return 0;
 }
 
-static void xtap_instance_delete_slice(struct xtap_map *m, const struct xtap_key *k, u32 any)
+static void xtap_instance_delete_slice(struct xtap_map *m,
+				       const struct xtap_key *k, u32 any)
 {
 	struct xtap_map_entry *e, *tmp;
 
@@ -58,7 +60,8 @@ static void xtap_instance_delete_slice(struct xtap_map *m, const struct xtap_key
 			xtap_map_unlink(m, e);
 }
 
-void xtap_map_delete_slice(struct xtap_map *m, const struct xtap_key *k, u32 any)
+void xtap_map_delete_slice(struct xtap_map *m, const struct xtap_key *k,
+			   u32 any)
 {
 	int cpu;
 

@@ -6,7 +6,7 @@
 
 struct xtap_sort_by {
 	struct xtap_map *m;
-	int column;	/* 0: the value, i >= 1: key i */
+	int column; /* 0: the value, i >= 1: key i */
 	int desc;
 	int stat_op;
 };
@@ -43,7 +43,8 @@ static int xtap_sort_cmp(void *priv, const struct list_head *la,
 				  xtap_entry_stat(m, b, by->stat_op));
 		break;
 	default:
-		r = xtap_cmp_long(*(s64 *)(a->data + off), *(s64 *)(b->data + off));
+		r = xtap_cmp_long(*(s64 *)(a->data + off),
+				  *(s64 *)(b->data + off));
 		break;
 	}
 	/* > 0 moves a after b; equal entries keep their order (stable). */
@@ -58,7 +59,10 @@ static int xtap_sort_cmp(void *priv, const struct list_head *la,
 void xtap_map_sort(struct xtap_map *m, int column, int desc, int stat_op)
 {
 	struct xtap_sort_by by = {
-		.m = m, .column = column, .desc = desc, .stat_op = stat_op,
+		.m = m,
+		.column = column,
+		.desc = desc,
+		.stat_op = stat_op,
 	};
 
 	if (column < 0 || column > m->spec->nkeys)

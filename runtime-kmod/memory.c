@@ -114,18 +114,28 @@ int xtap_kread(struct xtap_context *c, unsigned long addr, void *dst, u32 size)
  * Guru-mode target-variable assignment ($p->field = v): a nofault write,
  * so that a bad address is a script error, never an oops.
  */
-int xtap_kwrite(struct xtap_context *c, unsigned long addr, const void *src, u32 size)
+int xtap_kwrite(struct xtap_context *c, unsigned long addr, const void *src,
+		u32 size)
 {
 	/* copy_to_kernel_nofault() is not exported: the arch's nofault store. */
 	if (!xtap_kernel_range_ok(addr, size))
 		goto fault;
 	pagefault_disable();
 	switch (size) {
-	case 1: __put_kernel_nofault((void *)addr, src, u8, fault_on); break;
-	case 2: __put_kernel_nofault((void *)addr, src, u16, fault_on); break;
-	case 4: __put_kernel_nofault((void *)addr, src, u32, fault_on); break;
-	case 8: __put_kernel_nofault((void *)addr, src, u64, fault_on); break;
-	default: goto fault_on;
+	case 1:
+		__put_kernel_nofault((void *)addr, src, u8, fault_on);
+		break;
+	case 2:
+		__put_kernel_nofault((void *)addr, src, u16, fault_on);
+		break;
+	case 4:
+		__put_kernel_nofault((void *)addr, src, u32, fault_on);
+		break;
+	case 8:
+		__put_kernel_nofault((void *)addr, src, u64, fault_on);
+		break;
+	default:
+		goto fault_on;
 	}
 	pagefault_enable();
 	return 0;
@@ -150,21 +160,25 @@ static u32 xtap_str_size(u32 max)
 	return clamp_t(u32, max, 1, xtap_sess.limits.maxstringlen);
 }
 
-char *xtap_kread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 max)
+char *xtap_kread_str(struct xtap_context *c, char *dst, unsigned long addr,
+		     u32 max)
 {
 	if (xtap_kcopy_str(dst, addr, xtap_str_size(max)) < 0)
 		xtap_fault(c, "kernel string copy", addr);
 	return dst;
 }
 
-char *xtap_uread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 max)
+char *xtap_uread_str(struct xtap_context *c, char *dst, unsigned long addr,
+		     u32 max)
 {
 	long rc = xtap_ucopy_str(dst, addr, xtap_str_size(max));
 
 	/* stap's user_string() names the errno here, its kernel_string() not */
 	if (rc < 0)
-		xtap_error(c, "user string copy fault %ld at 0x%lx [man error::fault]",
-			   rc, addr);
+		xtap_error(
+			c,
+			"user string copy fault %ld at 0x%lx [man error::fault]",
+			rc, addr);
 	return dst;
 }
 
@@ -173,7 +187,8 @@ char *xtap_uread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 
  * address. The raw string goes through the CPU's scratch string.
  */
 static char *xtap_read_str_quoted(struct xtap_context *c, char *dst,
-				  unsigned long addr, u32 max, int outlen, bool user)
+				  unsigned long addr, u32 max, int outlen,
+				  bool user)
 {
 	char *raw = container_of(c, struct xtap_cpu_ctx, c)->str_tmp;
 	int len = xtap_sess.limits.maxstringlen - 1;
@@ -186,19 +201,21 @@ static char *xtap_read_str_quoted(struct xtap_context *c, char *dst,
 	return dst;
 }
 
-char *xtap_kread_str_quoted(struct xtap_context *c, char *dst, unsigned long addr, u32 max)
+char *xtap_kread_str_quoted(struct xtap_context *c, char *dst,
+			    unsigned long addr, u32 max)
 {
 	return xtap_read_str_quoted(c, dst, addr, max, INT_MAX, false);
 }
 
-char *xtap_uread_str_quoted(struct xtap_context *c, char *dst, unsigned long addr, u32 max)
+char *xtap_uread_str_quoted(struct xtap_context *c, char *dst,
+			    unsigned long addr, u32 max)
 {
 	return xtap_read_str_quoted(c, dst, addr, max, INT_MAX, true);
 }
 
-char *xtap_uread_str_quoted_out(struct xtap_context *c, char *dst, unsigned long addr,
-				u32 max, s64 outlen)
+char *xtap_uread_str_quoted_out(struct xtap_context *c, char *dst,
+				unsigned long addr, u32 max, s64 outlen)
 {
-	return xtap_read_str_quoted(c, dst, addr, max,
-				    (int)clamp_t(s64, outlen, 0, INT_MAX), true);
+	return xtap_read_str_quoted(
+		c, dst, addr, max, (int)clamp_t(s64, outlen, 0, INT_MAX), true);
 }

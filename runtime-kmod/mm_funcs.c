@@ -36,14 +36,16 @@ char *xtap_gfp_flag_str(char *out, size_t len, s64 gfp)
 				  used ? "|" : "", xtap_gfp_names[i].name);
 	}
 	if (rest)
-		scnprintf(out + used, len - used, "%s%#lx", used ? "|" : "", rest);
+		scnprintf(out + used, len - used, "%s%#lx", used ? "|" : "",
+			  rest);
 	return out;
 }
 
 s64 xtap_addr_to_node(struct xtap_context *c, s64 addr)
 {
 	if (!virt_addr_valid((void *)(uintptr_t)addr)) {
-		xtap_error(c, "invalid kernel virtual address 0x%llx", (unsigned long long)addr);
+		xtap_error(c, "invalid kernel virtual address 0x%llx",
+			   (unsigned long long)addr);
 		return 0;
 	}
 	return page_to_nid(virt_to_page((void *)(uintptr_t)addr));

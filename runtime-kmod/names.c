@@ -153,7 +153,8 @@ void xtap_errno_str(char *dst, s64 err)
 
 	dst[0] = '\0';
 	if (e < ARRAY_SIZE(xtap_errno_names) && xtap_errno_names[e])
-		strscpy(dst, xtap_errno_names[e], xtap_sess.limits.maxstringlen);
+		strscpy(dst, xtap_errno_names[e],
+			xtap_sess.limits.maxstringlen);
 }
 
 /* 1 if err (or -err) has a name. */
@@ -166,14 +167,14 @@ int xtap_errno_known(s64 err)
 
 /* The x86-64 signal numbers, named without their SIG prefix as stap does. */
 static const char *const xtap_signal_names[] = {
-	[1] = "HUP", [2] = "INT", [3] = "QUIT", [4] = "ILL", [5] = "TRAP",
-	[6] = "ABRT", [7] = "BUS", [8] = "FPE", [9] = "KILL", [10] = "USR1",
-	[11] = "SEGV", [12] = "USR2", [13] = "PIPE", [14] = "ALRM",
-	[15] = "TERM", [16] = "STKFLT", [17] = "CHLD", [18] = "CONT",
-	[19] = "STOP", [20] = "TSTP", [21] = "TTIN", [22] = "TTOU",
-	[23] = "URG", [24] = "XCPU", [25] = "XFSZ", [26] = "VTALRM",
-	[27] = "PROF", [28] = "WINCH", [29] = "IO/POLL", [30] = "PWR",
-	[31] = "SYS", [32] = "RTMIN",
+	[1] = "HUP",	  [2] = "INT",	   [3] = "QUIT",  [4] = "ILL",
+	[5] = "TRAP",	  [6] = "ABRT",	   [7] = "BUS",	  [8] = "FPE",
+	[9] = "KILL",	  [10] = "USR1",   [11] = "SEGV", [12] = "USR2",
+	[13] = "PIPE",	  [14] = "ALRM",   [15] = "TERM", [16] = "STKFLT",
+	[17] = "CHLD",	  [18] = "CONT",   [19] = "STOP", [20] = "TSTP",
+	[21] = "TTIN",	  [22] = "TTOU",   [23] = "URG",  [24] = "XCPU",
+	[25] = "XFSZ",	  [26] = "VTALRM", [27] = "PROF", [28] = "WINCH",
+	[29] = "IO/POLL", [30] = "PWR",	   [31] = "SYS",  [32] = "RTMIN",
 };
 
 /* "HUP" for 1, "RTMIN+3" for 35 (up to 64); "" otherwise. */

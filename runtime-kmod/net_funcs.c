@@ -10,12 +10,14 @@
 #include <xtap/memory.h>
 #include "internal.h"
 
-#define XTAP_SOCK_FIELD(c, sk, field, dst)					\
-({										\
-	BUILD_BUG_ON(sizeof(*(dst)) != sizeof_field(struct sock, field));	\
-	xtap_kread((c), (unsigned long)(sk) + offsetof(struct sock, field),	\
-		   (dst), sizeof(*(dst)));					\
-})
+#define XTAP_SOCK_FIELD(c, sk, field, dst)                                     \
+	({                                                                     \
+		BUILD_BUG_ON(sizeof(*(dst)) !=                                 \
+			     sizeof_field(struct sock, field));                \
+		xtap_kread((c),                                                \
+			   (unsigned long)(sk) + offsetof(struct sock, field), \
+			   (dst), sizeof(*(dst)));                             \
+	})
 
 s64 xtap_inet_local_port(struct xtap_context *c, s64 sock)
 {
@@ -51,7 +53,8 @@ char *xtap_inet_peer(struct xtap_context *c, char *dst, s64 sock)
 	return dst;
 }
 
-char *xtap_format_ipaddr(struct xtap_context *c, char *dst, s64 addr, s64 family)
+char *xtap_format_ipaddr(struct xtap_context *c, char *dst, s64 addr,
+			 s64 family)
 {
 	u32 len = xtap_sess.limits.maxstringlen;
 
@@ -73,7 +76,9 @@ s64 xtap_tcp_rto_usecs(struct xtap_context *c, s64 sock)
 {
 	u32 rto;
 
-	if (xtap_kread(c, (unsigned long)sock + offsetof(struct inet_connection_sock, icsk_rto),
+	if (xtap_kread(c,
+		       (unsigned long)sock +
+			       offsetof(struct inet_connection_sock, icsk_rto),
 		       &rto, sizeof(rto)))
 		return 0;
 	return jiffies_to_usecs(rto);
@@ -87,11 +92,15 @@ char *xtap_skb_data(struct xtap_context *c, char *dst, s64 skb, s64 hex)
 	u8 chunk[32];
 
 	dst[0] = '\0';
-	if (xtap_kread(c, (unsigned long)skb + offsetof(struct sk_buff, len), &len, sizeof(len)) ||
-	    xtap_kread(c, (unsigned long)skb + offsetof(struct sk_buff, data_len), &data_len, sizeof(data_len)) ||
-	    xtap_kread(c, (unsigned long)skb + offsetof(struct sk_buff, data), &data, sizeof(data)))
+	if (xtap_kread(c, (unsigned long)skb + offsetof(struct sk_buff, len),
+		       &len, sizeof(len)) ||
+	    xtap_kread(c,
+		       (unsigned long)skb + offsetof(struct sk_buff, data_len),
+		       &data_len, sizeof(data_len)) ||
+	    xtap_kread(c, (unsigned long)skb + offsetof(struct sk_buff, data),
+		       &data, sizeof(data)))
 		return dst;
-	len = data_len < len ? len - data_len : 0;	/* skb_headlen() */
+	len = data_len < len ? len - data_len : 0; /* skb_headlen() */
 	for (i = 0; i < len && out + (hex ? 2 : 1) <= cap; i += sizeof(chunk)) {
 		unsigned int n = min_t(unsigned int, sizeof(chunk), len - i), j;
 

@@ -25,7 +25,7 @@ static struct task_struct *xtap_live_task(struct xtap_context *c, s64 task)
 	if (t == current)
 		return t;
 	if (xtap_kcopy(&pid, (unsigned long)&t->pid, sizeof(pid)))
-		return NULL;	/* not a task: -1, no error */
+		return NULL; /* not a task: -1, no error */
 	if (pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID) != t)
 		return NULL;
 	return t;
@@ -52,7 +52,9 @@ s64 xtap_task_ns_id(struct xtap_context *c, s64 task, int which)
 		v = pns ? task_pid_nr_ns(t, pns) : -1;
 		break;
 	case XTAP_NS_PPID:
-		v = pns ? task_tgid_nr_ns(rcu_dereference(t->real_parent), pns) : -1;
+		v = pns ? task_tgid_nr_ns(rcu_dereference(t->real_parent),
+					  pns) :
+			  -1;
 		break;
 	case XTAP_NS_PGRP:
 		v = pns ? task_pgrp_nr_ns(t, pns) : -1;

@@ -37,10 +37,12 @@ static void xtap_text_item_hdr(struct xtap_context *c, u32 len)
 	memcpy(c->printbuf + c->printbuf_used, hdr, sizeof(hdr));
 }
 
-static __printf(2, 0) void xtap_vprintf(struct xtap_context *c, const char *fmt, va_list ap)
+static __printf(2, 0) void xtap_vprintf(struct xtap_context *c, const char *fmt,
+					va_list ap)
 {
 	u32 cap = xtap_print_capacity(c);
-	u32 at = c->printbuf_used + (c->printbuf_items ? XTAP_TEXT_ITEM_HDR : 0);
+	u32 at =
+		c->printbuf_used + (c->printbuf_items ? XTAP_TEXT_ITEM_HDR : 0);
 	u32 room = cap - min(cap, at);
 	va_list aq;
 	int n;
@@ -61,7 +63,9 @@ static __printf(2, 0) void xtap_vprintf(struct xtap_context *c, const char *fmt,
 		return;
 	if (n > cap) {
 		n = cap;
-		xtap_warn(c, "printf output longer than the print buffer was truncated");
+		xtap_warn(
+			c,
+			"printf output longer than the print buffer was truncated");
 	}
 	c->printbuf_used = n;
 }
@@ -87,7 +91,8 @@ void xtap_print_bytes(struct xtap_context *c, const void *buf, size_t len)
 	const char *s = buf;
 
 	while (len) {
-		u32 at = c->printbuf_used + (c->printbuf_items ? XTAP_TEXT_ITEM_HDR : 0);
+		u32 at = c->printbuf_used +
+			 (c->printbuf_items ? XTAP_TEXT_ITEM_HDR : 0);
 		u32 room = cap - min(cap, at);
 		size_t n = min_t(size_t, len, room);
 
@@ -111,18 +116,24 @@ bool xtap_binary_output;
  * raw values, formatted by the runner. Copying a few words costs a fraction
  * of vsnprintf's walk over the format, which is most of a printf's time.
  */
-bool xtap_bprintf(struct xtap_context *c, u32 id, const char *kinds, const u64 *v)
+bool xtap_bprintf(struct xtap_context *c, u32 id, const char *kinds,
+		  const u64 *v)
 {
 	u32 cap = xtap_print_capacity(c), max = xtap_sess.limits.maxstringlen;
 	u32 size = sizeof(id), i;
 	char *p;
 
 	for (i = 0; kinds[i]; i++)
-		size += kinds[i] == 's' ? sizeof(u32) + strnlen((const char *)(unsigned long)v[i], max)
-					: sizeof(u64);
+		size += kinds[i] == 's' ?
+				sizeof(u32) +
+					strnlen((const char *)(unsigned long)
+							v[i],
+						max) :
+				sizeof(u64);
 	if (unlikely(size > cap))
 		return false;
-	if (c->printbuf_used && (!c->printbuf_items || cap - c->printbuf_used < size))
+	if (c->printbuf_used &&
+	    (!c->printbuf_items || cap - c->printbuf_used < size))
 		xtap_output_flush(c);
 	c->printbuf_items = true;
 	p = c->printbuf + c->printbuf_used;
@@ -176,7 +187,8 @@ static int xtap_read_kernel(struct xtap_context *c, unsigned long addr, int len,
 
 		n = min_t(int, len - done, sizeof(chunk));
 		if (xtap_kcopy(chunk, p, n)) {
-			for (i = 0; i < n - 1; i++)	/* the first byte that faults */
+			for (i = 0; i < n - 1;
+			     i++) /* the first byte that faults */
 				if (xtap_kcopy(chunk, p + i, 1))
 					break;
 			xtap_read_fault(c, p + i);
@@ -212,7 +224,8 @@ int xtap_print_memory(struct xtap_context *c, s64 addr, int len, int hex)
 
 void xtap_switch_file(struct xtap_context *c)
 {
-	struct xtap_rec_hdr h = { .size = sizeof(h), .type = XTAP_REC_SWITCH_FILE };
+	struct xtap_rec_hdr h = { .size = sizeof(h),
+				  .type = XTAP_REC_SWITCH_FILE };
 
 	/* In stream order: what the run printed before the call goes first. */
 	xtap_output_flush(c);

@@ -16,10 +16,13 @@ static s64 xtap_mm_pages(struct mm_struct *mm, enum xtap_proc_mem which)
 	case XTAP_PROC_MEM_RSS:
 		return get_mm_rss(mm);
 	case XTAP_PROC_MEM_SHR:
-		return get_mm_counter(mm, MM_FILEPAGES) + get_mm_counter(mm, MM_SHMEMPAGES);
-	case XTAP_PROC_MEM_TXT:	/* as /proc/PID/statm's text */
-		return (PAGE_ALIGN(mm->end_code) - (mm->start_code & PAGE_MASK)) >> PAGE_SHIFT;
-	case XTAP_PROC_MEM_DATA:	/* and its data + stack */
+		return get_mm_counter(mm, MM_FILEPAGES) +
+		       get_mm_counter(mm, MM_SHMEMPAGES);
+	case XTAP_PROC_MEM_TXT: /* as /proc/PID/statm's text */
+		return (PAGE_ALIGN(mm->end_code) -
+			(mm->start_code & PAGE_MASK)) >>
+		       PAGE_SHIFT;
+	case XTAP_PROC_MEM_DATA: /* and its data + stack */
 		return mm->data_vm + mm->stack_vm;
 	}
 	return 0;

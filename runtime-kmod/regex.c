@@ -18,30 +18,30 @@ struct xtap_re_thread {
 
 struct xtap_re_frame {
 	u32 pc;
-	s32 slot;		/* >= 0: restore caps[slot] = val when popped */
+	s32 slot; /* >= 0: restore caps[slot] = val when popped */
 	s32 val;
 };
 
 struct xtap_re_work {
 	struct xtap_re_thread *list[2];
-	s32 *caps[2];		/* ninst * nsave slots per list */
-	u32 *mark;		/* per instruction: generation it was added in */
+	s32 *caps[2]; /* ninst * nsave slots per list */
+	u32 *mark; /* per instruction: generation it was added in */
 	u32 gen;
 	struct xtap_re_frame *stack;
-	s32 *cur;		/* captures of the thread being followed */
+	s32 *cur; /* captures of the thread being followed */
 	s32 *best;
 	/* the last =~ on this CPU, for matched() */
 	bool matched;
-	u64 run;		/* the handler run it belongs to */
+	u64 run; /* the handler run it belongs to */
 	u32 nsave;
 	s32 *caps_last;
-	char *subject;		/* copy of the string it matched */
+	char *subject; /* copy of the string it matched */
 };
 
 static struct xtap_re_prog **xtap_re_progs;
 static u16 xtap_nre;
 static u32 xtap_re_max_inst, xtap_re_max_save;
-static struct xtap_re_work * __percpu *xtap_re_work;
+static struct xtap_re_work *__percpu *xtap_re_work;
 
 struct xtap_re_list {
 	struct xtap_re_thread *t;
@@ -152,7 +152,8 @@ static bool xtap_re_run(struct xtap_re_work *w, const struct xtap_re_prog *prog,
 		if (!cl.n) {
 			if (found)
 				break;
-			cl.gen = xtap_re_next_gen(w);	/* forget this start's marks */
+			cl.gen = xtap_re_next_gen(
+				w); /* forget this start's marks */
 			continue;
 		}
 		nl.n = 0;
@@ -164,12 +165,14 @@ static bool xtap_re_run(struct xtap_re_work *w, const struct xtap_re_prog *prog,
 			bool step;
 
 			if (found && t->caps[0] > w->best[0])
-				continue;	/* starts too late to win */
+				continue; /* starts too late to win */
 			switch (in->op) {
 			case XTAP_RE_MATCH:
 				if (!found || t->caps[0] < w->best[0] ||
-				    (t->caps[0] == w->best[0] && t->caps[1] > w->best[1]))
-					memcpy(w->best, t->caps, nsave * sizeof(s32));
+				    (t->caps[0] == w->best[0] &&
+				     t->caps[1] > w->best[1]))
+					memcpy(w->best, t->caps,
+					       nsave * sizeof(s32));
 				found = true;
 				continue;
 			case XTAP_RE_CHAR:
@@ -179,7 +182,8 @@ static bool xtap_re_run(struct xtap_re_work *w, const struct xtap_re_prog *prog,
 				step = pos < len;
 				break;
 			case XTAP_RE_CLASS:
-				step = pos < len && test_bit(ch, prog->classes[in->x]);
+				step = pos < len &&
+				       test_bit(ch, prog->classes[in->x]);
 				break;
 			default:
 				step = false;
@@ -187,7 +191,8 @@ static bool xtap_re_run(struct xtap_re_work *w, const struct xtap_re_prog *prog,
 			}
 			if (step) {
 				memcpy(w->cur, t->caps, nsave * sizeof(s32));
-				xtap_re_add(w, prog, &nl, t->pc + 1, pos + 1, len);
+				xtap_re_add(w, prog, &nl, t->pc + 1, pos + 1,
+					    len);
 			}
 		}
 		swap(cl, nl);
@@ -229,22 +234,29 @@ char *xtap_regex_matched(struct xtap_context *c, char *dst, s64 n)
 
 	dst[0] = '\0';
 	if (!xtap_re_work) {
-		xtap_error(c, "Attempted to get subexpression %lld from failed match", n);
+		xtap_error(
+			c,
+			"Attempted to get subexpression %lld from failed match",
+			n);
 		return dst;
 	}
 	w = *this_cpu_ptr(xtap_re_work);
 	if (!w->matched || w->run != cc->hits) {
-		xtap_error(c, "Attempted to get subexpression %lld from failed match", n);
+		xtap_error(
+			c,
+			"Attempted to get subexpression %lld from failed match",
+			n);
 		return dst;
 	}
 	if (n < 0 || 2 * n + 1 >= w->nsave) {
-		xtap_error(c, "Attempted to get nonexistent subexpression %lld", n);
+		xtap_error(c, "Attempted to get nonexistent subexpression %lld",
+			   n);
 		return dst;
 	}
 	start = w->caps_last[2 * n];
 	end = w->caps_last[2 * n + 1];
 	if (start < 0 || end < start)
-		return dst;	/* the group took no part in the match */
+		return dst; /* the group took no part in the match */
 	memcpy(dst, w->subject + start, end - start);
 	dst[end - start] = '\0';
 	return dst;
@@ -276,17 +288,22 @@ static struct xtap_re_work *xtap_re_work_alloc(int node)
 	if (!w)
 		return NULL;
 	for (i = 0; i < 2; i++) {
-		w->list[i] = kvmalloc_node(ni * sizeof(*w->list[i]), GFP_KERNEL, node);
-		w->caps[i] = kvmalloc_node(ni * ns * sizeof(s32), GFP_KERNEL, node);
+		w->list[i] = kvmalloc_node(ni * sizeof(*w->list[i]), GFP_KERNEL,
+					   node);
+		w->caps[i] =
+			kvmalloc_node(ni * ns * sizeof(s32), GFP_KERNEL, node);
 	}
 	w->mark = kvzalloc_node(ni * sizeof(u32), GFP_KERNEL, node);
-	w->stack = kvmalloc_node((2 * ni + 2) * sizeof(*w->stack), GFP_KERNEL, node);
+	w->stack = kvmalloc_node((2 * ni + 2) * sizeof(*w->stack), GFP_KERNEL,
+				 node);
 	w->cur = kmalloc_node(ns * sizeof(s32), GFP_KERNEL, node);
 	w->best = kmalloc_node(ns * sizeof(s32), GFP_KERNEL, node);
 	w->caps_last = kmalloc_node(ns * sizeof(s32), GFP_KERNEL, node);
-	w->subject = kmalloc_node(xtap_sess.limits.maxstringlen, GFP_KERNEL, node);
-	if (!w->list[0] || !w->list[1] || !w->caps[0] || !w->caps[1] || !w->mark ||
-	    !w->stack || !w->cur || !w->best || !w->caps_last || !w->subject) {
+	w->subject =
+		kmalloc_node(xtap_sess.limits.maxstringlen, GFP_KERNEL, node);
+	if (!w->list[0] || !w->list[1] || !w->caps[0] || !w->caps[1] ||
+	    !w->mark || !w->stack || !w->cur || !w->best || !w->caps_last ||
+	    !w->subject) {
 		xtap_re_work_free(w);
 		return NULL;
 	}
@@ -301,16 +318,20 @@ int xtap_regexes_create(const struct xtap_script *s)
 
 	if (!s->nregexes)
 		return 0;
-	xtap_re_progs = kcalloc(s->nregexes, sizeof(*xtap_re_progs), GFP_KERNEL);
+	xtap_re_progs =
+		kcalloc(s->nregexes, sizeof(*xtap_re_progs), GFP_KERNEL);
 	if (!xtap_re_progs)
 		return -ENOMEM;
 	xtap_nre = s->nregexes;
 	for (i = 0; i < s->nregexes; i++) {
-		struct xtap_re_prog *prog = xtap_re_compile(s->regexes[i], err, sizeof(err));
+		struct xtap_re_prog *prog =
+			xtap_re_compile(s->regexes[i], err, sizeof(err));
 
 		if (!prog) {
-			xtap_init_error("regular expression \"%.64s\"%s: %s", s->regexes[i],
-					strlen(s->regexes[i]) > 64 ? "..." : "", err);
+			xtap_init_error("regular expression \"%.64s\"%s: %s",
+					s->regexes[i],
+					strlen(s->regexes[i]) > 64 ? "..." : "",
+					err);
 			continue;
 		}
 		xtap_re_progs[i] = prog;

@@ -4,18 +4,18 @@
 #define XTAP_REGEX_H
 
 #include <linux/types.h>
-#include <xtap/limits.h>	/* XTAP_RE_MAX_*, shared with the translator's checker */
+#include <xtap/limits.h> /* XTAP_RE_MAX_*, shared with the translator's checker */
 
 enum xtap_re_op {
-	XTAP_RE_CHAR,		/* c */
-	XTAP_RE_ANY,		/* any byte */
-	XTAP_RE_CLASS,		/* a byte in classes[x] */
+	XTAP_RE_CHAR, /* c */
+	XTAP_RE_ANY, /* any byte */
+	XTAP_RE_CLASS, /* a byte in classes[x] */
 	XTAP_RE_MATCH,
-	XTAP_RE_JMP,		/* goto x */
-	XTAP_RE_SPLIT,		/* goto x, else goto y (x preferred) */
-	XTAP_RE_SAVE,		/* capture slot x = position */
-	XTAP_RE_BOL,		/* ^ */
-	XTAP_RE_EOL,		/* $ */
+	XTAP_RE_JMP, /* goto x */
+	XTAP_RE_SPLIT, /* goto x, else goto y (x preferred) */
+	XTAP_RE_SAVE, /* capture slot x = position */
+	XTAP_RE_BOL, /* ^ */
+	XTAP_RE_EOL, /* $ */
 };
 
 struct xtap_re_inst {
@@ -26,7 +26,7 @@ struct xtap_re_inst {
 
 struct xtap_re_prog {
 	u32 ninst;
-	u32 nsave;		/* capture slots: 2 per group, group 0 the whole match */
+	u32 nsave; /* capture slots: 2 per group, group 0 the whole match */
 	struct xtap_re_inst *inst;
 	unsigned long (*classes)[BITS_TO_LONGS(256)];
 };

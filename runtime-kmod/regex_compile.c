@@ -8,8 +8,16 @@
 #include "regex.h"
 
 enum xtap_re_node_type {
-	XTAP_N_EMPTY, XTAP_N_CHAR, XTAP_N_ANY, XTAP_N_CLASS, XTAP_N_BOL,
-	XTAP_N_EOL, XTAP_N_CAT, XTAP_N_ALT, XTAP_N_REPEAT, XTAP_N_GROUP,
+	XTAP_N_EMPTY,
+	XTAP_N_CHAR,
+	XTAP_N_ANY,
+	XTAP_N_CLASS,
+	XTAP_N_BOL,
+	XTAP_N_EOL,
+	XTAP_N_CAT,
+	XTAP_N_ALT,
+	XTAP_N_REPEAT,
+	XTAP_N_GROUP,
 };
 
 /* CAT and ALT keep their operands as a sibling list, so no deep recursion. */
@@ -17,8 +25,8 @@ struct xtap_re_node {
 	u8 type;
 	u8 c;
 	u32 cls;
-	int group;		/* capture index, or -1 */
-	int min, max;		/* REPEAT; max -1: unbounded */
+	int group; /* capture index, or -1 */
+	int min, max; /* REPEAT; max -1: unbounded */
 	struct xtap_re_node *kid, *next;
 };
 
@@ -39,7 +47,8 @@ struct xtap_re_parser {
 	u32 ninst;
 };
 
-static __printf(2, 3) void xtap_re_fail(struct xtap_re_parser *p, const char *fmt, ...)
+static __printf(2, 3) void xtap_re_fail(struct xtap_re_parser *p,
+					const char *fmt, ...)
 {
 	char msg[96];
 	va_list ap;
@@ -132,7 +141,8 @@ static void xtap_re_bracket_item(struct xtap_re_parser *p, unsigned long *set)
 	if (lo == '[' && p->pos + 1 < p->len && p->src[p->pos + 1] == ':') {
 		size_t start = p->pos + 2, end = start;
 
-		while (end + 1 < p->len && !(p->src[end] == ':' && p->src[end + 1] == ']'))
+		while (end + 1 < p->len &&
+		       !(p->src[end] == ':' && p->src[end + 1] == ']'))
 			end++;
 		if (end + 1 >= p->len) {
 			xtap_re_fail(p, "unclosed character class '[:'");
@@ -140,7 +150,8 @@ static void xtap_re_bracket_item(struct xtap_re_parser *p, unsigned long *set)
 		}
 		if (!xtap_re_named_class(set, p->src + start, end - start)) {
 			xtap_re_fail(p, "unknown character class '%.*s'",
-				     (int)min_t(size_t, end - start, 32), p->src + start);
+				     (int)min_t(size_t, end - start, 32),
+				     p->src + start);
 			return;
 		}
 		p->pos = end + 2;
@@ -156,11 +167,13 @@ static void xtap_re_bracket_item(struct xtap_re_parser *p, unsigned long *set)
 	}
 	p->pos++;
 	hi = lo;
-	if (p->pos + 1 < p->len && p->src[p->pos] == '-' && p->src[p->pos + 1] != ']') {
+	if (p->pos + 1 < p->len && p->src[p->pos] == '-' &&
+	    p->src[p->pos + 1] != ']') {
 		p->pos++;
 		hi = (unsigned char)p->src[p->pos++];
 		if (hi < lo) {
-			xtap_re_fail(p, "inverted character range %c-%c", lo, hi);
+			xtap_re_fail(p, "inverted character range %c-%c", lo,
+				     hi);
 			return;
 		}
 	}
@@ -196,7 +209,7 @@ static struct xtap_re_node *xtap_re_bracket(struct xtap_re_parser *p)
 	p->pos++;
 	if (negate)
 		bitmap_complement(set, set, 256);
-	__clear_bit(0, set);	/* strings end at NUL */
+	__clear_bit(0, set); /* strings end at NUL */
 	n = xtap_re_node(p, XTAP_N_CLASS);
 	if (n)
 		n->cls = p->nclasses++;
@@ -214,7 +227,8 @@ static int xtap_re_number(struct xtap_re_parser *p)
 	while (c >= 0 && isdigit(c)) {
 		v = v * 10 + (c - '0');
 		if (v > XTAP_RE_MAX_REPEAT) {
-			xtap_re_fail(p, "repetition count too large (at most %d)",
+			xtap_re_fail(p,
+				     "repetition count too large (at most %d)",
 				     XTAP_RE_MAX_REPEAT);
 			return -1;
 		}
@@ -254,7 +268,8 @@ static bool xtap_re_bounds(struct xtap_re_parser *p, int *min, int *max)
 	}
 	p->pos++;
 	if (*max < *min) {
-		xtap_re_fail(p, "invalid repetition bounds {%d,%d}", *min, *max);
+		xtap_re_fail(p, "invalid repetition bounds {%d,%d}", *min,
+			     *max);
 		return false;
 	}
 	return true;
@@ -279,8 +294,9 @@ static struct xtap_re_node *xtap_re_atom(struct xtap_re_parser *p)
 		return xtap_re_bracket(p);
 	case '(':
 		if (++p->depth > XTAP_RE_MAX_DEPTH) {
-			xtap_re_fail(p, "parentheses nested too deeply (at most %d)",
-				     XTAP_RE_MAX_DEPTH);
+			xtap_re_fail(
+				p, "parentheses nested too deeply (at most %d)",
+				XTAP_RE_MAX_DEPTH);
 			return NULL;
 		}
 		n = xtap_re_node(p, XTAP_N_GROUP);
@@ -337,15 +353,21 @@ static struct xtap_re_node *xtap_re_factor(struct xtap_re_parser *p)
 		return NULL;
 	}
 	n = xtap_re_atom(p);
-	for (c = xtap_re_peek(p); n && (c == '*' || c == '+' || c == '?' || c == '{');
+	for (c = xtap_re_peek(p);
+	     n && (c == '*' || c == '+' || c == '?' || c == '{');
 	     c = xtap_re_peek(p)) {
 		if (n->type == XTAP_N_BOL || n->type == XTAP_N_EOL) {
-			xtap_re_fail(p, "postfix closure '%c' applied to anchoring operator", c);
+			xtap_re_fail(
+				p,
+				"postfix closure '%c' applied to anchoring operator",
+				c);
 			return NULL;
 		}
 		if (++stacked > XTAP_RE_MAX_STACKED_REPEATS) {
-			xtap_re_fail(p, "too many repetition operators in a row (at most %d)",
-				     XTAP_RE_MAX_STACKED_REPEATS);
+			xtap_re_fail(
+				p,
+				"too many repetition operators in a row (at most %d)",
+				XTAP_RE_MAX_STACKED_REPEATS);
 			return NULL;
 		}
 		p->pos++;
@@ -380,7 +402,8 @@ static struct xtap_re_node *xtap_re_cat(struct xtap_re_parser *p)
 	if (!n)
 		return NULL;
 	tail = &n->kid;
-	for (c = xtap_re_peek(p); c >= 0 && c != '|' && c != ')'; c = xtap_re_peek(p)) {
+	for (c = xtap_re_peek(p); c >= 0 && c != '|' && c != ')';
+	     c = xtap_re_peek(p)) {
 		*tail = xtap_re_factor(p);
 		if (!*tail)
 			return NULL;
@@ -489,7 +512,8 @@ static void xtap_re_emit(struct xtap_re_parser *p, const struct xtap_re_node *n)
 				xtap_re_emit(p, k);
 				break;
 			}
-			split = xtap_re_emit1(p, XTAP_RE_SPLIT, 0, p->ninst + 1, 0);
+			split = xtap_re_emit1(p, XTAP_RE_SPLIT, 0, p->ninst + 1,
+					      0);
 			xtap_re_emit(p, k);
 			jmps = xtap_re_emit1(p, XTAP_RE_JMP, 0, jmps, 0);
 			p->inst[split].y = p->ninst;
@@ -516,7 +540,8 @@ static void xtap_re_emit(struct xtap_re_parser *p, const struct xtap_re_node *n)
 			/* e+ : loop back over the last copy */
 			xtap_re_emit1(p, XTAP_RE_SPLIT, 0, start, p->ninst + 1);
 		} else if (n->max < 0) {
-			split = xtap_re_emit1(p, XTAP_RE_SPLIT, 0, p->ninst + 1, 0);
+			split = xtap_re_emit1(p, XTAP_RE_SPLIT, 0, p->ninst + 1,
+					      0);
 			xtap_re_emit(p, n->kid);
 			xtap_re_emit1(p, XTAP_RE_JMP, 0, split, 0);
 			p->inst[split].y = p->ninst;
@@ -524,7 +549,8 @@ static void xtap_re_emit(struct xtap_re_parser *p, const struct xtap_re_node *n)
 			/* e{m,n}: n - m optional copies; declining one skips the rest */
 			jmps = U32_MAX;
 			for (i = n->min; i < n->max; i++) {
-				jmps = xtap_re_emit1(p, XTAP_RE_SPLIT, 0, p->ninst + 1, jmps);
+				jmps = xtap_re_emit1(p, XTAP_RE_SPLIT, 0,
+						     p->ninst + 1, jmps);
 				xtap_re_emit(p, n->kid);
 			}
 			while (jmps != U32_MAX) {
@@ -549,7 +575,10 @@ void xtap_re_free(struct xtap_re_prog *prog)
 struct xtap_re_prog *xtap_re_compile(const char *src, char *err, size_t errlen)
 {
 	struct xtap_re_parser p = {
-		.src = src, .len = strlen(src), .err = err, .errlen = errlen,
+		.src = src,
+		.len = strlen(src),
+		.err = err,
+		.errlen = errlen,
 	};
 	struct xtap_re_prog *prog = NULL;
 	struct xtap_re_node *root;
@@ -560,7 +589,8 @@ struct xtap_re_prog *xtap_re_compile(const char *src, char *err, size_t errlen)
 	for (i = 0; i < p.len; i++)
 		p.maxclasses += src[i] == '[';
 	p.nodes = kcalloc(p.maxnodes, sizeof(*p.nodes), GFP_KERNEL);
-	p.classes = kcalloc(max_t(u32, p.maxclasses, 1), sizeof(*p.classes), GFP_KERNEL);
+	p.classes = kcalloc(max_t(u32, p.maxclasses, 1), sizeof(*p.classes),
+			    GFP_KERNEL);
 	if (!p.nodes || !p.classes) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -571,11 +601,13 @@ struct xtap_re_prog *xtap_re_compile(const char *src, char *err, size_t errlen)
 	if (p.failed)
 		goto out;
 
-	size = xtap_re_size(root) + 3;	/* SAVE 0, SAVE 1, MATCH */
+	size = xtap_re_size(root) + 3; /* SAVE 0, SAVE 1, MATCH */
 	if (size > XTAP_RE_MAX_INST) {
 		p.pos = 0;
-		xtap_re_fail(&p, "regular expression too complex (%llu instructions, at most %d)",
-			     size, XTAP_RE_MAX_INST);
+		xtap_re_fail(
+			&p,
+			"regular expression too complex (%llu instructions, at most %d)",
+			size, XTAP_RE_MAX_INST);
 		goto out;
 	}
 	prog = kzalloc(sizeof(*prog), GFP_KERNEL);

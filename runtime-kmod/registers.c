@@ -14,14 +14,22 @@ struct xtap_reg_name {
 	size_t offset;
 };
 
-#define XTAP_REG(n, field) { n, offsetof(struct pt_regs, field) }
+#define XTAP_REG(n, field)                         \
+	{                                          \
+		n, offsetof(struct pt_regs, field) \
+	}
 static const struct xtap_reg_name xtap_regs64[] = {
-	XTAP_REG("ax", ax), XTAP_REG("bx", bx), XTAP_REG("cx", cx), XTAP_REG("dx", dx),
-	XTAP_REG("si", si), XTAP_REG("di", di), XTAP_REG("bp", bp), XTAP_REG("sp", sp),
-	XTAP_REG("ip", ip), XTAP_REG("r8", r8), XTAP_REG("r9", r9), XTAP_REG("r10", r10),
-	XTAP_REG("r11", r11), XTAP_REG("r12", r12), XTAP_REG("r13", r13),
-	XTAP_REG("r14", r14), XTAP_REG("r15", r15), XTAP_REG("flags", flags),
-	XTAP_REG("orig_ax", orig_ax), XTAP_REG("cs", cs), XTAP_REG("ss", ss),
+	XTAP_REG("ax", ax),	      XTAP_REG("bx", bx),
+	XTAP_REG("cx", cx),	      XTAP_REG("dx", dx),
+	XTAP_REG("si", si),	      XTAP_REG("di", di),
+	XTAP_REG("bp", bp),	      XTAP_REG("sp", sp),
+	XTAP_REG("ip", ip),	      XTAP_REG("r8", r8),
+	XTAP_REG("r9", r9),	      XTAP_REG("r10", r10),
+	XTAP_REG("r11", r11),	      XTAP_REG("r12", r12),
+	XTAP_REG("r13", r13),	      XTAP_REG("r14", r14),
+	XTAP_REG("r15", r15),	      XTAP_REG("flags", flags),
+	XTAP_REG("orig_ax", orig_ax), XTAP_REG("cs", cs),
+	XTAP_REG("ss", ss),
 };
 
 /* "rax"/"ax"/"eax" -> "ax" with *half set for the e- names; "r8".. as is. */
@@ -35,7 +43,8 @@ static const struct xtap_reg_name *xtap_find_reg(const char *name, bool *half)
 		base = "flags";
 	else if (!strcmp(name, "orig_rax"))
 		base = "orig_ax";
-	else if (name[0] == 'r' && name[1] && !(name[1] >= '0' && name[1] <= '9'))
+	else if (name[0] == 'r' && name[1] &&
+		 !(name[1] >= '0' && name[1] <= '9'))
 		base = name + 1;
 	else if (name[0] == 'e' && strlen(name) == 3)
 		base = name + 1, *half = true;
@@ -52,7 +61,10 @@ s64 xtap_register(struct xtap_context *c, const char *name, int is_signed)
 	u64 v;
 
 	if (!c->regs) {
-		xtap_error(c, "cannot access register '%s' here (no registers in this probe)", name);
+		xtap_error(
+			c,
+			"cannot access register '%s' here (no registers in this probe)",
+			name);
 		return 0;
 	}
 	r = xtap_find_reg(name, &half);

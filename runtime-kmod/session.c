@@ -44,21 +44,28 @@ static int xtap_limits_setup(const struct xtap_limits *in)
 	size_t i;
 
 	/* The u32 limits come first; the overload guard's u64 pair is taken as is. */
-	for (i = 0; i < offsetof(struct xtap_limits, overload_interval) / sizeof(u32); i++)
+	for (i = 0;
+	     i < offsetof(struct xtap_limits, overload_interval) / sizeof(u32);
+	     i++)
 		dst[i] = src[i] ? src[i] : def[i];
 	l->maxerrors = in->maxerrors;
 	l->overload_interval = in->overload_interval;
-	l->overload_threshold = in->overload_interval ? in->overload_threshold : 0;
+	l->overload_threshold = in->overload_interval ? in->overload_threshold :
+							0;
 	/* As stap: begin, end and error handlers may run ten times MAXACTION. */
 	if (!in->maxaction_interruptible)
-		l->maxaction_interruptible = l->maxaction > U32_MAX / 10 ? U32_MAX : l->maxaction * 10;
+		l->maxaction_interruptible = l->maxaction > U32_MAX / 10 ?
+						     U32_MAX :
+						     l->maxaction * 10;
 
 	if (l->maxstringlen < 16 || l->maxstringlen > (1U << 20) ||
-	    l->subbuf_size < XTAP_RELAY_MIN_SUBBUF_SIZE || l->n_subbufs < XTAP_RELAY_MIN_SUBBUFS ||
+	    l->subbuf_size < XTAP_RELAY_MIN_SUBBUF_SIZE ||
+	    l->n_subbufs < XTAP_RELAY_MIN_SUBBUFS ||
 	    (u64)l->subbuf_size * l->n_subbufs > XTAP_RELAY_MAX_BYTES_PER_CPU ||
 	    l->printbuf_size < 64 || l->printbuf_size > (16U << 20) ||
 	    l->stack_size > (64U << 20)) {
-		pr_err(XTAP_PFX "%s: invalid limits\n", module_name(THIS_MODULE));
+		pr_err(XTAP_PFX "%s: invalid limits\n",
+		       module_name(THIS_MODULE));
 		return -EINVAL;
 	}
 	l->subbuf_size = PAGE_ALIGN(l->subbuf_size);
@@ -147,8 +154,8 @@ int xtap_cmd_start(s64 target)
 
 	if (xtap_arm_all())
 		goto out;
-	if (atomic_cmpxchg(&xtap_sess.state, XTAP_ST_STARTING, XTAP_ST_RUNNING) ==
-	    XTAP_ST_STARTING)
+	if (atomic_cmpxchg(&xtap_sess.state, XTAP_ST_STARTING,
+			   XTAP_ST_RUNNING) == XTAP_ST_STARTING)
 		xtap_msg_queue(XTAP_MSG_STARTED, NULL, 0);
 out:
 	mutex_unlock(&xtap_cmd_mutex);
@@ -251,7 +258,8 @@ int xtap_session_init(const struct xtap_script *s)
 
 	if (!s || s->abi != XTAP_ABI_VERSION) {
 		pr_err(XTAP_PFX "%s: script ABI %u, runtime ABI %u\n",
-		       module_name(THIS_MODULE), s ? s->abi : 0, XTAP_ABI_VERSION);
+		       module_name(THIS_MODULE), s ? s->abi : 0,
+		       XTAP_ABI_VERSION);
 		return -EINVAL;
 	}
 	memset(&xtap_sess, 0, sizeof(xtap_sess));
@@ -265,7 +273,8 @@ int xtap_session_init(const struct xtap_script *s)
 	if (err)
 		goto fail;
 	if (s->nglobals) {
-		xtap_sess.locks = kcalloc(s->nglobals, sizeof(rwlock_t), GFP_KERNEL);
+		xtap_sess.locks =
+			kcalloc(s->nglobals, sizeof(rwlock_t), GFP_KERNEL);
 		err = -ENOMEM;
 		if (!xtap_sess.locks)
 			goto fail;
@@ -304,7 +313,8 @@ int xtap_session_init(const struct xtap_script *s)
 	if (s->formats_len) {
 		xtap_formats_blob.data = (void *)s->formats;
 		xtap_formats_blob.size = s->formats_len;
-		debugfs_create_blob("formats", 0400, xtap_sess.dir, &xtap_formats_blob);
+		debugfs_create_blob("formats", 0400, xtap_sess.dir,
+				    &xtap_formats_blob);
 	}
 	err = xtap_relay_init(xtap_sess.dir);
 	if (err)

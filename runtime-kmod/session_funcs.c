@@ -74,7 +74,8 @@ void xtap_target_set_report(struct xtap_context *c)
 		return;
 	xtap_printf(c, "%lld\n", xtap_sess.target);
 	rcu_read_lock();
-	for_each_process(p) {
+	for_each_process(p)
+	{
 		s64 pid = task_tgid_nr(p);
 		s64 parent = task_tgid_nr(rcu_dereference(p->real_parent));
 
@@ -103,8 +104,8 @@ char *xtap_sprint_loadavg(char *dst)
 	for (i = 0; i < 3; i++)
 		a[i] = READ_ONCE(avenrun[i]) + FIXED_1 / 200;
 	scnprintf(dst, xtap_strsize(), "%lu.%02lu %lu.%02lu %lu.%02lu",
-		  LOAD_INT(a[0]), LOAD_FRAC(a[0]), LOAD_INT(a[1]), LOAD_FRAC(a[1]),
-		  LOAD_INT(a[2]), LOAD_FRAC(a[2]));
+		  LOAD_INT(a[0]), LOAD_FRAC(a[0]), LOAD_INT(a[1]),
+		  LOAD_FRAC(a[1]), LOAD_INT(a[2]), LOAD_FRAC(a[2]));
 	return dst;
 }
 

@@ -24,8 +24,8 @@ s64 xtap_stack_addr(struct xtap_context *c, s64 n)
 			return instruction_pointer(c->regs);
 		i = 1;
 	}
-	for (unwind_start(&state, current, c->regs, NULL);
-	     !unwind_done(&state); unwind_next_frame(&state), i++) {
+	for (unwind_start(&state, current, c->regs, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state), i++) {
 		unsigned long addr = unwind_get_return_address(&state);
 
 		if (!addr)
@@ -50,7 +50,7 @@ s64 xtap_stack_used(void)
 	unsigned long sp = current_stack_pointer;
 
 	if (sp < base || sp >= base + THREAD_SIZE)
-		return 0;	/* on an interrupt or exception stack */
+		return 0; /* on an interrupt or exception stack */
 	return base + THREAD_SIZE - sp;
 }
 
@@ -61,13 +61,20 @@ void xtap_print_regs(struct xtap_context *c)
 
 	if (!r)
 		return;
-	xtap_printf(c, "RIP: %016lx\nRSP: %016lx  EFLAGS: %08lx\n", r->ip, r->sp, r->flags);
-	xtap_printf(c, "RAX: %016lx RBX: %016lx RCX: %016lx\n", r->ax, r->bx, r->cx);
-	xtap_printf(c, "RDX: %016lx RSI: %016lx RDI: %016lx\n", r->dx, r->si, r->di);
-	xtap_printf(c, "RBP: %016lx R08: %016lx R09: %016lx\n", r->bp, r->r8, r->r9);
-	xtap_printf(c, "R10: %016lx R11: %016lx R12: %016lx\n", r->r10, r->r11, r->r12);
-	xtap_printf(c, "R13: %016lx R14: %016lx R15: %016lx\n", r->r13, r->r14, r->r15);
-	xtap_printf(c, "CS: %04lx SS: %04lx ORIG_RAX: %016lx\n", r->cs, r->ss, r->orig_ax);
+	xtap_printf(c, "RIP: %016lx\nRSP: %016lx  EFLAGS: %08lx\n", r->ip,
+		    r->sp, r->flags);
+	xtap_printf(c, "RAX: %016lx RBX: %016lx RCX: %016lx\n", r->ax, r->bx,
+		    r->cx);
+	xtap_printf(c, "RDX: %016lx RSI: %016lx RDI: %016lx\n", r->dx, r->si,
+		    r->di);
+	xtap_printf(c, "RBP: %016lx R08: %016lx R09: %016lx\n", r->bp, r->r8,
+		    r->r9);
+	xtap_printf(c, "R10: %016lx R11: %016lx R12: %016lx\n", r->r10, r->r11,
+		    r->r12);
+	xtap_printf(c, "R13: %016lx R14: %016lx R15: %016lx\n", r->r13, r->r14,
+		    r->r15);
+	xtap_printf(c, "CS: %04lx SS: %04lx ORIG_RAX: %016lx\n", r->cs, r->ss,
+		    r->orig_ax);
 }
 
 /* 1 in a return probe: its probe point ends in .return (maybe with .maxactive(N)). */
@@ -109,12 +116,21 @@ char *xtap_probemod(struct xtap_context *c, char *dst)
 /* The probe family from its probe point: "kprobe", "uprobe", "timer", "begin" ... */
 char *xtap_probe_type(struct xtap_context *c, char *dst)
 {
-	static const struct { const char *prefix, *type; } kinds[] = {
-		{ "kernel.function", "kprobe" }, { "module(", "kprobe" },
-		{ "kprobe.", "kprobe" }, { "kernel.statement", "kprobe" },
-		{ "process", "uprobe" }, { "kernel.trace", "tracepoint" },
-		{ "timer.", "timer" }, { "perf.", "perf" }, { "procfs", "procfs" },
-		{ "netfilter", "netfilter" }, { "begin", "begin" }, { "end", "end" },
+	static const struct {
+		const char *prefix, *type;
+	} kinds[] = {
+		{ "kernel.function", "kprobe" },
+		{ "module(", "kprobe" },
+		{ "kprobe.", "kprobe" },
+		{ "kernel.statement", "kprobe" },
+		{ "process", "uprobe" },
+		{ "kernel.trace", "tracepoint" },
+		{ "timer.", "timer" },
+		{ "perf.", "perf" },
+		{ "procfs", "procfs" },
+		{ "netfilter", "netfilter" },
+		{ "begin", "begin" },
+		{ "end", "end" },
 		{ "error", "error" },
 	};
 	const char *p = c->probe ? c->probe->point : "";

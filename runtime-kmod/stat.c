@@ -22,7 +22,7 @@
 struct xtap_stat_part {
 	u32 seq;
 	u32 gen;
-	struct xtap_stat_data d;	/* with its histogram: l.size bytes */
+	struct xtap_stat_data d; /* with its histogram: l.size bytes */
 };
 
 struct xtap_stat_moments {
@@ -31,8 +31,8 @@ struct xtap_stat_moments {
 
 struct xtap_stat {
 	struct xtap_stat_layout l;
-	u32 gen;			/* bumped by xtap_stat_clear() */
-	void __percpu *parts;		/* one xtap_stat_part per CPU */
+	u32 gen; /* bumped by xtap_stat_clear() */
+	void __percpu *parts; /* one xtap_stat_part per CPU */
 	/* Pass 1's consistent view of each CPU, for pass 2 (readers are serialised). */
 	struct xtap_stat_moments *moments;
 };
@@ -42,8 +42,8 @@ struct xtap_stat {
 
 static struct xtap_stat **xtap_stats;
 static u16 xtap_nstats;
-static void __percpu *xtap_scratch;	/* per-CPU aggregate for extraction */
-static void __percpu *xtap_part_copy;	/* per-CPU copy of one part being read */
+static void __percpu *xtap_scratch; /* per-CPU aggregate for extraction */
+static void __percpu *xtap_part_copy; /* per-CPU copy of one part being read */
 
 int xtap_stat_layout_init(struct xtap_stat_layout *l,
 			  const struct xtap_stat_desc *d, const char *name)
@@ -53,8 +53,9 @@ int xtap_stat_layout_init(struct xtap_stat_layout *l,
 	l->desc = d;
 	l->nbuckets = 0;
 	if (d->bit_shift > 62) {
-		xtap_init_error("statistic '%s': @variance bit shift %u is not within 0..62",
-				name, d->bit_shift);
+		xtap_init_error(
+			"statistic '%s': @variance bit shift %u is not within 0..62",
+			name, d->bit_shift);
 		return -EINVAL;
 	}
 	switch (d->hist) {
@@ -65,22 +66,27 @@ int xtap_stat_layout_init(struct xtap_stat_layout *l,
 		break;
 	case XTAP_HIST_LINEAR:
 		if (d->step <= 0) {
-			xtap_init_error("statistic '%s': @hist_linear interval must be positive",
-					name);
+			xtap_init_error(
+				"statistic '%s': @hist_linear interval must be positive",
+				name);
 			return -EINVAL;
 		}
 		/* Like stap: one bucket per interval plus under- and overflow. */
-		buckets = div64_s64((s64)((u64)d->hi - (u64)d->lo), d->step) + 3;
-		if (d->hi < d->lo || buckets < 3 || buckets > XTAP_HIST_MAX_BUCKETS) {
-			xtap_init_error("statistic '%s': @hist_linear(%lld, %lld, %lld): the number of buckets must be between 1 and %d",
-					name, d->lo, d->hi, d->step,
-					XTAP_HIST_MAX_BUCKETS - 2);
+		buckets =
+			div64_s64((s64)((u64)d->hi - (u64)d->lo), d->step) + 3;
+		if (d->hi < d->lo || buckets < 3 ||
+		    buckets > XTAP_HIST_MAX_BUCKETS) {
+			xtap_init_error(
+				"statistic '%s': @hist_linear(%lld, %lld, %lld): the number of buckets must be between 1 and %d",
+				name, d->lo, d->hi, d->step,
+				XTAP_HIST_MAX_BUCKETS - 2);
 			return -EINVAL;
 		}
 		l->nbuckets = buckets;
 		break;
 	default:
-		xtap_init_error("statistic '%s': unknown histogram kind %u", name, d->hist);
+		xtap_init_error("statistic '%s': unknown histogram kind %u",
+				name, d->hist);
 		return -EINVAL;
 	}
 	l->size = sizeof(struct xtap_stat_data) + l->nbuckets * sizeof(s64);
@@ -171,7 +177,8 @@ hist:
  * part again, xtap_stat_agg_finish().
  */
 void xtap_stat_agg_first(const struct xtap_stat_layout *l,
-			 struct xtap_stat_data *agg, const struct xtap_stat_data *sd)
+			 struct xtap_stat_data *agg,
+			 const struct xtap_stat_data *sd)
 {
 	u32 i;
 
@@ -191,14 +198,17 @@ void xtap_stat_agg_first(const struct xtap_stat_layout *l,
 		agg->hist[i] += sd->hist[i];
 }
 
-void xtap_stat_agg_mean(const struct xtap_stat_layout *l, struct xtap_stat_data *agg)
+void xtap_stat_agg_mean(const struct xtap_stat_layout *l,
+			struct xtap_stat_data *agg)
 {
-	agg->avg_s = xtap_div0(xtap_shl(agg->sum, l->desc->bit_shift), agg->count);
+	agg->avg_s =
+		xtap_div0(xtap_shl(agg->sum, l->desc->bit_shift), agg->count);
 	agg->m2 = 0;
 }
 
 void xtap_stat_agg_second(const struct xtap_stat_layout *l,
-			  struct xtap_stat_data *agg, const struct xtap_stat_data *sd)
+			  struct xtap_stat_data *agg,
+			  const struct xtap_stat_data *sd)
 {
 	u64 d = (u64)sd->avg_s - (u64)agg->avg_s;
 
@@ -209,7 +219,8 @@ void xtap_stat_agg_second(const struct xtap_stat_layout *l,
 			(u64)(sd->count - 1) * (u64)sd->variance_s);
 }
 
-void xtap_stat_agg_finish(const struct xtap_stat_layout *l, struct xtap_stat_data *agg)
+void xtap_stat_agg_finish(const struct xtap_stat_layout *l,
+			  struct xtap_stat_data *agg)
 {
 	agg->variance_s = xtap_div0(agg->m2, agg->count - 1);
 	agg->variance = agg->variance_s >> (2 * l->desc->bit_shift);
@@ -260,8 +271,8 @@ struct xtap_stat_data *xtap_stat_scratch(void)
  * instructions with interrupts off; after XTAP_STAT_READ_TRIES the copy is
  * taken as it is.
  */
-static const struct xtap_stat_data *xtap_stat_read_part(struct xtap_stat *s, int cpu,
-							 struct xtap_stat_part *copy)
+static const struct xtap_stat_data *
+xtap_stat_read_part(struct xtap_stat *s, int cpu, struct xtap_stat_part *copy)
 {
 	const struct xtap_stat_part *p = per_cpu_ptr(s->parts, cpu);
 	u32 seq, tries = 0;
@@ -370,7 +381,8 @@ static struct xtap_stat *xtap_stat_create(const struct xtap_stat_spec *spec)
 		kfree(s);
 		return ERR_PTR(-EINVAL);
 	}
-	s->parts = __alloc_percpu(XTAP_STAT_PART_SIZE(&s->l), __alignof__(struct xtap_stat_part));
+	s->parts = __alloc_percpu(XTAP_STAT_PART_SIZE(&s->l),
+				  __alignof__(struct xtap_stat_part));
 	s->moments = kcalloc(nr_cpu_ids, sizeof(*s->moments), GFP_KERNEL);
 	if (!s->parts || !s->moments) {
 		xtap_stat_free(s);
@@ -386,7 +398,8 @@ int xtap_stats_create(const struct xtap_script *s)
 
 	xtap_scratch = __alloc_percpu(XTAP_STAT_MAX_SIZE,
 				      __alignof__(struct xtap_stat_data));
-	xtap_part_copy = __alloc_percpu(offsetof(struct xtap_stat_part, d) + XTAP_STAT_MAX_SIZE,
+	xtap_part_copy = __alloc_percpu(offsetof(struct xtap_stat_part, d) +
+						XTAP_STAT_MAX_SIZE,
 					__alignof__(struct xtap_stat_part));
 	if (!xtap_scratch || !xtap_part_copy)
 		return -ENOMEM;

@@ -5,9 +5,9 @@
 
 #include <xtap/runtime.h>
 
-#define XTAP_HIST_MAX_BUCKETS 128	/* stap's STP_MAX_BUCKETS */
-#define XTAP_HIST_LOG_BUCKETS 128	/* stap's HIST_LOG_BUCKETS */
-#define XTAP_HIST_LOG_BUCKET0 64	/* the log bucket of 0 */
+#define XTAP_HIST_MAX_BUCKETS 128 /* stap's STP_MAX_BUCKETS */
+#define XTAP_HIST_LOG_BUCKETS 128 /* stap's HIST_LOG_BUCKETS */
+#define XTAP_HIST_LOG_BUCKET0 64 /* the log bucket of 0 */
 
 /*
  * One CPU's part of a statistic, or the aggregate of all CPUs. The
@@ -17,10 +17,10 @@
  */
 struct xtap_stat_data {
 	s64 count, sum, min, max;
-	s64 avg_s;		/* running mean << shift */
-	s64 m2;			/* Welford's M2 (per CPU), S1 + S2 (aggregate) */
-	s64 variance_s;		/* variance << 2 * shift */
-	s64 variance;		/* aggregate only */
+	s64 avg_s; /* running mean << shift */
+	s64 m2; /* Welford's M2 (per CPU), S1 + S2 (aggregate) */
+	s64 variance_s; /* variance << 2 * shift */
+	s64 variance; /* aggregate only */
 	s64 hist[];
 };
 
@@ -28,7 +28,7 @@ struct xtap_stat_data {
 struct xtap_stat_layout {
 	const struct xtap_stat_desc *desc;
 	u32 nbuckets;
-	u32 size;		/* bytes of xtap_stat_data with its histogram */
+	u32 size; /* bytes of xtap_stat_data with its histogram */
 };
 
 #define XTAP_STAT_MAX_SIZE \
@@ -40,18 +40,23 @@ int xtap_stat_layout_init(struct xtap_stat_layout *l,
 void xtap_stat_data_add(const struct xtap_stat_layout *l,
 			struct xtap_stat_data *sd, s64 v);
 void xtap_stat_agg_first(const struct xtap_stat_layout *l,
-			 struct xtap_stat_data *agg, const struct xtap_stat_data *sd);
-void xtap_stat_agg_mean(const struct xtap_stat_layout *l, struct xtap_stat_data *agg);
+			 struct xtap_stat_data *agg,
+			 const struct xtap_stat_data *sd);
+void xtap_stat_agg_mean(const struct xtap_stat_layout *l,
+			struct xtap_stat_data *agg);
 void xtap_stat_agg_second(const struct xtap_stat_layout *l,
-			  struct xtap_stat_data *agg, const struct xtap_stat_data *sd);
-void xtap_stat_agg_finish(const struct xtap_stat_layout *l, struct xtap_stat_data *agg);
+			  struct xtap_stat_data *agg,
+			  const struct xtap_stat_data *sd);
+void xtap_stat_agg_finish(const struct xtap_stat_layout *l,
+			  struct xtap_stat_data *agg);
 s64 xtap_stat_data_op(const struct xtap_stat_data *agg, int op);
 int xtap_stat_extract(struct xtap_context *c, const struct xtap_stat_data *agg,
 		      int op, s64 *out);
 struct xtap_stat_data *xtap_stat_scratch(void);
 
 /* stat_hist.c */
-void xtap_stat_hist_print(struct xtap_context *c, const struct xtap_stat_layout *l,
+void xtap_stat_hist_print(struct xtap_context *c,
+			  const struct xtap_stat_layout *l,
 			  const struct xtap_stat_data *agg);
 
 #endif /* XTAP_STAT_H */

@@ -5,8 +5,9 @@
 #include "internal.h"
 #include "stat.h"
 
-#define XTAP_HIST_WIDTH 50	/* bar columns, stap's HIST_WIDTH */
-#define XTAP_HIST_ELISION 2	/* empty rows kept around data, stap's HIST_ELISION */
+#define XTAP_HIST_WIDTH 50 /* bar columns, stap's HIST_WIDTH */
+#define XTAP_HIST_ELISION \
+	2 /* empty rows kept around data, stap's HIST_ELISION */
 
 static const char xtap_hist_bar[XTAP_HIST_WIDTH + 1] =
 	"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
@@ -39,8 +40,8 @@ static s64 xtap_log_bucket_value(int b)
 }
 
 /* Is row i empty along with its neighbours within the elision distance? */
-static bool xtap_hist_elide(const struct xtap_stat_data *sd, int i, int lo, int hi,
-			    int nbuckets)
+static bool xtap_hist_elide(const struct xtap_stat_data *sd, int i, int lo,
+			    int hi, int nbuckets)
 {
 	int reach = min(XTAP_HIST_ELISION, nbuckets);
 	int from = max(lo, i - reach), to = min(hi, i + reach);
@@ -52,7 +53,8 @@ static bool xtap_hist_elide(const struct xtap_stat_data *sd, int i, int lo, int 
 	return true;
 }
 
-void xtap_stat_hist_print(struct xtap_context *c, const struct xtap_stat_layout *l,
+void xtap_stat_hist_print(struct xtap_context *c,
+			  const struct xtap_stat_layout *l,
 			  const struct xtap_stat_data *sd)
 {
 	const struct xtap_stat_desc *d = l->desc;
@@ -91,8 +93,10 @@ void xtap_stat_hist_print(struct xtap_context *c, const struct xtap_stat_layout 
 		under = lo == 0;
 		over = hi == n - 1;
 	}
-	scale = valmax <= XTAP_HIST_WIDTH ? 1 :
-		div64_s64(valmax + XTAP_HIST_WIDTH - 1, XTAP_HIST_WIDTH);
+	scale = valmax <= XTAP_HIST_WIDTH ?
+			1 :
+			div64_s64(valmax + XTAP_HIST_WIDTH - 1,
+				  XTAP_HIST_WIDTH);
 	cnt_space = xtap_digits(valmax);
 	if (linear)
 		val_space = max(xtap_digits(d->lo) + under,
@@ -100,7 +104,7 @@ void xtap_stat_hist_print(struct xtap_context *c, const struct xtap_stat_layout 
 	else
 		val_space = max(xtap_digits(xtap_log_bucket_value(hi)),
 				xtap_digits(xtap_log_bucket_value(lo)));
-	val_space = max(val_space, 5);	/* strlen("value") */
+	val_space = max(val_space, 5); /* strlen("value") */
 
 	xtap_printf(c, "%*s |%s count\n", val_space, "value", xtap_hist_rule);
 	for (i = lo; i <= hi; i++) {
@@ -129,8 +133,8 @@ void xtap_stat_hist_print(struct xtap_context *c, const struct xtap_stat_layout 
 		}
 		bar = div64_s64(sd->hist[i], scale);
 		xtap_printf(c, "%*s%lld |%.*s%*lld\n",
-			    val_space - xtap_digits(val), prefix, val,
-			    bar, xtap_hist_bar,
+			    val_space - xtap_digits(val), prefix, val, bar,
+			    xtap_hist_bar,
 			    XTAP_HIST_WIDTH - bar + 1 + cnt_space, sd->hist[i]);
 	}
 	xtap_printf(c, "\n");

@@ -74,7 +74,8 @@ static struct xtap_stat_data *xtap_stat_map_key(struct xtap_map *m,
 	for_each_possible_cpu(cpu) {
 		e = xtap_map_find(m->cpu_maps[cpu], k, NULL);
 		if (e)
-			xtap_stat_agg_second(&m->stat, agg, xtap_entry_sd(m, e));
+			xtap_stat_agg_second(&m->stat, agg,
+					     xtap_entry_sd(m, e));
 	}
 	xtap_stat_agg_finish(&m->stat, agg);
 	return agg;
@@ -197,12 +198,13 @@ void xtap_stat_map_aggregate(struct xtap_map *m)
 				overflow = true;
 				continue;
 			}
-			xtap_stat_agg_first(l, xtap_entry_sd(m, ae), xtap_entry_sd(cm, e));
+			xtap_stat_agg_first(l, xtap_entry_sd(m, ae),
+					    xtap_entry_sd(cm, e));
 		}
 	}
 	list_for_each_entry_safe(ae, tmp, &m->order, order) {
 		if (!xtap_entry_sd(m, ae)->count)
-			xtap_map_unlink(m, ae);	/* no CPU has it any more */
+			xtap_map_unlink(m, ae); /* no CPU has it any more */
 		else
 			xtap_stat_agg_mean(l, xtap_entry_sd(m, ae));
 	}

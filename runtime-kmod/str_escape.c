@@ -43,15 +43,24 @@ verbatim:
 static char xtap_short_escape(u32 c)
 {
 	switch (c) {
-	case '\a': return 'a';
-	case '\b': return 'b';
-	case '\f': return 'f';
-	case '\n': return 'n';
-	case '\r': return 'r';
-	case '\t': return 't';
-	case '\v': return 'v';
-	case '"': return '"';
-	case '\\': return '\\';
+	case '\a':
+		return 'a';
+	case '\b':
+		return 'b';
+	case '\f':
+		return 'f';
+	case '\n':
+		return 'n';
+	case '\r':
+		return 'r';
+	case '\t':
+		return 't';
+	case '\v':
+		return 'v';
+	case '"':
+		return '"';
+	case '\\':
+		return '\\';
 	}
 	return 0;
 }
@@ -67,7 +76,8 @@ static int xtap_escape_char(char *buf, u32 c, int n)
 		buf[0] = '\\';
 		buf[1] = c <= 0xffff ? 'u' : 'U';
 		for (i = 2; i < num; i++)
-			buf[i] = hex_asc_upper[(c >> ((num - 1 - i) * 4)) & 0xf];
+			buf[i] =
+				hex_asc_upper[(c >> ((num - 1 - i) * 4)) & 0xf];
 		return num;
 	}
 	if (isascii(c) && isprint(c) && c != '"' && c != '\\') {

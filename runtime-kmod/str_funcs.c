@@ -46,7 +46,8 @@ s64 xtap_strtol(struct xtap_context *c, const char *s, s64 base)
 }
 
 /* Every occurrence of from replaced by to; an empty from leaves s as it is. */
-char *xtap_str_replace(char *dst, const char *s, const char *from, const char *to)
+char *xtap_str_replace(char *dst, const char *s, const char *from,
+		       const char *to)
 {
 	size_t size = xtap_strsize(), flen = strlen(from), tlen = strlen(to);
 	char *out = xtap_str_tmp();
@@ -80,7 +81,8 @@ char *xtap_str_replace(char *dst, const char *s, const char *from, const char *t
  * string of the previous call on this CPU; empty tokens are skipped, "" at
  * the end. Like stap, the state lives in the CPU's context.
  */
-char *xtap_tokenize(struct xtap_context *c, char *dst, const char *s, const char *delim)
+char *xtap_tokenize(struct xtap_context *c, char *dst, const char *s,
+		    const char *delim)
 {
 	struct xtap_cpu_ctx *cc = container_of(c, struct xtap_cpu_ctx, c);
 	char *token, *end;
@@ -127,7 +129,7 @@ char *xtap_str_quoted(char *dst, const char *s)
 s64 xtap_stringat(struct xtap_context *c, const char *s, s64 pos)
 {
 	if (pos >= 0 && pos < strnlen(s, xtap_strsize() - 1))
-		return s[pos];	/* char, as stap: signed or not as the kernel builds it */
+		return s[pos]; /* char, as stap: signed or not as the kernel builds it */
 	xtap_error(c, "Position out of bounds");
 	return 0;
 }

@@ -10,8 +10,8 @@
 #include "internal.h"
 #include "str_escape.h"
 
-static int xtap_utf_read(struct xtap_context *c, unsigned long addr, void *dst, u32 size,
-			 int user)
+static int xtap_utf_read(struct xtap_context *c, unsigned long addr, void *dst,
+			 u32 size, int user)
 {
 	return user ? xtap_ucopy(dst, addr, size) : xtap_kcopy(dst, addr, size);
 }
@@ -43,10 +43,11 @@ static void xtap_put_utf8(char *dst, u32 *used, u32 cp)
  * err_msg is given, which is then the result; quoted: as string_quoted()
  * shows it, and the address in hex instead of an error.
  */
-char *xtap_read_utf(struct xtap_context *c, char *dst, s64 addr, int width, int user,
-		    int quoted, const char *err_msg)
+char *xtap_read_utf(struct xtap_context *c, char *dst, s64 addr, int width,
+		    int user, int quoted, const char *err_msg)
 {
-	char *out = quoted ? container_of(c, struct xtap_cpu_ctx, c)->str_tmp : dst;
+	char *out = quoted ? container_of(c, struct xtap_cpu_ctx, c)->str_tmp :
+			     dst;
 	u32 size = xtap_strsize(), used = 0;
 	unsigned long p = addr;
 
@@ -78,7 +79,8 @@ char *xtap_read_utf(struct xtap_context *c, char *dst, s64 addr, int width, int 
 invalid:
 	if (quoted || err_msg)
 		goto fail;
-	xtap_error(c, "invalid UTF-%d character at 0x%lx", width * 8, p - width);
+	xtap_error(c, "invalid UTF-%d character at 0x%lx", width * 8,
+		   p - width);
 	dst[0] = '\0';
 	return dst;
 fault:
@@ -126,8 +128,8 @@ static int xtap_escape_byte(char *buf, u8 ch)
  * result ends '"...'. Unreadable memory: the address in hex, or with raise
  * the read fault raised and "".
  */
-char *xtap_buffer_quoted(struct xtap_context *c, char *dst, s64 addr, s64 inlen, s64 outlen,
-			 int user, int raise)
+char *xtap_buffer_quoted(struct xtap_context *c, char *dst, s64 addr, s64 inlen,
+			 s64 outlen, int user, int raise)
 {
 	u32 size = xtap_strsize(), used = 1;
 	s64 i;
@@ -144,10 +146,13 @@ char *xtap_buffer_quoted(struct xtap_context *c, char *dst, s64 addr, s64 inlen,
 
 		if (xtap_utf_read(c, addr + i, &ch, 1, user)) {
 			if (raise) {
-				xtap_fault(c, user ? "user read" : "kernel read", addr + i);
+				xtap_fault(c,
+					   user ? "user read" : "kernel read",
+					   addr + i);
 				dst[0] = '\0';
 			} else {
-				scnprintf(dst, size, "0x%llx", (unsigned long long)addr);
+				scnprintf(dst, size, "0x%llx",
+					  (unsigned long long)addr);
 			}
 			return dst;
 		}
@@ -173,7 +178,7 @@ char *xtap_text_strn(char *dst, const char *input, s64 len, s64 quoted)
 	s64 max = xtap_strsize() - 1;
 
 	if (!in)
-		return dst;	/* the translator never passes its result as input */
+		return dst; /* the translator never passes its result as input */
 	if (len <= 0 || len > max)
 		len = max;
 	xtap_escape(dst, in, max, len, quoted != 0);

@@ -17,57 +17,39 @@ struct xtap_named {
 	const char *name;
 };
 
-#define N(x) { x, #x }
+#define N(x)          \
+	{             \
+		x, #x \
+	}
 
 static const struct xtap_named xtap_signals[] = {
-	N(SIGHUP),
-	N(SIGINT),
-	N(SIGQUIT),
-	N(SIGILL),
-	N(SIGTRAP),
-	N(SIGABRT),
-	N(SIGBUS),
-	N(SIGFPE),
-	N(SIGKILL),
-	N(SIGUSR1),
-	N(SIGSEGV),
-	N(SIGUSR2),
-	N(SIGPIPE),
-	N(SIGALRM),
-	N(SIGTERM),
-	N(SIGSTKFLT),
-	N(SIGCHLD),
-	N(SIGCONT),
-	N(SIGSTOP),
-	N(SIGTSTP),
-	N(SIGTTIN),
-	N(SIGTTOU),
-	N(SIGURG),
-	N(SIGXCPU),
-	N(SIGXFSZ),
-	N(SIGVTALRM),
-	N(SIGPROF),
-	N(SIGWINCH),
-	N(SIGIO),
-	N(SIGPWR),
+	N(SIGHUP),    N(SIGINT),  N(SIGQUIT),  N(SIGILL),  N(SIGTRAP),
+	N(SIGABRT),   N(SIGBUS),  N(SIGFPE),   N(SIGKILL), N(SIGUSR1),
+	N(SIGSEGV),   N(SIGUSR2), N(SIGPIPE),  N(SIGALRM), N(SIGTERM),
+	N(SIGSTKFLT), N(SIGCHLD), N(SIGCONT),  N(SIGSTOP), N(SIGTSTP),
+	N(SIGTTIN),   N(SIGTTOU), N(SIGURG),   N(SIGXCPU), N(SIGXFSZ),
+	N(SIGVTALRM), N(SIGPROF), N(SIGWINCH), N(SIGIO),   N(SIGPWR),
 	N(SIGSYS),
 };
 
 static const struct xtap_named xtap_open_flags[] = {
-	N(O_CREAT), N(O_EXCL), N(O_NOCTTY), N(O_TRUNC), N(O_APPEND), N(O_NONBLOCK),
-	N(O_DSYNC), N(FASYNC), N(O_DIRECT), N(O_LARGEFILE), N(O_DIRECTORY),
-	N(O_NOFOLLOW), N(O_NOATIME), N(O_CLOEXEC), N(__O_SYNC), N(O_PATH),
+	N(O_CREAT),	N(O_EXCL),	N(O_NOCTTY),	N(O_TRUNC),
+	N(O_APPEND),	N(O_NONBLOCK),	N(O_DSYNC),	N(FASYNC),
+	N(O_DIRECT),	N(O_LARGEFILE), N(O_DIRECTORY), N(O_NOFOLLOW),
+	N(O_NOATIME),	N(O_CLOEXEC),	N(__O_SYNC),	N(O_PATH),
 	N(__O_TMPFILE),
 };
 
 /* The kernel checks access(2)'s mode against the "other" permission bits. */
 static const struct xtap_named xtap_access_modes[] = {
-	{ S_IROTH, "R_OK" }, { S_IWOTH, "W_OK" }, { S_IXOTH, "X_OK" },
+	{ S_IROTH, "R_OK" },
+	{ S_IWOTH, "W_OK" },
+	{ S_IXOTH, "X_OK" },
 };
 
 static const struct xtap_named xtap_prots[] = {
-	N(PROT_READ), N(PROT_WRITE), N(PROT_EXEC), N(PROT_SEM), N(PROT_GROWSDOWN),
-	N(PROT_GROWSUP),
+	N(PROT_READ), N(PROT_WRITE),	 N(PROT_EXEC),
+	N(PROT_SEM),  N(PROT_GROWSDOWN), N(PROT_GROWSUP),
 };
 
 static const struct xtap_named xtap_whences[] = {
@@ -75,28 +57,31 @@ static const struct xtap_named xtap_whences[] = {
 };
 
 static const struct xtap_named xtap_futex_cmds[] = {
-	N(FUTEX_WAIT), N(FUTEX_WAKE), N(FUTEX_FD), N(FUTEX_REQUEUE),
-	N(FUTEX_CMP_REQUEUE), N(FUTEX_WAKE_OP), N(FUTEX_LOCK_PI),
-	N(FUTEX_UNLOCK_PI), N(FUTEX_TRYLOCK_PI), N(FUTEX_WAIT_BITSET),
-	N(FUTEX_WAKE_BITSET), N(FUTEX_WAIT_REQUEUE_PI), N(FUTEX_CMP_REQUEUE_PI),
-	N(FUTEX_LOCK_PI2),
+	N(FUTEX_WAIT),		 N(FUTEX_WAKE),	       N(FUTEX_FD),
+	N(FUTEX_REQUEUE),	 N(FUTEX_CMP_REQUEUE), N(FUTEX_WAKE_OP),
+	N(FUTEX_LOCK_PI),	 N(FUTEX_UNLOCK_PI),   N(FUTEX_TRYLOCK_PI),
+	N(FUTEX_WAIT_BITSET),	 N(FUTEX_WAKE_BITSET), N(FUTEX_WAIT_REQUEUE_PI),
+	N(FUTEX_CMP_REQUEUE_PI), N(FUTEX_LOCK_PI2),
 };
 
 static const struct xtap_named xtap_families[] = {
-	N(AF_UNSPEC), N(AF_UNIX), N(AF_INET), N(AF_AX25), N(AF_IPX),
-	N(AF_APPLETALK), N(AF_NETROM), N(AF_BRIDGE), N(AF_ATMPVC), N(AF_X25),
-	N(AF_INET6), N(AF_ROSE), N(AF_DECnet), N(AF_NETBEUI), N(AF_SECURITY),
-	N(AF_KEY), N(AF_NETLINK), N(AF_PACKET), N(AF_ASH), N(AF_ECONET),
-	N(AF_ATMSVC), N(AF_RDS), N(AF_SNA), N(AF_IRDA), N(AF_PPPOX),
-	N(AF_WANPIPE), N(AF_LLC), N(AF_IB), N(AF_MPLS), N(AF_CAN), N(AF_TIPC),
-	N(AF_BLUETOOTH), N(AF_IUCV), N(AF_RXRPC), N(AF_ISDN), N(AF_PHONET),
-	N(AF_IEEE802154), N(AF_CAIF), N(AF_ALG), N(AF_NFC), N(AF_VSOCK),
-	N(AF_KCM), N(AF_QIPCRTR), N(AF_SMC), N(AF_XDP),
+	N(AF_UNSPEC),	  N(AF_UNIX),	   N(AF_INET),	   N(AF_AX25),
+	N(AF_IPX),	  N(AF_APPLETALK), N(AF_NETROM),   N(AF_BRIDGE),
+	N(AF_ATMPVC),	  N(AF_X25),	   N(AF_INET6),	   N(AF_ROSE),
+	N(AF_DECnet),	  N(AF_NETBEUI),   N(AF_SECURITY), N(AF_KEY),
+	N(AF_NETLINK),	  N(AF_PACKET),	   N(AF_ASH),	   N(AF_ECONET),
+	N(AF_ATMSVC),	  N(AF_RDS),	   N(AF_SNA),	   N(AF_IRDA),
+	N(AF_PPPOX),	  N(AF_WANPIPE),   N(AF_LLC),	   N(AF_IB),
+	N(AF_MPLS),	  N(AF_CAN),	   N(AF_TIPC),	   N(AF_BLUETOOTH),
+	N(AF_IUCV),	  N(AF_RXRPC),	   N(AF_ISDN),	   N(AF_PHONET),
+	N(AF_IEEE802154), N(AF_CAIF),	   N(AF_ALG),	   N(AF_NFC),
+	N(AF_VSOCK),	  N(AF_KCM),	   N(AF_QIPCRTR),  N(AF_SMC),
+	N(AF_XDP),
 };
 
 static const struct xtap_named xtap_sock_types[] = {
-	N(SOCK_STREAM), N(SOCK_DGRAM), N(SOCK_RAW), N(SOCK_RDM),
-	N(SOCK_SEQPACKET), N(SOCK_DCCP), N(SOCK_PACKET),
+	N(SOCK_STREAM),	   N(SOCK_DGRAM), N(SOCK_RAW),	  N(SOCK_RDM),
+	N(SOCK_SEQPACKET), N(SOCK_DCCP),  N(SOCK_PACKET),
 };
 
 static const char *xtap_lookup(const struct xtap_named *t, size_t n, s64 v)
@@ -166,7 +151,8 @@ void xtap_open_flags_str(char *out, size_t len, s64 flags)
 		strlcat(out, "|O_TMPFILE", len);
 		rest &= ~(s64)O_TMPFILE;
 	}
-	xtap_append_flags(out, len, &rest, xtap_open_flags, ARRAY_SIZE(xtap_open_flags));
+	xtap_append_flags(out, len, &rest, xtap_open_flags,
+			  ARRAY_SIZE(xtap_open_flags));
 	xtap_append_rest(out, len, rest);
 }
 
@@ -184,7 +170,8 @@ void xtap_access_mode_str(char *out, size_t len, s64 mode)
 		strscpy(out, "F_OK", len);
 		return;
 	}
-	xtap_append_flags(out, len, &mode, xtap_access_modes, ARRAY_SIZE(xtap_access_modes));
+	xtap_append_flags(out, len, &mode, xtap_access_modes,
+			  ARRAY_SIZE(xtap_access_modes));
 	xtap_append_rest(out, len, mode);
 }
 
@@ -201,17 +188,22 @@ void xtap_mprotect_prot_str(char *out, size_t len, s64 prot)
 
 void xtap_seek_whence_str(char *out, size_t len, s64 whence)
 {
-	xtap_name_or_number(out, len, xtap_lookup(xtap_whences, ARRAY_SIZE(xtap_whences), whence), whence);
+	xtap_name_or_number(out, len,
+			    xtap_lookup(xtap_whences, ARRAY_SIZE(xtap_whences),
+					whence),
+			    whence);
 }
 
 void xtap_sig_name_str(char *out, size_t len, s64 sig)
 {
-	const char *name = xtap_lookup(xtap_signals, ARRAY_SIZE(xtap_signals), sig);
+	const char *name =
+		xtap_lookup(xtap_signals, ARRAY_SIZE(xtap_signals), sig);
 
 	if (name)
 		strscpy(out, name, len);
 	else if (sig >= SIGRTMIN && sig <= _NSIG)
-		snprintf(out, len, "SIGRTMIN+%lld", (long long)(sig - SIGRTMIN));
+		snprintf(out, len, "SIGRTMIN+%lld",
+			 (long long)(sig - SIGRTMIN));
 	else
 		snprintf(out, len, "%lld", (long long)sig);
 }
@@ -219,7 +211,8 @@ void xtap_sig_name_str(char *out, size_t len, s64 sig)
 void xtap_futex_op_str(char *out, size_t len, s64 op)
 {
 	s64 cmd = op & FUTEX_CMD_MASK;
-	const char *name = xtap_lookup(xtap_futex_cmds, ARRAY_SIZE(xtap_futex_cmds), cmd);
+	const char *name =
+		xtap_lookup(xtap_futex_cmds, ARRAY_SIZE(xtap_futex_cmds), cmd);
 
 	xtap_name_or_number(out, len, name, cmd);
 	if (op & FUTEX_PRIVATE_FLAG)
@@ -230,7 +223,10 @@ void xtap_futex_op_str(char *out, size_t len, s64 op)
 
 void xtap_sock_family_str(char *out, size_t len, s64 family)
 {
-	xtap_name_or_number(out, len, xtap_lookup(xtap_families, ARRAY_SIZE(xtap_families), family), family);
+	xtap_name_or_number(out, len,
+			    xtap_lookup(xtap_families,
+					ARRAY_SIZE(xtap_families), family),
+			    family);
 }
 
 void xtap_sock_type_str(char *out, size_t len, s64 type)
@@ -238,7 +234,10 @@ void xtap_sock_type_str(char *out, size_t len, s64 type)
 	s64 base = type & SOCK_TYPE_MASK;
 	s64 rest = type & ~(s64)SOCK_TYPE_MASK;
 
-	xtap_name_or_number(out, len, xtap_lookup(xtap_sock_types, ARRAY_SIZE(xtap_sock_types), base), base);
+	xtap_name_or_number(out, len,
+			    xtap_lookup(xtap_sock_types,
+					ARRAY_SIZE(xtap_sock_types), base),
+			    base);
 	if (rest & SOCK_CLOEXEC)
 		strlcat(out, "|SOCK_CLOEXEC", len);
 	if (rest & SOCK_NONBLOCK)

@@ -21,12 +21,12 @@
  * have the field's size: 0, or the fault raised and -EFAULT. The address
  * is computed, never dereferenced.
  */
-#define XTAP_READ_FIELD(c, base, type, field, dst)				\
-({										\
-	BUILD_BUG_ON(sizeof(*(dst)) != sizeof_field(type, field));		\
-	xtap_kread((c), (unsigned long)(base) + offsetof(type, field),		\
-		   (dst), sizeof(*(dst)));					\
-})
+#define XTAP_READ_FIELD(c, base, type, field, dst)                             \
+	({                                                                     \
+		BUILD_BUG_ON(sizeof(*(dst)) != sizeof_field(type, field));     \
+		xtap_kread((c), (unsigned long)(base) + offsetof(type, field), \
+			   (dst), sizeof(*(dst)));                             \
+	})
 
 #define XTAP_TASK_FIELD(c, task, field, dst) \
 	XTAP_READ_FIELD(c, task, struct task_struct, field, dst)
@@ -201,7 +201,8 @@ s64 xtap_task_open_file_handles(struct xtap_context *c, s64 task)
 		unsigned int j;
 
 		n = min_t(unsigned int, nwords - i, ARRAY_SIZE(words));
-		if (xtap_kread(c, open_fds + i * sizeof(long), words, n * sizeof(long)))
+		if (xtap_kread(c, open_fds + i * sizeof(long), words,
+			       n * sizeof(long)))
 			return 0;
 		for (j = 0; j < n; j++)
 			count += hweight_long(words[j]);

@@ -6,13 +6,11 @@
 
 char *xtap_ctime(struct xtap_context *c, char *dst, s64 secs)
 {
-	static const char days[7][4] = {
-		"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"
-	};
-	static const char months[12][4] = {
-		"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-		"Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
-	};
+	static const char days[7][4] = { "Sun", "Mon", "Tue", "Wed",
+					 "Thu", "Fri", "Sat" };
+	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr",
+					    "May", "Jun", "Jul", "Aug",
+					    "Sep", "Oct", "Nov", "Dec" };
 	struct tm tm;
 
 	dst[0] = '\0';
@@ -26,8 +24,9 @@ char *xtap_ctime(struct xtap_context *c, char *dst, s64 secs)
 		return dst;
 	}
 	time64_to_tm(secs, 0, &tm);
-	snprintf(dst, xtap_sess.limits.maxstringlen, "%s %s %2d %02d:%02d:%02d %ld",
-		 days[tm.tm_wday], months[tm.tm_mon], tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, tm.tm_year + 1900);
+	snprintf(dst, xtap_sess.limits.maxstringlen,
+		 "%s %s %2d %02d:%02d:%02d %ld", days[tm.tm_wday],
+		 months[tm.tm_mon], tm.tm_mday, tm.tm_hour, tm.tm_min,
+		 tm.tm_sec, tm.tm_year + 1900);
 	return dst;
 }

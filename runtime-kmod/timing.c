@@ -26,8 +26,9 @@ int xtap_timing_alloc(const struct xtap_script *s)
 {
 	if (!s->timing || !s->ntiming)
 		return 0;
-	xtap_sess.timing = __alloc_percpu(sizeof(struct xtap_timing_stat) * s->ntiming,
-					  __alignof__(struct xtap_timing_stat));
+	xtap_sess.timing =
+		__alloc_percpu(sizeof(struct xtap_timing_stat) * s->ntiming,
+			       __alignof__(struct xtap_timing_stat));
 	return xtap_sess.timing ? 0 : -ENOMEM;
 }
 
@@ -55,7 +56,8 @@ void xtap_timing_add(struct xtap_context *c, u64 start)
 }
 
 /* One line of the report as one text record of the output stream. */
-static void xtap_timing_line(char *buf, u32 cap, const char *fmt, ...) __printf(3, 4);
+static void xtap_timing_line(char *buf, u32 cap, const char *fmt, ...)
+	__printf(3, 4);
 static void xtap_timing_line(char *buf, u32 cap, const char *fmt, ...)
 {
 	struct xtap_rec_hdr *h = (struct xtap_rec_hdr *)buf;
@@ -97,7 +99,8 @@ void xtap_timing_report(void)
 		struct xtap_timing_stat all = { 0 };
 
 		for_each_possible_cpu(cpu) {
-			const struct xtap_timing_stat *t = per_cpu_ptr(xtap_sess.timing, cpu) + i;
+			const struct xtap_timing_stat *t =
+				per_cpu_ptr(xtap_sess.timing, cpu) + i;
 
 			if (!t->count)
 				continue;
@@ -109,10 +112,12 @@ void xtap_timing_report(void)
 		}
 		if (!all.count)
 			continue;
-		xtap_timing_line(buf, cap,
-				 "%s, (%s), hits: %llu, cycles: %llumin/%lluavg/%llumax, from: %s, index: %u\n",
-				 d->point, d->location, all.count, all.min,
-				 div64_u64(all.sum, all.count), all.max, d->derivation, i);
+		xtap_timing_line(
+			buf, cap,
+			"%s, (%s), hits: %llu, cycles: %llumin/%lluavg/%llumax, from: %s, index: %u\n",
+			d->point, d->location, all.count, all.min,
+			div64_u64(all.sum, all.count), all.max, d->derivation,
+			i);
 	}
 	kfree(buf);
 }

@@ -36,7 +36,8 @@ static struct pt_regs *xtap_user_regs(struct xtap_context *c)
 	return task_pt_regs(current);
 }
 
-static int xtap_user_stack(struct xtap_context *c, unsigned long *addrs, int max)
+static int xtap_user_stack(struct xtap_context *c, unsigned long *addrs,
+			   int max)
 {
 	struct pt_regs *regs = xtap_user_regs(c);
 	unsigned long fp, sp, ret;
@@ -47,7 +48,7 @@ static int xtap_user_stack(struct xtap_context *c, unsigned long *addrs, int max
 	addrs[n++] = instruction_pointer(regs);
 #ifdef CONFIG_X86_64
 	if (xtap_user_long_size() != sizeof(long))
-		return n;	/* 32-bit task: its frames are not walked */
+		return n; /* 32-bit task: its frames are not walked */
 	fp = regs->bp;
 	sp = user_stack_pointer(regs);
 	/*
@@ -56,15 +57,20 @@ static int xtap_user_stack(struct xtap_context *c, unsigned long *addrs, int max
 	 * stack, and fp still is the caller's frame.
 	 */
 	if (n < max && xtap_uaddr_at_function_start(c, addrs[0]) &&
-	    !copy_from_user_nofault(&ret, (const void __user *)sp, sizeof(ret)) && ret)
+	    !copy_from_user_nofault(&ret, (const void __user *)sp,
+				    sizeof(ret)) &&
+	    ret)
 		addrs[n++] = ret;
 	while (n < max) {
-		unsigned long frame[2];	/* saved fp, return address */
+		unsigned long frame[2]; /* saved fp, return address */
 
 		/* frames lie above the stack pointer, each above the last */
-		if (!fp || (fp & (sizeof(long) - 1)) || fp < sp || fp >= TASK_SIZE - sizeof(frame))
+		if (!fp || (fp & (sizeof(long) - 1)) || fp < sp ||
+		    fp >= TASK_SIZE - sizeof(frame))
 			break;
-		if (copy_from_user_nofault(frame, (const void __user *)fp, sizeof(frame)) || !frame[1])
+		if (copy_from_user_nofault(frame, (const void __user *)fp,
+					   sizeof(frame)) ||
+		    !frame[1])
 			break;
 		addrs[n++] = frame[1];
 		if (frame[0] <= fp)
@@ -85,7 +91,8 @@ char *xtap_ubacktrace(struct xtap_context *c, char *dst)
 
 	dst[0] = '\0';
 	for (i = 0; i < n && used < size - 1; i++)
-		used += scnprintf(dst + used, size - used, "%s0x%lx", i ? " " : "", addrs[i]);
+		used += scnprintf(dst + used, size - used, "%s0x%lx",
+				  i ? " " : "", addrs[i]);
 	return dst;
 }
 
@@ -143,7 +150,8 @@ char *xtap_sprint_ubacktrace(struct xtap_context *c, char *dst)
 
 	dst[0] = '\0';
 	for (i = 0; i < n; i++) {
-		xtap_usym_format(c, line, sizeof(line), addrs[i], XTAP_USYM_SIMPLE);
+		xtap_usym_format(c, line, sizeof(line), addrs[i],
+				 XTAP_USYM_SIMPLE);
 		if (!xtap_append_line(dst, &used, size, line))
 			break;
 	}
@@ -151,7 +159,8 @@ char *xtap_sprint_ubacktrace(struct xtap_context *c, char *dst)
 }
 
 /* Calls fn for each hex address of a "0x... 0x..." string. */
-void xtap_each_addr(const char *addrs, void (*fn)(void *arg, unsigned long addr), void *arg)
+void xtap_each_addr(const char *addrs,
+		    void (*fn)(void *arg, unsigned long addr), void *arg)
 {
 	const char *p = addrs;
 
@@ -201,7 +210,9 @@ void xtap_print_usyms(struct xtap_context *c, const char *addrs)
 
 char *xtap_sprint_usyms(struct xtap_context *c, char *dst, const char *addrs)
 {
-	struct xtap_usyms_out o = { .c = c, .dst = dst, .size = xtap_sess.limits.maxstringlen };
+	struct xtap_usyms_out o = { .c = c,
+				    .dst = dst,
+				    .size = xtap_sess.limits.maxstringlen };
 
 	dst[0] = '\0';
 	xtap_each_addr(addrs, xtap_usyms_one, &o);

@@ -28,8 +28,8 @@
 
 struct xtap_ubin_state {
 	const struct xtap_ubinary *bin;
-	struct path path;	/* held: keeps the inode the vmas are compared with */
-	struct inode *inode;	/* NULL: the file is missing or not the one read */
+	struct path path; /* held: keeps the inode the vmas are compared with */
+	struct inode *inode; /* NULL: the file is missing or not the one read */
 };
 
 static struct xtap_ubin_state *xtap_ubins;
@@ -119,7 +119,8 @@ static void xtap_dentry_path_rcu(struct dentry *d, char *buf, size_t size)
 		 * rename racing with us may leave len and the name out of step:
 		 * a garbled name, never a fault.
 		 */
-		if (copy_from_kernel_nofault(buf, READ_ONCE(d->d_name.name), len))
+		if (copy_from_kernel_nofault(buf, READ_ONCE(d->d_name.name),
+					     len))
 			break;
 		len = strnlen(buf, len);
 		if (!len)
@@ -136,7 +137,8 @@ static void xtap_dentry_path_rcu(struct dentry *d, char *buf, size_t size)
 }
 
 /* The module name of a mapped file no table covers. */
-static void xtap_vma_file_name(struct vm_area_struct *vma, char *buf, size_t size)
+static void xtap_vma_file_name(struct vm_area_struct *vma, char *buf,
+			       size_t size)
 {
 	if (in_task()) {
 		char *p = d_path(&vma->vm_file->f_path, buf, size);
@@ -149,7 +151,8 @@ static void xtap_vma_file_name(struct vm_area_struct *vma, char *buf, size_t siz
 	xtap_dentry_path_rcu(vma->vm_file->f_path.dentry, buf, size);
 }
 
-bool xtap_uresolve(struct xtap_context *c, unsigned long addr, struct xtap_uloc *loc)
+bool xtap_uresolve(struct xtap_context *c, unsigned long addr,
+		   struct xtap_uloc *loc)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
@@ -167,7 +170,8 @@ bool xtap_uresolve(struct xtap_context *c, unsigned long addr, struct xtap_uloc 
 		struct inode *inode = file_inode(vma->vm_file);
 
 		loc->mapped = true;
-		loc->offset = addr - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT);
+		loc->offset =
+			addr - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT);
 		loc->map_size = vma->vm_end - vma->vm_start;
 		for (i = 0; i < xtap_nubins; i++) {
 			if (xtap_ubins[i].inode == inode) {
@@ -182,7 +186,8 @@ bool xtap_uresolve(struct xtap_context *c, unsigned long addr, struct xtap_uloc 
 	return loc->mapped;
 }
 
-const struct xtap_usym *xtap_usym_find(const struct xtap_ubinary *bin, u64 offset)
+const struct xtap_usym *xtap_usym_find(const struct xtap_ubinary *bin,
+				       u64 offset)
 {
 	u32 lo = 0, hi = bin->nsyms;
 
@@ -197,12 +202,14 @@ const struct xtap_usym *xtap_usym_find(const struct xtap_ubinary *bin, u64 offse
 	}
 	if (!lo)
 		return NULL;
-	if (offset - bin->syms[lo - 1].offset >= max_t(u32, bin->syms[lo - 1].size, 1))
+	if (offset - bin->syms[lo - 1].offset >=
+	    max_t(u32, bin->syms[lo - 1].size, 1))
 		return NULL;
 	return &bin->syms[lo - 1];
 }
 
-static const struct xtap_uline *xtap_uline_find(const struct xtap_ubinary *bin, u64 offset)
+static const struct xtap_uline *xtap_uline_find(const struct xtap_ubinary *bin,
+						u64 offset)
 {
 	u32 lo = 0, hi = bin->nlines;
 
@@ -226,8 +233,8 @@ static const char *xtap_basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-int xtap_usym_format(struct xtap_context *c, char *buf, size_t size, unsigned long addr,
-		     enum xtap_usym_form form)
+int xtap_usym_format(struct xtap_context *c, char *buf, size_t size,
+		     unsigned long addr, enum xtap_usym_form form)
 {
 	const struct xtap_usym *sym = NULL;
 	const char *mod = NULL, *name = NULL;
@@ -255,21 +262,28 @@ int xtap_usym_format(struct xtap_context *c, char *buf, size_t size, unsigned lo
 		return scnprintf(buf, size, "0x%lx", addr);
 	case XTAP_USYM_DATA:
 		if (name)
-			return scnprintf(buf, size, "%s+%#lx/%#lx [%s]", name, off, len, mod);
+			return scnprintf(buf, size, "%s+%#lx/%#lx [%s]", name,
+					 off, len, mod);
 		if (mod)
-			return scnprintf(buf, size, "0x%lx [%s+%#lx/%#lx]", addr, mod, off, len);
+			return scnprintf(buf, size, "0x%lx [%s+%#lx/%#lx]",
+					 addr, mod, off, len);
 		return scnprintf(buf, size, "0x%lx", addr);
 	case XTAP_USYM_SIMPLE:
 		if (name)
-			return scnprintf(buf, size, "%s+%#lx [%s]\n", name, off, mod);
+			return scnprintf(buf, size, "%s+%#lx [%s]\n", name, off,
+					 mod);
 		if (mod)
-			return scnprintf(buf, size, "0x%lx [%s+%#lx]\n", addr, mod, off);
+			return scnprintf(buf, size, "0x%lx [%s+%#lx]\n", addr,
+					 mod, off);
 		return scnprintf(buf, size, "0x%lx\n", addr);
 	case XTAP_USYM_FULL:
 		if (name)
-			return scnprintf(buf, size, " 0x%lx : %s+%#lx/%#lx [%s]\n", addr, name, off, len, mod);
+			return scnprintf(buf, size,
+					 " 0x%lx : %s+%#lx/%#lx [%s]\n", addr,
+					 name, off, len, mod);
 		if (mod)
-			return scnprintf(buf, size, " 0x%lx [%s+%#lx/%#lx]\n", addr, mod, off, len);
+			return scnprintf(buf, size, " 0x%lx [%s+%#lx/%#lx]\n",
+					 addr, mod, off, len);
 		return scnprintf(buf, size, " 0x%lx\n", addr);
 	}
 	return 0;
@@ -288,13 +302,15 @@ bool xtap_uaddr_at_function_start(struct xtap_context *c, unsigned long addr)
 
 char *xtap_usymname(struct xtap_context *c, char *dst, s64 addr)
 {
-	xtap_usym_format(c, dst, xtap_sess.limits.maxstringlen, addr, XTAP_USYM_NAME);
+	xtap_usym_format(c, dst, xtap_sess.limits.maxstringlen, addr,
+			 XTAP_USYM_NAME);
 	return dst;
 }
 
 char *xtap_usymdata(struct xtap_context *c, char *dst, s64 addr)
 {
-	xtap_usym_format(c, dst, xtap_sess.limits.maxstringlen, addr, XTAP_USYM_DATA);
+	xtap_usym_format(c, dst, xtap_sess.limits.maxstringlen, addr,
+			 XTAP_USYM_DATA);
 	return dst;
 }
 
@@ -309,7 +325,8 @@ char *xtap_umodname(struct xtap_context *c, char *dst, s64 addr)
 		return dst;
 	}
 	strscpy(dst, "<unknown>", size);
-	xtap_error(c, "umodname: no module found at user address 0x%llx", (unsigned long long)addr);
+	xtap_error(c, "umodname: no module found at user address 0x%llx",
+		   (unsigned long long)addr);
 	return dst;
 }
 
@@ -328,13 +345,15 @@ char *xtap_usymfileline(struct xtap_context *c, char *dst, s64 addr, int which)
 	else if (which == 2)
 		snprintf(dst, size, "%u", row->line);
 	else
-		snprintf(dst, size, "%s:%u", loc.bin->files[row->file], row->line);
+		snprintf(dst, size, "%s:%u", loc.bin->files[row->file],
+			 row->line);
 	return dst;
 }
 
 /* The kernel's line tables are not embedded: the address, as stap prints it without them. */
 char *xtap_symfileline(char *dst, s64 addr)
 {
-	snprintf(dst, xtap_sess.limits.maxstringlen, "0x%llx", (unsigned long long)addr);
+	snprintf(dst, xtap_sess.limits.maxstringlen, "0x%llx",
+		 (unsigned long long)addr);
 	return dst;
 }

@@ -60,10 +60,11 @@ bool write_flame_files(const OutputFiles &o, StackCollector &c) {
     ok &= write_file(o.svg, render_svg(c.stacks(), so), "--flamegraph");
   }
   if (c.stacks().empty()) {
-    std::cerr << "xtap: warning[XTP2260]: no stacks in the output: the "
-              << (o.svg.empty() ? "folded file is" : "flame graph is") << " empty\n"
-              << "  hint: print each stack with its count, as `print_stack(bt); printf(\"\\t%d\\n\", n)`"
-                 " or as folded lines \"f1;f2;f3 COUNT\" (docs/errors/XTP2260.md)\n";
+    std::cerr
+        << "xtap: warning[XTP2260]: no stacks in the output: the "
+        << (o.svg.empty() ? "folded file is" : "flame graph is") << " empty\n"
+        << "  hint: print each stack with its count, as `print_stack(bt); printf(\"\\t%d\\n\", n)`"
+           " or as folded lines \"f1;f2;f3 COUNT\" (docs/errors/XTP2260.md)\n";
   } else if (!o.quiet && ok) {
     std::cerr << "xtap: " << c.total_samples() << " samples in " << c.stacks().size() << " stacks";
     if (!o.folded.empty() && o.folded != "-") std::cerr << ", folded in " << o.folded;
@@ -157,7 +158,8 @@ int convert_stacks(const OutputFiles &o) {
   } else {
     std::ifstream in(o.from_stacks, std::ios::binary);
     if (!in) {
-      std::cerr << "xtap: --from-stacks: cannot read '" << o.from_stacks << "': " << strerror(errno) << "\n";
+      std::cerr << "xtap: --from-stacks: cannot read '" << o.from_stacks << "': " << strerror(errno)
+                << "\n";
       return 1;
     }
     text << in.rdbuf();

@@ -68,7 +68,8 @@ bool parse_folded_line(const std::string &line, std::string *frames, uint64_t *c
   size_t e = line.size();
   if (e && line[e - 1] == '\r') --e;
   size_t space = line.rfind(' ', e ? e - 1 : 0);
-  if (space == std::string::npos || space == 0 || !all_digits(line, space + 1, e) || e - space - 1 > 18)
+  if (space == std::string::npos || space == 0 || !all_digits(line, space + 1, e) ||
+      e - space - 1 > 18)
     return false;
   if (isspace(static_cast<unsigned char>(line[0]))) return false;
   std::string f = line.substr(0, space);
@@ -87,7 +88,8 @@ void StackCollector::add(const std::string &folded, uint64_t count) {
 
 void StackCollector::close_block(uint64_t count) {
   std::string folded;
-  for (auto it = block_.rbegin(); it != block_.rend(); ++it) folded += (folded.empty() ? "" : ";") + *it;
+  for (auto it = block_.rbegin(); it != block_.rend(); ++it)
+    folded += (folded.empty() ? "" : ";") + *it;
   block_.clear();
   add(folded, count);
 }

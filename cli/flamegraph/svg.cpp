@@ -71,8 +71,8 @@ std::string fit_label(const std::string &name, double width, int font_size) {
 
 struct Layout {
   const SvgOptions &o;
-  double scale;     // pixels per sample
-  int max_depth;    // of the drawn frames
+  double scale;   // pixels per sample
+  int max_depth;  // of the drawn frames
   int height;
   uint64_t total;
   std::string frames;
@@ -83,7 +83,8 @@ constexpr int kPad = 10, kTop = 54, kBottom = 34;
 int deepest(const Node &n, double scale, double min_width, int depth) {
   int d = depth;
   for (const auto &[name, child] : n.children)
-    if (child->samples * scale >= min_width) d = std::max(d, deepest(*child, scale, min_width, depth + 1));
+    if (child->samples * scale >= min_width)
+      d = std::max(d, deepest(*child, scale, min_width, depth + 1));
   return d;
 }
 
@@ -92,15 +93,16 @@ void draw(Layout &l, const std::string &name, const Node &n, uint64_t x, int dep
   int y = l.height - kBottom - (depth + 1) * l.o.frame_height;
   std::string esc = xml_escape(name);
   std::string share = l.total ? fixed(100.0 * n.samples / l.total) : "0.00";
-  l.frames += "<g class=\"f\" data-n=\"" + esc + "\" data-x=\"" + std::to_string(x) + "\" data-w=\"" +
-              std::to_string(n.samples) + "\" data-d=\"" + std::to_string(depth) + "\"><title>" + esc + " (" +
-              std::to_string(n.samples) + (n.samples == 1 ? " sample, " : " samples, ") + share +
-              "%)</title><rect x=\"" + fixed(px) + "\" y=\"" + std::to_string(y) + "\" width=\"" + fixed(pw) +
+  l.frames += "<g class=\"f\" data-n=\"" + esc + "\" data-x=\"" + std::to_string(x) +
+              "\" data-w=\"" + std::to_string(n.samples) + "\" data-d=\"" + std::to_string(depth) +
+              "\"><title>" + esc + " (" + std::to_string(n.samples) +
+              (n.samples == 1 ? " sample, " : " samples, ") + share + "%)</title><rect x=\"" +
+              fixed(px) + "\" y=\"" + std::to_string(y) + "\" width=\"" + fixed(pw) +
               "\" height=\"" + std::to_string(l.o.frame_height - 1) + "\" fill=\"" +
               (depth == 0 ? std::string("rgb(240,200,120)") : frame_colour(name)) +
               "\" rx=\"2\"/><text x=\"" + fixed(px + 3) + "\" y=\"" +
-              std::to_string(y + l.o.frame_height - 4) + "\">" + xml_escape(fit_label(name, pw, l.o.font_size)) +
-              "</text></g>\n";
+              std::to_string(y + l.o.frame_height - 4) + "\">" +
+              xml_escape(fit_label(name, pw, l.o.font_size)) + "</text></g>\n";
   uint64_t child_x = x;
   for (const auto &[child_name, child] : n.children) {
     if (child->samples * l.scale >= l.o.min_width) draw(l, child_name, *child, child_x, depth + 1);
@@ -160,38 +162,51 @@ std::string render_svg(const FoldedStacks &stacks, const SvgOptions &o) {
   l.height = kTop + (l.max_depth + 1) * o.frame_height + kBottom;
   if (root.samples) draw(l, "all", root, 0, 0);
 
-  std::string w = std::to_string(o.width), h = std::to_string(l.height), fs = std::to_string(o.font_size);
+  std::string w = std::to_string(o.width), h = std::to_string(l.height),
+              fs = std::to_string(o.font_size);
   std::string svg;
   svg += "<?xml version=\"1.0\" standalone=\"no\"?>\n";
-  svg += "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + w + "\" height=\"" + h +
-         "\" viewBox=\"0 0 " + w + " " + h + "\" onload=\"flameInit()\" data-pad=\"" + std::to_string(kPad) +
-         "\" data-total=\"" + std::to_string(root.samples) + "\" data-font=\"" + fs + "\">\n";
-  svg += "<style type=\"text/css\"><![CDATA[\n"
-         "text { font-family: Verdana, 'DejaVu Sans', sans-serif; font-size: " + fs + "px; fill: #000; }\n"
-         "#title { font-size: " + std::to_string(o.font_size + 5) + "px; text-anchor: middle; }\n"
-         "g.f { cursor: pointer; }\n"
-         "g.f text { pointer-events: none; }\n"
-         "g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
-         "g.anc { opacity: 0.5; }\n"
-         "g.hidden { display: none; }\n"
-         ".button { cursor: pointer; fill: #2050a0; }\n"
-         "#search { width: 220px; font-size: 12px; }\n"
-         "]]></style>\n";
-  svg += "<script type=\"text/ecmascript\"><![CDATA[\n" + std::string(kFlameGraphScript) + "]]></script>\n";
+  svg += "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + w + "\" height=\"" +
+         h + "\" viewBox=\"0 0 " + w + " " + h + "\" onload=\"flameInit()\" data-pad=\"" +
+         std::to_string(kPad) + "\" data-total=\"" + std::to_string(root.samples) +
+         "\" data-font=\"" + fs + "\">\n";
+  svg +=
+      "<style type=\"text/css\"><![CDATA[\n"
+      "text { font-family: Verdana, 'DejaVu Sans', sans-serif; font-size: " +
+      fs +
+      "px; fill: #000; }\n"
+      "#title { font-size: " +
+      std::to_string(o.font_size + 5) +
+      "px; text-anchor: middle; }\n"
+      "g.f { cursor: pointer; }\n"
+      "g.f text { pointer-events: none; }\n"
+      "g.f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+      "g.anc { opacity: 0.5; }\n"
+      "g.hidden { display: none; }\n"
+      ".button { cursor: pointer; fill: #2050a0; }\n"
+      "#search { width: 220px; font-size: 12px; }\n"
+      "]]></style>\n";
+  svg += "<script type=\"text/ecmascript\"><![CDATA[\n" + std::string(kFlameGraphScript) +
+         "]]></script>\n";
   svg += "<rect x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h + "\" fill=\"#f8f8f0\"/>\n";
-  svg += "<text id=\"title\" x=\"" + fixed(o.width / 2.0) + "\" y=\"24\">" + xml_escape(o.title) + "</text>\n";
-  svg += "<text id=\"reset\" class=\"button\" x=\"" + std::to_string(kPad) + "\" y=\"24\" visibility=\"hidden\">Reset Zoom</text>\n";
-  svg += "<foreignObject x=\"" + std::to_string(o.width - kPad - 232) + "\" y=\"8\" width=\"232\" height=\"26\">"
+  svg += "<text id=\"title\" x=\"" + fixed(o.width / 2.0) + "\" y=\"24\">" + xml_escape(o.title) +
+         "</text>\n";
+  svg += "<text id=\"reset\" class=\"button\" x=\"" + std::to_string(kPad) +
+         "\" y=\"24\" visibility=\"hidden\">Reset Zoom</text>\n";
+  svg += "<foreignObject x=\"" + std::to_string(o.width - kPad - 232) +
+         "\" y=\"8\" width=\"232\" height=\"26\">"
          "<input xmlns=\"http://www.w3.org/1999/xhtml\" id=\"search\" type=\"search\" "
-         "placeholder=\"Search (regex), Ctrl-F\" title=\"frames whose name matches\"/></foreignObject>\n";
+         "placeholder=\"Search (regex), Ctrl-F\" title=\"frames whose name "
+         "matches\"/></foreignObject>\n";
   if (!root.samples)
     svg += "<text x=\"" + fixed(o.width / 2.0) + "\" y=\"" + std::to_string(kTop + 12) +
            "\" text-anchor=\"middle\">no stacks</text>\n";
   svg += "<g id=\"frames\">\n" + l.frames + "</g>\n";
   int text_y = l.height - 12;
-  svg += "<text id=\"details\" x=\"" + std::to_string(kPad) + "\" y=\"" + std::to_string(text_y) + "\"> </text>\n";
-  svg += "<text id=\"matched\" x=\"" + std::to_string(o.width - kPad) + "\" y=\"" + std::to_string(text_y) +
-         "\" text-anchor=\"end\"> </text>\n";
+  svg += "<text id=\"details\" x=\"" + std::to_string(kPad) + "\" y=\"" + std::to_string(text_y) +
+         "\"> </text>\n";
+  svg += "<text id=\"matched\" x=\"" + std::to_string(o.width - kPad) + "\" y=\"" +
+         std::to_string(text_y) + "\" text-anchor=\"end\"> </text>\n";
   svg += "</svg>\n";
   return svg;
 }

@@ -13,10 +13,10 @@ namespace xtap::flamegraph {
 
 struct SvgOptions {
   std::string title = "Flame Graph";
-  int width = 1200;          // pixels
+  int width = 1200;  // pixels
   int frame_height = 16;
   int font_size = 12;
-  double min_width = 0.1;    // narrower frames (and what is above them) are left out
+  double min_width = 0.1;  // narrower frames (and what is above them) are left out
 };
 
 std::string render_svg(const FoldedStacks &stacks, const SvgOptions &options = {});

@@ -55,8 +55,9 @@ bool pick_from_bundle(const std::string& dir, const std::string& release,
     return true;
   }
   if (!other_builds.empty()) {
-    *error = "bundle " + dir + " has a module for " + release + ", but for another build of it (kernel build-id " +
-             other_builds.front() + "; this kernel's is " + build_id +
+    *error = "bundle " + dir + " has a module for " + release +
+             ", but for another build of it (kernel build-id " + other_builds.front() +
+             "; this kernel's is " + build_id +
              "): rebuild the bundle against this kernel's own headers package";
     return false;
   }

@@ -54,7 +54,8 @@ int cleanup_orphans(bool verbose) {
     int fd = ::open(ctl.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) {
       if (errno == EBUSY) {
-        std::fprintf(stderr, "xtap-run: module %s has a running collector: left alone\n", name.c_str());
+        std::fprintf(stderr, "xtap-run: module %s has a running collector: left alone\n",
+                     name.c_str());
       } else {
         std::fprintf(stderr, "xtap-run: cannot open %s: %s\n", ctl.c_str(), std::strerror(errno));
         rc = 1;

@@ -27,7 +27,8 @@ std::string debugfs_dir(std::string* err) {
   const char* dir = "/sys/kernel/debug";
   mkdir(dir, 0700);
   if (mount("debugfs", dir, "debugfs", 0, nullptr) != 0) {
-    *err = std::string("debugfs is not mounted and mounting it at ") + dir + " failed: " + std::strerror(errno);
+    *err = std::string("debugfs is not mounted and mounting it at ") + dir +
+           " failed: " + std::strerror(errno);
     return "";
   }
   return dir;

@@ -13,7 +13,7 @@ std::string debugfs_dir(std::string* err);
 struct Message {
   uint16_t type = 0;
   uint16_t abi = 0;
-  std::string payload;  // raw payload bytes
+  std::string payload;       // raw payload bytes
   std::string text() const;  // payload as NUL-terminated text
 };
 

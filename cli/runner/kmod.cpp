@@ -33,9 +33,7 @@ std::string wrong_kernel(const ModInfo& mi, const std::string& module_path,
 
 namespace {
 
-bool module_is_signed(const std::string& path) {
-  return has_module_signature(read_file(path));
-}
+bool module_is_signed(const std::string& path) { return has_module_signature(read_file(path)); }
 
 // Lockdown (Secure Boot) refuses unsigned modules with EPERM rather than
 // EKEYREJECTED; an unsigned module is the only thing that tells the two EPERMs apart.
@@ -70,37 +68,41 @@ int load_module(const std::string& path, const std::string& name, const std::str
   for (const auto& line : log.lines_about(name)) said += "\n  kernel: " + line;
   switch (e) {
     case EEXIST:
-      *err = "a module named '" + name + "' is already loaded (a running session? otherwise: rmmod " + name + ")";
+      *err = "a module named '" + name +
+             "' is already loaded (a running session? otherwise: rmmod " + name + ")";
       break;
     case EPERM:
       *err = signature_required(path) ? unsigned_refused(path, "the kernel is locked down")
-                                      : "not permitted to load modules (need root/CAP_SYS_MODULE; module loading may be disabled or locked down)";
+                                      : "not permitted to load modules (need root/CAP_SYS_MODULE; "
+                                        "module loading may be disabled or locked down)";
       break;
     case ENOEXEC:
       // xtap-run has checked the release and the ELF structure: what is
       // left is damage it cannot see, or another build of the same release.
       *err = "invalid module format: " + path +
-             " is damaged, or was not built for this kernel's configuration or architecture (see dmesg)";
+             " is damaged, or was not built for this kernel's configuration or architecture (see "
+             "dmesg)";
       break;
     case EKEYREJECTED:
     case ENOKEY:
     case EBADMSG:
       *err = module_is_signed(path)
                  ? "the kernel does not trust the key " + path +
-                       " is signed with\n  hint: enrol the signing certificate (on Secure Boot machines: "
-                       "mokutil --import CERT.der, reboot and confirm), or sign with --sign-key/--sign-cert "
+                       " is signed with\n  hint: enrol the signing certificate (on Secure Boot "
+                       "machines: "
+                       "mokutil --import CERT.der, reboot and confirm), or sign with "
+                       "--sign-key/--sign-cert "
                        "using a key this kernel already trusts"
                  : unsigned_refused(path, "the kernel accepts only signed modules");
       break;
-    case ENOSYS:
-      *err = "this kernel does not support loadable modules";
-      break;
+    case ENOSYS: *err = "this kernel does not support loadable modules"; break;
     case ENOENT:
       *err = "module " + name + " refers to a kernel symbol this kernel does not have" +
              (said.empty() ? " (see dmesg)" : "");
       break;
     default:
-      *err = "cannot insert module " + name + ": " + std::strerror(e) + (said.empty() ? " (see dmesg)" : "");
+      *err = "cannot insert module " + name + ": " + std::strerror(e) +
+             (said.empty() ? " (see dmesg)" : "");
   }
   *err += said;
   return e;

@@ -15,25 +15,29 @@
 namespace {
 
 void usage(FILE* f) {
-  std::fprintf(f,
-               "Usage: xtap-run [-b] [-F] [-o FILE [-S SIZE[,N]]] [-c CMD] [-x PID] [-T SECONDS] [-v] MODULE.ko|BUNDLE_DIR\n"
-               "       xtap-run -A NAME [-b] [-o FILE] [-T SECONDS] [-v]\n"
-               "       xtap-run --cleanup [-v]\n"
-               "  -o FILE     write script output to FILE instead of stdout\n"
-               "  -b          bulk mode: each CPU's output to its own file, FILE_cpuN (stpd_cpuN without -o)\n"
-               "  -F          flight-recorder mode: without -o, leave the module running detached, keeping\n"
-               "              its newest output in memory (xtap-run -A prints it); with -o, collect in the\n"
-               "              background\n"
-               "  -A NAME     attach to the detached module NAME: print what it kept, go on until stopped,\n"
-               "              then remove it\n"
-               "  -S SIZE[,N] with -o: write FILE.0, FILE.1 ..., the next one every SIZE MB (0: only at\n"
-               "              switch_file()) and at each switch_file(); keep the last N\n"
-               "  -c CMD      run CMD (words run directly, shell syntax through /bin/sh -c) once probes are armed; stop when it exits\n"
-               "  -x PID      set target() to PID\n"
-               "  -T SECONDS  stop after SECONDS\n"
-               "  -v          report progress on stderr\n"
-               "  --format json  output, warnings, errors and the end summary as one JSON object a line\n"
-               "  --cleanup   stop and remove xtap modules left behind by a collector that died\n");
+  std::fprintf(
+      f,
+      "Usage: xtap-run [-b] [-F] [-o FILE [-S SIZE[,N]]] [-c CMD] [-x PID] [-T SECONDS] [-v] "
+      "MODULE.ko|BUNDLE_DIR\n"
+      "       xtap-run -A NAME [-b] [-o FILE] [-T SECONDS] [-v]\n"
+      "       xtap-run --cleanup [-v]\n"
+      "  -o FILE     write script output to FILE instead of stdout\n"
+      "  -b          bulk mode: each CPU's output to its own file, FILE_cpuN (stpd_cpuN without "
+      "-o)\n"
+      "  -F          flight-recorder mode: without -o, leave the module running detached, keeping\n"
+      "              its newest output in memory (xtap-run -A prints it); with -o, collect in the\n"
+      "              background\n"
+      "  -A NAME     attach to the detached module NAME: print what it kept, go on until stopped,\n"
+      "              then remove it\n"
+      "  -S SIZE[,N] with -o: write FILE.0, FILE.1 ..., the next one every SIZE MB (0: only at\n"
+      "              switch_file()) and at each switch_file(); keep the last N\n"
+      "  -c CMD      run CMD (words run directly, shell syntax through /bin/sh -c) once probes are "
+      "armed; stop when it exits\n"
+      "  -x PID      set target() to PID\n"
+      "  -T SECONDS  stop after SECONDS\n"
+      "  -v          report progress on stderr\n"
+      "  --format json  output, warnings, errors and the end summary as one JSON object a line\n"
+      "  --cleanup   stop and remove xtap modules left behind by a collector that died\n");
 }
 
 }  // namespace
@@ -91,7 +95,8 @@ int main(int argc, char** argv) {
   }
   if (!opt.attach.empty()) {
     if (optind != argc || opt.flight || !opt.command.empty() || opt.target_pid) {
-      std::fprintf(stderr, "xtap-run: -A NAME attaches to a running module: no MODULE, -F, -c or -x\n");
+      std::fprintf(stderr,
+                   "xtap-run: -A NAME attaches to a running module: no MODULE, -F, -c or -x\n");
       return 1;
     }
     return xtap::runner::run_session(opt);
@@ -108,12 +113,13 @@ int main(int argc, char** argv) {
   if (xtap::runner::is_bundle(opt.module)) {
     std::string module, error;
     std::string release = xtap::runner::kernel_release();
-    if (!xtap::runner::pick_from_bundle(opt.module, release, xtap::running_kernel_build_id(), &module,
-                                        &error)) {
+    if (!xtap::runner::pick_from_bundle(opt.module, release, xtap::running_kernel_build_id(),
+                                        &module, &error)) {
       std::fprintf(stderr, "xtap-run: %s\n", error.c_str());
       return 1;
     }
-    if (opt.verbose) std::fprintf(stderr, "xtap-run: %s: the module for %s\n", module.c_str(), release.c_str());
+    if (opt.verbose)
+      std::fprintf(stderr, "xtap-run: %s: the module for %s\n", module.c_str(), release.c_str());
     opt.module = module;
   }
   return xtap::runner::run_session(opt);

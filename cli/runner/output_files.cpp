@@ -9,7 +9,8 @@
 
 namespace xtap::runner {
 
-bool parse_switch_spec(const std::string &spec, uint64_t *size_mb, unsigned *keep, std::string *err) {
+bool parse_switch_spec(const std::string &spec, uint64_t *size_mb, unsigned *keep,
+                       std::string *err) {
   char *end = nullptr;
   errno = 0;
   unsigned long long size = std::strtoull(spec.c_str(), &end, 10);
@@ -21,7 +22,8 @@ bool parse_switch_spec(const std::string &spec, uint64_t *size_mb, unsigned *kee
     ok = end != num && *num != '-' && errno == 0 && n >= 1 && n <= 1000000;
   }
   if (!ok || *end) {
-    *err = "-S " + spec + ": use -S SIZE[,N]: switch output files every SIZE megabytes "
+    *err = "-S " + spec +
+           ": use -S SIZE[,N]: switch output files every SIZE megabytes "
            "(0: only at switch_file()), keeping the last N";
     return false;
   }

@@ -10,14 +10,16 @@
 namespace xtap::runner {
 
 // -S SIZE[,N]: false (with *err) on a malformed value.
-bool parse_switch_spec(const std::string &spec, uint64_t *size_mb, unsigned *keep, std::string *err);
+bool parse_switch_spec(const std::string &spec, uint64_t *size_mb, unsigned *keep,
+                       std::string *err);
 
 class OutputFiles {
  public:
   ~OutputFiles();
   // path "": standard output (no switching). size_mb 0: switch only at
   // switch_file() marks; rotate false (no -S): one file, marks ignored.
-  bool open(const std::string &path, bool rotate, uint64_t size_mb, unsigned keep, std::string *err);
+  bool open(const std::string &path, bool rotate, uint64_t size_mb, unsigned keep,
+            std::string *err);
   // Writes all of it; false on a write error (errno set). Safe from the
   // relay thread and the control thread at once (--format json lines).
   bool write(const char *p, size_t n);

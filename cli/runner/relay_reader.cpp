@@ -323,7 +323,8 @@ bool RelayReader::format_items(const char* p, const char* end, std::string* text
 
 void RelayReader::flush_out() {
   if (out_.empty()) return;
-  bool ok = files_ ? files_->write(out_.data(), out_.size()) : write_fully(1, out_.data(), out_.size());
+  bool ok =
+      files_ ? files_->write(out_.data(), out_.size()) : write_fully(1, out_.data(), out_.size());
   if (!ok) write_failed_ = true;
   out_.clear();
 }

@@ -58,10 +58,10 @@ class RelayReader {
  private:
   struct Cpu {
     int fd = -1;
-    int bulk_fd = -1;              // -b: this CPU's output file
-    std::unique_ptr<char[]> buf;   // bytes read and not yet consumed: [head, used)
+    int bulk_fd = -1;             // -b: this CPU's output file
+    std::unique_ptr<char[]> buf;  // bytes read and not yet consumed: [head, used)
     size_t head = 0, used = 0;
-    bool drained = false;          // the last read found nothing more
+    bool drained = false;  // the last read found nothing more
   };
   void run();
   // One slice: a read of each CPU that has room, then the merge and the

@@ -74,13 +74,13 @@ class Session {
   int sig_fd_ = -1;
   pid_t child_ = -1;
   std::vector<pid_t> system_;  // system() commands still running
-  int child_go_fd_ = -1;  // write end: one byte releases the child
-  int stdin_proc_fd_ = -1;  // the module's /proc/xtap/MODULE/__stdin (input.* tapset)
+  int child_go_fd_ = -1;       // write end: one byte releases the child
+  int stdin_proc_fd_ = -1;     // the module's /proc/xtap/MODULE/__stdin (input.* tapset)
   bool child_running_ = false;
   bool started_ = false;
   bool stop_sent_ = false;
   bool done_ = false;
-  bool failed_ = false;   // runner-side failure or an ERROR message
+  bool failed_ = false;     // runner-side failure or an ERROR message
   bool detaching_ = false;  // -F without -o: leave once the probes are armed
   xtap_done done_info_{};
   Clock::time_point deadline_{};
@@ -160,7 +160,7 @@ bool Session::connect(const std::string& dir) {
 // Like stap: a command made of plain words is executed directly, so that
 // target() is the command itself and no shell runs in the traced session;
 // anything with shell syntax goes through /bin/sh -c.
-static void exec_command(const std::string &cmd) {
+static void exec_command(const std::string& cmd) {
   if (cmd.find_first_of("|&;<>()$`\\\"'*?[#~=%{}\n") == std::string::npos) {
     std::vector<std::string> words;
     std::string w;
@@ -173,8 +173,8 @@ static void exec_command(const std::string &cmd) {
       }
     }
     if (!words.empty()) {
-      std::vector<char *> argv;
-      for (auto &x : words) argv.push_back(x.data());
+      std::vector<char*> argv;
+      for (auto& x : words) argv.push_back(x.data());
       argv.push_back(nullptr);
       execvp(argv[0], argv.data());
       fprintf(stderr, "xtap-run: cannot run '%s': %s\n", argv[0], strerror(errno));
@@ -279,21 +279,14 @@ void Session::handle(const Message& m) {
       report("error", m.text());
       failed_ = true;
       break;
-    case XTAP_MSG_WARNING:
-      report("warning", m.text());
-      break;
-    case XTAP_MSG_SYSTEM:
-      run_system(m.text());
-      break;
-    case XTAP_MSG_EXIT:
-      request_stop("the script asked to exit");
-      break;
+    case XTAP_MSG_WARNING: report("warning", m.text()); break;
+    case XTAP_MSG_SYSTEM: run_system(m.text()); break;
+    case XTAP_MSG_EXIT: request_stop("the script asked to exit"); break;
     case XTAP_MSG_DONE:
       std::memcpy(&done_info_, m.payload.data(), std::min(m.payload.size(), sizeof(done_info_)));
       done_ = true;
       break;
-    default:
-      break;  // newer module: unknown messages are skipped
+    default: break;  // newer module: unknown messages are skipped
   }
 }
 
@@ -383,7 +376,8 @@ void Session::loop() {
       int code = 0;
       if (!ctl_.read(&msgs, &code)) {
         if (code == EAGAIN) continue;
-        say("control channel closed before DONE%s%s", code ? ": " : "", code ? std::strerror(code) : "");
+        say("control channel closed before DONE%s%s", code ? ": " : "",
+            code ? std::strerror(code) : "");
         failed_ = true;
         break;
       }
@@ -405,8 +399,10 @@ void Session::print_summary_warnings(const xtap_done& d) {
     std::fprintf(stderr, "WARNING: Skipped due to reentrancy: %llu\n",
                  (unsigned long long)d.skipped_reentrant);
   if (d.dropped_records)
-    std::fprintf(stderr, "WARNING: %llu output records (%llu bytes) were dropped: increase the buffer size\n",
-                 (unsigned long long)d.dropped_records, (unsigned long long)d.dropped_bytes);
+    std::fprintf(
+        stderr,
+        "WARNING: %llu output records (%llu bytes) were dropped: increase the buffer size\n",
+        (unsigned long long)d.dropped_records, (unsigned long long)d.dropped_bytes);
   if (relay_.corrupt())
     std::fprintf(stderr, "WARNING: %llu corrupt relay record streams were discarded\n",
                  (unsigned long long)relay_.corrupt());
@@ -427,12 +423,13 @@ int Session::finish() {
   if (opt_.json) {
     // One line a run, whatever happened: what a log shipper keys alerts on.
     auto n = [](uint64_t v) { return std::to_string((unsigned long long)v); };
-    out_.write("{\"type\":\"summary\",\"hits\":" + n(d.hits) + ",\"records\":" + n(relay_.records()) +
-               ",\"dropped_records\":" + n(d.dropped_records) + ",\"dropped_bytes\":" + n(d.dropped_bytes) +
-               ",\"errors\":" + n(d.errors) + ",\"warnings\":" + n(d.warnings) + ",\"skipped\":" +
-               n(d.skipped) + ",\"skipped_reentrant\":" + n(d.skipped_reentrant) + ",\"skipped_lock\":" +
-               n(d.skipped_lock) + ",\"corrupt_streams\":" + n(relay_.corrupt()) +
-               ",\"completed\":" + (done_ ? "true" : "false") + "}\n");
+    out_.write(
+        "{\"type\":\"summary\",\"hits\":" + n(d.hits) + ",\"records\":" + n(relay_.records()) +
+        ",\"dropped_records\":" + n(d.dropped_records) + ",\"dropped_bytes\":" +
+        n(d.dropped_bytes) + ",\"errors\":" + n(d.errors) + ",\"warnings\":" + n(d.warnings) +
+        ",\"skipped\":" + n(d.skipped) + ",\"skipped_reentrant\":" + n(d.skipped_reentrant) +
+        ",\"skipped_lock\":" + n(d.skipped_lock) + ",\"corrupt_streams\":" + n(relay_.corrupt()) +
+        ",\"completed\":" + (done_ ? "true" : "false") + "}\n");
   } else {
     print_summary_warnings(d);
   }
@@ -471,8 +468,10 @@ bool Session::check_options(uint64_t* switch_mb, unsigned* keep_files) {
     say("-b writes each CPU's output as it is: --format json does not apply");
     return false;
   }
-  if (opt_.flight && opt_.output.empty() && (opt_.bulk || !opt_.command.empty() || opt_.timeout_s > 0)) {
-    say("-F without -o leaves the module running detached: -b, -c and -T apply to the later xtap-run -A");
+  if (opt_.flight && opt_.output.empty() &&
+      (opt_.bulk || !opt_.command.empty() || opt_.timeout_s > 0)) {
+    say("-F without -o leaves the module running detached: -b, -c and -T apply to the later "
+        "xtap-run -A");
     return false;
   }
   return true;
@@ -593,10 +592,8 @@ int Session::run() {
       say("%s", err.c_str());
       ok = false;
     }
-    if (ok)
-      loop();
-    else
-      request_stop("start failed"), failed_ = true, loop();
+    if (ok) loop();
+    else request_stop("start failed"), failed_ = true, loop();
     bool detach_failed = false;
     if (detaching_) {
       if (detach() == 0) return 0;

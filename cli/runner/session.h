@@ -6,20 +6,20 @@
 namespace xtap::runner {
 
 struct Options {
-  std::string module;     // path of the .ko
-  std::string output;     // -o FILE, empty: stdout
-  std::string switch_spec; // -S SIZE[,N] with -o: FILE.0, FILE.1 ... (output_files.h)
-  std::string command;    // -c CMD
-  long target_pid = 0;    // -x PID
-  double timeout_s = 0;   // -T SECONDS, 0: none
+  std::string module;       // path of the .ko
+  std::string output;       // -o FILE, empty: stdout
+  std::string switch_spec;  // -S SIZE[,N] with -o: FILE.0, FILE.1 ... (output_files.h)
+  std::string command;      // -c CMD
+  long target_pid = 0;      // -x PID
+  double timeout_s = 0;     // -T SECONDS, 0: none
   bool verbose = false;
-  bool json = false;      // --format json: output, warnings, errors, summary as JSON lines
-  bool bulk = false;      // -b: a file per CPU, OUTPUT_cpuN (stpd_cpuN without -o)
+  bool json = false;  // --format json: output, warnings, errors, summary as JSON lines
+  bool bulk = false;  // -b: a file per CPU, OUTPUT_cpuN (stpd_cpuN without -o)
   // -F: flight-recorder mode. Without -o, the module is started, told to
   // keep the newest output in its buffers, and left running detached (the
   // runner exits); with -o, the collector itself goes to the background.
   bool flight = false;
-  std::string attach;     // -A NAME: attach to the detached module NAME
+  std::string attach;  // -A NAME: attach to the detached module NAME
 };
 
 // Loads, runs and unloads the module. Returns the process exit status.

@@ -8,17 +8,17 @@
 #include "vm/initramfs.h"
 #include "vm/vm.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
-#include <functional>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <cctype>
 
 namespace fs = std::filesystem;
 
@@ -69,7 +69,8 @@ std::string validate(const std::vector<Job>& jobs, const BatchOptions& opts) {
   // A dynamically linked program is fine only if its loader comes along
   // (the caller then ships its libraries too, as the stap benchmark does).
   bool loader = false;
-  for (const auto& [from, to] : opts.extra_files) loader |= to.find("/ld-linux") != std::string::npos;
+  for (const auto& [from, to] : opts.extra_files)
+    loader |= to.find("/ld-linux") != std::string::npos;
   for (const auto& [from, to] : opts.extra_files) {
     if (access(from.c_str(), R_OK) != 0) return "cannot read " + from;
     if (!loader && is_dynamically_linked(from))
@@ -92,7 +93,8 @@ std::string make_work_dir(std::string* error) {
 // compiles with the kernel's -g, which makes an xtap module about 5 MB, and
 // a batch of a hundred would not fit in the guest's RAM-backed root file
 // system. Loading needs none of it. The original when strip cannot run.
-std::string guest_copy_of_module(const std::string& ko, const std::string& dir, const std::string& job) {
+std::string guest_copy_of_module(const std::string& ko, const std::string& dir,
+                                 const std::string& job) {
   process::SpawnSpec s;
   std::string out = dir + "/" + job + ".ko";
   s.argv = {"strip", "--strip-debug", "-o", out, ko};
@@ -133,7 +135,8 @@ std::vector<GuestJob> guest_jobs(const std::vector<Job>& jobs, const std::string
 // and handed to the caller's on_output as they come.
 class Results {
  public:
-  Results(BatchResult* r, const std::vector<Job>& jobs, const BatchOptions& opts) : r_(r), opts_(opts) {
+  Results(BatchResult* r, const std::vector<Job>& jobs, const BatchOptions& opts)
+      : r_(r), opts_(opts) {
     for (const auto& j : jobs) {
       r_->jobs.push_back(JobResult{});
       r_->jobs.back().name = j.name;
@@ -166,10 +169,10 @@ class Results {
     if (opts_.on_output && !stopped && !opts_.on_output(f.name, f.kind, f.payload)) stopped = true;
   }
 
-  std::string running; // the job begun and not ended
+  std::string running;  // the job begun and not ended
   std::string dmesg;
   bool done = false;
-  bool stopped = false; // on_output asked to stop
+  bool stopped = false;  // on_output asked to stop
 
  private:
   BatchResult* r_;
@@ -183,8 +186,8 @@ class Results {
 // last frame, or the whole batch past its overall limit; or when the
 // caller's on_output asks to stop. Each frame goes to 'results' as it comes.
 struct Watch {
-  std::string stop_reason; // empty: the guest ended by itself
-  std::string stream_error; // the data port's stream is malformed
+  std::string stop_reason;   // empty: the guest ended by itself
+  std::string stream_error;  // the data port's stream is malformed
   double boot_s = -1;
 };
 
@@ -200,7 +203,7 @@ Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job
     jobs_s += j.timeout_s + kPerJobMarginS + std::max(0, j.interrupt_after_ms) / 1000;
   const long long boot_deadline = start + opts.boot_timeout_s * 1000LL;
   const long long overall_deadline = boot_deadline + (jobs_s + kBatchMarginS) * 1000LL;
-  long long step_deadline = boot_deadline; // for the current step: boot, a job, between jobs
+  long long step_deadline = boot_deadline;  // for the current step: boot, a job, between jobs
   long long last_growth = start;
   long long done_at = -1;
   bool hello = false;
@@ -226,8 +229,9 @@ Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job
         if (opts.progress) opts.progress("running in the VM");
       } else if (f.kind == "begin" && by_name.count(f.name)) {
         const Job* j = by_name[f.name];
-        step_deadline = now + (j->timeout_s + std::max(0, j->interrupt_after_ms) / 1000 +
-                               kPerJobMarginS) * 1000LL;
+        step_deadline =
+            now +
+            (j->timeout_s + std::max(0, j->interrupt_after_ms) / 1000 + kPerJobMarginS) * 1000LL;
         if (opts.verbose) note("job " + f.name);
       } else if (f.kind == "status") {
         step_deadline = now + kPerJobMarginS * 1000LL;
@@ -236,8 +240,7 @@ Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job
       }
     }
     if (follower.grew()) last_growth = now;
-    if (results->stopped)
-      w.stop_reason = "stopped by the caller (the output's reader has gone)";
+    if (results->stopped) w.stop_reason = "stopped by the caller (the output's reader has gone)";
     else if (!hello && now > boot_deadline)
       w.stop_reason = "the VM did not boot within " + std::to_string(opts.boot_timeout_s) + " s";
     else if (now > overall_deadline)
@@ -245,7 +248,7 @@ Watch watch_guest(pid_t pid, const std::string& data_path, const std::vector<Job
     else if (done_at < 0 && now > step_deadline && now - last_growth > kSilenceMs)
       w.stop_reason = "the guest stopped making progress (hung?)";
     else if (done_at >= 0 && now - done_at > kDoneGraceMs)
-      w.stop_reason = "the guest did not power off"; // results are complete anyway
+      w.stop_reason = "the guest did not power off";  // results are complete anyway
     if (!w.stop_reason.empty()) {
       process::kill_and_reap(pid);
       last_frames();
@@ -291,14 +294,16 @@ std::string tail_lines(const std::string& text, int n) {
   return pos == std::string::npos ? text : text.substr(pos + 1);
 }
 
-} // namespace
+}  // namespace
 
-BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const BatchOptions& opts) {
+BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs,
+                      const BatchOptions& opts) {
   BatchResult r;
   long long t_start = process::now_ms();
   auto note = [&](const std::string& msg) {
     if (opts.verbose)
-      std::fprintf(stderr, "xtap-vm: [%6.1fs] %s\n", (process::now_ms() - t_start) / 1000.0, msg.c_str());
+      std::fprintf(stderr, "xtap-vm: [%6.1fs] %s\n", (process::now_ms() - t_start) / 1000.0,
+                   msg.c_str());
   };
   r.error = validate(jobs, opts);
   if (!r.error.empty()) return r;
@@ -329,8 +334,15 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
   // armed or disarmed under load), which oopses the guest with RIP 0; the
   // same runs are clean single-threaded. A guest PAUSE also yields the host
   // thread there, so bounded try-locks still make progress.
-  q.argv = {opts.qemu, "-accel", "tcg,thread=single", "-m", std::to_string(opts.memory_mb),
-            "-smp", std::to_string(opts.cpus), "-nographic", "-no-reboot"};
+  q.argv = {opts.qemu,
+            "-accel",
+            "tcg,thread=single",
+            "-m",
+            std::to_string(opts.memory_mb),
+            "-smp",
+            std::to_string(opts.cpus),
+            "-nographic",
+            "-no-reboot"};
   if (opts.tcp_forwards.empty()) {
     q.argv.insert(q.argv.end(), {"-net", "none"});
   } else {
@@ -340,8 +352,9 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
       netdev += ",hostfwd=tcp:127.0.0.1:" + std::to_string(host) + "-:" + std::to_string(guest);
     q.argv.insert(q.argv.end(), {"-netdev", netdev, "-device", "virtio-net-pci,netdev=net0"});
   }
-  q.argv.insert(q.argv.end(), {"-monitor", "none", "-kernel", kernel.image, "-initrd", initrd, "-append", append,
-            "-serial", "file:" + console, "-serial", "file:" + data});
+  q.argv.insert(q.argv.end(),
+                {"-monitor", "none", "-kernel", kernel.image, "-initrd", initrd, "-append", append,
+                 "-serial", "file:" + console, "-serial", "file:" + data});
   q.stdout_path = q.stderr_path = dir + "/qemu.log";
   note("booting " + kernel.release + " under TCG, " + std::to_string(jobs.size()) + " job(s)");
   if (opts.progress) opts.progress("booting a VM of " + kernel.release);
@@ -388,12 +401,10 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const 
   } else if (!w.stream_error.empty()) {
     r.error = "data port: " + w.stream_error;
   }
-  if (opts.keep_dir)
-    r.work_dir = dir;
-  else
-    fs::remove_all(dir);
+  if (opts.keep_dir) r.work_dir = dir;
+  else fs::remove_all(dir);
   r.total_s = (process::now_ms() - t_start) / 1000.0;
   return r;
 }
 
-} // namespace xtap::vm
+}  // namespace xtap::vm

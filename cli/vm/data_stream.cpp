@@ -2,8 +2,8 @@
 #include "vm/data_stream.h"
 
 #include <fcntl.h>
-#include <sstream>
 #include <unistd.h>
+#include <sstream>
 
 namespace xtap::vm {
 
@@ -88,4 +88,4 @@ long status_field(const std::string& status, const std::string& key) {
   return -1;
 }
 
-} // namespace xtap::vm
+}  // namespace xtap::vm

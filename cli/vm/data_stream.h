@@ -12,11 +12,11 @@ struct Frame {
 };
 
 struct ParsedStream {
-  std::vector<Frame> frames; // whole frames, in order
-  bool truncated = false;    // the stream ends inside a frame
-  size_t consumed = 0;       // bytes of whole frames
-  size_t needed = 0;         // when truncated inside a frame whose header is complete: bytes it needs
-  std::string error;         // the stream is malformed at some point (parsing stopped there)
+  std::vector<Frame> frames;  // whole frames, in order
+  bool truncated = false;     // the stream ends inside a frame
+  size_t consumed = 0;        // bytes of whole frames
+  size_t needed = 0;  // when truncated inside a frame whose header is complete: bytes it needs
+  std::string error;  // the stream is malformed at some point (parsing stopped there)
 };
 
 // Parses bytes from offset 'from'; byte positions in error messages are
@@ -32,15 +32,17 @@ class StreamFollower {
   explicit StreamFollower(std::string path) : path_(std::move(path)) {}
   ~StreamFollower();
   std::vector<Frame> poll();
-  bool grew() const { return grew_; }                // the last poll() read new bytes
-  const std::string& error() const { return error_; } // the stream is malformed (following stopped)
+  bool grew() const { return grew_; }  // the last poll() read new bytes
+  const std::string& error() const {
+    return error_;
+  }  // the stream is malformed (following stopped)
 
  private:
   std::string path_;
   int fd_ = -1;
-  std::string pending_; // bytes after the last whole frame
-  size_t base_ = 0;     // where pending_ starts in the stream
-  size_t needed_ = 0;   // pending_ must be this long before its frame is whole
+  std::string pending_;  // bytes after the last whole frame
+  size_t base_ = 0;      // where pending_ starts in the stream
+  size_t needed_ = 0;    // pending_ must be this long before its frame is whole
   bool grew_ = false;
   std::string error_;
 };
@@ -48,6 +50,6 @@ class StreamFollower {
 // Fields of a status payload ("exit=0 timed_out=0 ..."); missing ones are -1.
 long status_field(const std::string& status, const std::string& key);
 
-} // namespace xtap::vm
+}  // namespace xtap::vm
 
 #endif

@@ -178,15 +178,13 @@ send
 poweroff -f
 )SH";
 
-} // namespace
+}  // namespace
 
 std::string shell_quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
+    if (c == '\'') out += "'\\''";
+    else out += c;
   }
   return out + "'";
 }
@@ -205,8 +203,8 @@ std::string guest_init_script(const std::vector<GuestJob>& jobs) {
   for (const auto& j : jobs) {
     s += "run_job " + shell_quote(j.name) + " " + std::to_string(j.timeout_s) + " " +
          std::to_string(j.interrupt_after_ms) + " " + shell_quote(j.interrupt_signal) + " " +
-         shell_quote(j.after) + " " + shell_quote(j.before) + " " + shell_quote(j.module_name) + " " +
-         shell_quote(j.module_path);
+         shell_quote(j.after) + " " + shell_quote(j.before) + " " + shell_quote(j.module_name) +
+         " " + shell_quote(j.module_path);
     for (const auto& a : j.argv) s += " " + shell_quote(a);
     s += "\n";
   }
@@ -214,4 +212,4 @@ std::string guest_init_script(const std::vector<GuestJob>& jobs) {
   return s;
 }
 
-} // namespace xtap::vm
+}  // namespace xtap::vm

@@ -34,14 +34,15 @@ namespace xtap::vm {
 
 struct GuestJob {
   std::string name;
-  std::string module_name; // kernel module name ("" for command-only jobs)
-  std::string module_path; // its guest path, $XTAP_JOB_KO in the job's environment
-  std::vector<std::string> argv; // what to run, argv[0] a guest path or PATH name
+  std::string module_name;        // kernel module name ("" for command-only jobs)
+  std::string module_path;        // its guest path, $XTAP_JOB_KO in the job's environment
+  std::vector<std::string> argv;  // what to run, argv[0] a guest path or PATH name
   int timeout_s = 60;
   int interrupt_after_ms = -1;
   std::string interrupt_signal = "INT";
   std::string after;  // sh command after the job's process ends; its output joins the job's
-  std::string before; // sh command before the job starts (loading a helper module); output to its stderr
+  std::string
+      before;  // sh command before the job starts (loading a helper module); output to its stderr
 };
 
 std::string guest_init_script(const std::vector<GuestJob>& jobs);
@@ -59,6 +60,6 @@ std::string guest_frame_functions();
 // 'text' quoted for sh.
 std::string shell_quote(const std::string& text);
 
-} // namespace xtap::vm
+}  // namespace xtap::vm
 
 #endif

@@ -50,7 +50,7 @@ bool install_file(const std::string& from, const fs::path& root, const std::stri
   return true;
 }
 
-} // namespace
+}  // namespace
 
 std::string build_initramfs(const std::string& work_dir, const InitramfsSpec& spec,
                             std::string* error) {
@@ -105,4 +105,4 @@ std::string build_initramfs(const std::string& work_dir, const InitramfsSpec& sp
   return archive;
 }
 
-} // namespace xtap::vm
+}  // namespace xtap::vm

@@ -10,8 +10,8 @@
 namespace xtap::vm {
 
 struct InitramfsSpec {
-  std::string busybox; // host path of a static busybox
-  std::vector<std::pair<std::string, std::string>> files; // host path -> absolute guest path
+  std::string busybox;                                     // host path of a static busybox
+  std::vector<std::pair<std::string, std::string>> files;  // host path -> absolute guest path
   std::string init_script;
 };
 
@@ -20,6 +20,6 @@ struct InitramfsSpec {
 std::string build_initramfs(const std::string& work_dir, const InitramfsSpec& spec,
                             std::string* error);
 
-} // namespace xtap::vm
+}  // namespace xtap::vm
 
 #endif

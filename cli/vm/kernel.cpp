@@ -1,10 +1,10 @@
 // Discovery of installed kernels a throwaway VM can boot.
 #include "vm/vm.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -66,11 +66,12 @@ std::vector<std::string> installed_cloud_releases() {
       continue;
     out.push_back(rel);
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return release_less(b, a); });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return release_less(b, a); });
   return out;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<Kernel> list_vm_kernels() {
   std::vector<Kernel> out;
@@ -87,7 +88,8 @@ std::optional<Kernel> find_vm_kernel(const std::string& release, std::string* wh
     return std::nullopt;
   };
   if (!release.empty()) {
-    if (release.find('/') != std::string::npos) return fail("invalid kernel release '" + release + "'");
+    if (release.find('/') != std::string::npos)
+      return fail("invalid kernel release '" + release + "'");
     Kernel k = describe(release);
     std::string why = unusable_reason(k);
     if (!why.empty()) return fail("kernel " + release + " cannot be used for a VM: " + why);
@@ -107,4 +109,4 @@ std::optional<Kernel> find_vm_kernel(const std::string& release, std::string* wh
   return fail("no usable Debian cloud kernel: " + reasons);
 }
 
-} // namespace xtap::vm
+}  // namespace xtap::vm

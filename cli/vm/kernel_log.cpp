@@ -23,4 +23,4 @@ std::vector<std::string> scan_kernel_problems(const std::string& log) {
   return out;
 }
 
-} // namespace xtap::vm
+}  // namespace xtap::vm

@@ -15,8 +15,8 @@
 #ifndef XTAP_VM_VM_H
 #define XTAP_VM_VM_H
 
-#include <optional>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,9 +24,9 @@
 namespace xtap::vm {
 
 struct Kernel {
-  std::string release;   // "6.1.0-56-cloud-amd64"
-  std::string image;     // /boot/vmlinuz-RELEASE
-  std::string build_dir; // /lib/modules/RELEASE/build
+  std::string release;    // "6.1.0-56-cloud-amd64"
+  std::string image;      // /boot/vmlinuz-RELEASE
+  std::string build_dir;  // /lib/modules/RELEASE/build
 };
 
 // An installed kernel usable for a VM: vmlinuz readable and a build dir
@@ -39,30 +39,31 @@ std::optional<Kernel> find_vm_kernel(const std::string& release, std::string* wh
 std::vector<Kernel> list_vm_kernels();
 
 struct Job {
-  std::string name;                     // unique, [A-Za-z0-9_.-]
-  std::string module;                   // host path of a .ko, or empty: run `command` alone
-  std::vector<std::string> runner_args; // extra xtap-run args (-T 5, -o ...)
-  std::string command;                  // -c CMD for xtap-run (the whole job when module is empty)
-  int timeout_s = 60;                   // guest-side limit: SIGKILL after it
-  int interrupt_after_ms = -1;          // >= 0: SIGINT to xtap-run after this delay
-  std::string interrupt_signal = "INT"; // the signal interrupt-after-ms sends (KILL: a dying collector)
-  std::string after;                    // sh command run once xtap-run has ended, before clean-up
-  std::string before;                   // sh command run before xtap-run starts (insmod a helper)
+  std::string name;                      // unique, [A-Za-z0-9_.-]
+  std::string module;                    // host path of a .ko, or empty: run `command` alone
+  std::vector<std::string> runner_args;  // extra xtap-run args (-T 5, -o ...)
+  std::string command;                   // -c CMD for xtap-run (the whole job when module is empty)
+  int timeout_s = 60;                    // guest-side limit: SIGKILL after it
+  int interrupt_after_ms = -1;           // >= 0: SIGINT to xtap-run after this delay
+  std::string interrupt_signal =
+      "INT";           // the signal interrupt-after-ms sends (KILL: a dying collector)
+  std::string after;   // sh command run once xtap-run has ended, before clean-up
+  std::string before;  // sh command run before xtap-run starts (insmod a helper)
 };
 
 struct JobResult {
   std::string name;
-  std::string out, err;           // whole stdout (empty without keep_output) and stderr
-  int exit_status = -1;           // as the guest shell saw it (128+N: killed by signal N)
-  bool timed_out = false;         // killed by the guest-side limit
-  bool completed = false;         // the guest reported this job's results
-  bool module_left_loaded = false;// the module was still loaded after xtap-run ended
-  long elapsed_ms = -1;           // guest time, 10 ms resolution
+  std::string out, err;             // whole stdout (empty without keep_output) and stderr
+  int exit_status = -1;             // as the guest shell saw it (128+N: killed by signal N)
+  bool timed_out = false;           // killed by the guest-side limit
+  bool completed = false;           // the guest reported this job's results
+  bool module_left_loaded = false;  // the module was still loaded after xtap-run ended
+  long elapsed_ms = -1;             // guest time, 10 ms resolution
 };
 
 struct BatchOptions {
   std::string xtap_run;  // host path of the static xtap-run (required when a job has a module)
-  std::vector<std::pair<std::string, std::string>> extra_files; // host path -> guest path
+  std::vector<std::pair<std::string, std::string>> extra_files;  // host path -> guest path
   int memory_mb = 1024;
   int cpus = 2;
   int boot_timeout_s = 60;  // until the guest's /init reports in
@@ -76,31 +77,33 @@ struct BatchOptions {
   // JobResult::out), and "err", its stderr, once it has ended. Returning
   // false stops the batch (the output's reader has gone): the VM is killed
   // and BatchResult::error says so. Empty: no one listens.
-  std::function<bool(const std::string& job, const std::string& kind, const std::string& bytes)> on_output;
+  std::function<bool(const std::string& job, const std::string& kind, const std::string& bytes)>
+      on_output;
   // false: JobResult::out stays empty (on_output has had it), so that a long
   // session's output is not held in memory.
   bool keep_output = true;
-  std::string busybox = "/bin/busybox"; // must be statically linked
+  std::string busybox = "/bin/busybox";  // must be statically linked
   std::string qemu = "qemu-system-x86_64";
-  std::string extra_append; // appended to the kernel command line
+  std::string extra_append;  // appended to the kernel command line
   // Host TCP ports on 127.0.0.1 forwarded to guest ports (QEMU user
   // networking with a virtio-net NIC; the guest configures it as 10.0.2.15,
   // see docs/testing.md). Empty: the guest has no network.
-  std::vector<std::pair<int, int>> tcp_forwards; // host port -> guest port
+  std::vector<std::pair<int, int>> tcp_forwards;  // host port -> guest port
 };
 
 struct BatchResult {
-  bool booted = false;        // the guest's /init started and reported
-  bool finished = false;      // every job ran and the guest powered off cleanly
-  std::string error;          // why the batch did not finish, empty if it did
-  std::vector<JobResult> jobs;// one per Job, in order
-  std::string kernel_log;     // guest dmesg (console log if dmesg never arrived)
-  std::string console_log;    // the guest's serial console
-  std::vector<std::string> kernel_problems;    // BUG:|Oops|WARNING:|soft lockup|...
-  std::vector<std::string> kernel_problem_jobs;// job running when each problem was logged ("" if none)
-  std::string work_dir;       // set when kept
-  double boot_s = -1;         // host seconds from qemu start to /init reporting
-  double total_s = -1;        // host seconds for the whole batch
+  bool booted = false;                       // the guest's /init started and reported
+  bool finished = false;                     // every job ran and the guest powered off cleanly
+  std::string error;                         // why the batch did not finish, empty if it did
+  std::vector<JobResult> jobs;               // one per Job, in order
+  std::string kernel_log;                    // guest dmesg (console log if dmesg never arrived)
+  std::string console_log;                   // the guest's serial console
+  std::vector<std::string> kernel_problems;  // BUG:|Oops|WARNING:|soft lockup|...
+  std::vector<std::string>
+      kernel_problem_jobs;  // job running when each problem was logged ("" if none)
+  std::string work_dir;     // set when kept
+  double boot_s = -1;       // host seconds from qemu start to /init reporting
+  double total_s = -1;      // host seconds for the whole batch
 };
 
 BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs, const BatchOptions& opts);
@@ -113,6 +116,6 @@ std::vector<std::string> scan_kernel_problems(const std::string& log);
 // xtap-run next to xtap) or in its ../libexec/xtap, or empty if there is none.
 std::string sibling_program(const std::string& name);
 
-} // namespace xtap::vm
+}  // namespace xtap::vm
 
 #endif

@@ -62,7 +62,8 @@ namespace {
 
 int usage(const std::string& msg) {
   if (!msg.empty()) std::cerr << "xtap-vmbatch: " << msg << "\n";
-  std::cerr << "usage: xtap-vmbatch [--kernel REL] [--xtap-run PATH] [--keep] [-v] MANIFEST OUTDIR\n";
+  std::cerr
+      << "usage: xtap-vmbatch [--kernel REL] [--xtap-run PATH] [--keep] [-v] MANIFEST OUTDIR\n";
   return 3;
 }
 
@@ -117,7 +118,8 @@ bool parse_manifest(const std::string& path, std::vector<Job>* jobs, BatchOption
       std::istringstream ports(value);
       int host = 0, guest = 0;
       std::string rest;
-      if (!(ports >> host >> guest) || (ports >> rest) || host <= 0 || host > 65535 || guest <= 0 || guest > 65535)
+      if (!(ports >> host >> guest) || (ports >> rest) || host <= 0 || host > 65535 || guest <= 0 ||
+          guest > 65535)
         return fail("forward needs HOST_PORT GUEST_PORT, not '" + value + "'");
       opts->tcp_forwards.emplace_back(host, guest);
     } else if (key == "file" && !job) {
@@ -145,7 +147,8 @@ bool parse_manifest(const std::string& path, std::vector<Job>* jobs, BatchOption
     } else if (key == "before" && job) {
       job->before = value;
     } else {
-      return fail("unknown directive '" + key + "'" + (job ? " in a job" : " before the first job"));
+      return fail("unknown directive '" + key + "'" +
+                  (job ? " in a job" : " before the first job"));
     }
   }
   return true;
@@ -157,7 +160,7 @@ bool write(const fs::path& p, const std::string& data) {
   return bool(f);
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
   std::string release, xtap_run, manifest, outdir;
@@ -211,7 +214,8 @@ int main(int argc, char** argv) {
     write(out / (j.name + ".err"), j.err);
     std::ostringstream st;
     st << "exit=" << j.exit_status << "\ntimed_out=" << j.timed_out << "\ncompleted=" << j.completed
-       << "\nmodule_left_loaded=" << j.module_left_loaded << "\nelapsed_ms=" << j.elapsed_ms << "\n";
+       << "\nmodule_left_loaded=" << j.module_left_loaded << "\nelapsed_ms=" << j.elapsed_ms
+       << "\n";
     write(out / (j.name + ".status"), st.str());
   }
   write(out / "kernel.log", r.kernel_log);

@@ -28,10 +28,10 @@ namespace {
 
 struct Part {
   std::string release;
-  fs::path dir;        // DIR/RELEASE
+  fs::path dir;  // DIR/RELEASE
   pid_t pid = -1;
-  int status = -1;     // exit code of the child; -1 until it ended
-  std::string log;     // its stderr: diagnostics and build errors
+  int status = -1;  // exit code of the child; -1 until it ended
+  std::string log;  // its stderr: diagnostics and build errors
 };
 
 std::string script_identity(const Options &o, std::string *error) {
@@ -89,14 +89,16 @@ pid_t start_part(const Options &o, const std::string &name, Part &p,
   one.module_name = name;
   one.output_file.clear();
   one.probe_list_file = (p.dir / ".probes").string();
-  one.strip_debug = true;  // kallsyms symbolises at run time; DWARF would only make the bundle 15x bigger
+  one.strip_debug =
+      true;  // kallsyms symbolises at run time; DWARF would only make the bundle 15x bigger
   int rc = compile(one);
   std::cout.flush();
   std::cerr.flush();
   _exit(rc);
 }
 
-json::Value module_entry(const Options &o, const Part &p, const std::string &name, std::string *error) {
+json::Value module_entry(const Options &o, const Part &p, const std::string &name,
+                         std::string *error) {
   fs::path ko = p.dir / (name + ".ko");
   auto mi = read_modinfo(ko.string(), error);
   if (!mi) return {};
@@ -123,7 +125,8 @@ json::Value module_entry(const Options &o, const Part &p, const std::string &nam
   std::string bytes = read_file(ko.string(), &read_ok);
   m.set("size", json::Value::number(static_cast<double>(bytes.size())));
   m.set("signed", json::Value::boolean(has_module_signature(bytes)));
-  if (!o.sign_cert.empty()) m.set("signing_certificate", json::Value::string(fs::path(o.sign_cert).filename()));
+  if (!o.sign_cert.empty())
+    m.set("signing_certificate", json::Value::string(fs::path(o.sign_cert).filename()));
   return m;
 }
 
@@ -145,7 +148,8 @@ int build_bundle(const Options &o, const std::function<int(const Options &)> &co
     std::cerr << "xtap: " << error << "\n";
     return 1;
   }
-  std::string name = o.module_name.empty() ? "xtap_" + kbuild::hash_hex(identity).substr(0, 12) : o.module_name;
+  std::string name =
+      o.module_name.empty() ? "xtap_" + kbuild::hash_hex(identity).substr(0, 12) : o.module_name;
   fs::path dir = fs::absolute(o.output_file);
   std::error_code ec;
   if (fs::exists(dir) && !fs::is_directory(dir)) {
@@ -153,8 +157,9 @@ int build_bundle(const Options &o, const std::function<int(const Options &)> &co
     return 1;
   }
   if (fs::is_directory(dir) && !fs::is_empty(dir, ec) && !fs::exists(dir / "manifest.json")) {
-    std::cerr << "xtap: -o " << o.output_file
-              << ": the directory is not empty and holds no bundle; name a new or empty directory\n";
+    std::cerr
+        << "xtap: -o " << o.output_file
+        << ": the directory is not empty and holds no bundle; name a new or empty directory\n";
     return 1;
   }
   std::vector<Part> parts;
@@ -225,7 +230,9 @@ int build_bundle(const Options &o, const std::function<int(const Options &)> &co
   manifest.set("xtap_bundle", json::Value::number(1));
   manifest.set("xtap_version", json::Value::string(XTAP_VERSION));
   manifest.set("module", json::Value::string(name));
-  manifest.set("script", json::Value::string(o.script_text.empty() ? fs::path(o.script_file).filename().string() : "<input>"));
+  manifest.set("script", json::Value::string(o.script_text.empty()
+                                                 ? fs::path(o.script_file).filename().string()
+                                                 : "<input>"));
   manifest.set("script_key", json::Value::string(kbuild::hash_hex(identity)));
   manifest.set("built", json::Value::string(utc_now()));
   json::Value modules = json::Value::array();
@@ -248,7 +255,8 @@ int build_bundle(const Options &o, const std::function<int(const Options &)> &co
   }
   manifest.set("modules", std::move(modules));
   std::string tmp = (dir / "manifest.json.tmp").string();
-  if (!write_file(tmp, manifest.dump() + "\n") || rename(tmp.c_str(), (dir / "manifest.json").c_str()) != 0) {
+  if (!write_file(tmp, manifest.dump() + "\n") ||
+      rename(tmp.c_str(), (dir / "manifest.json").c_str()) != 0) {
     std::cerr << "xtap: cannot write " << (dir / "manifest.json") << "\n";
     return 1;
   }

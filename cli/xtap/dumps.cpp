@@ -15,15 +15,16 @@ std::string probe_type_spelling(const std::string &spelling) {
   std::string s = std::regex_replace(spelling, quoted, "(string)");
   s = std::regex_replace(s, number, "(number)");
   // The timer providers spell their period without its argument.
-  static const std::set<std::string> periods = {"timer.ns", "timer.us", "timer.ms", "timer.s",
-                                                "timer.hz", "timer.sec", "timer.msec", "timer.jiffies"};
+  static const std::set<std::string> periods = {"timer.ns",   "timer.us",     "timer.ms",
+                                                "timer.s",    "timer.hz",     "timer.sec",
+                                                "timer.msec", "timer.jiffies"};
   if (periods.count(s)) s += "(number)";
   return s;
 }
 
 void print_probe_types(std::ostream &os) {
-  std::set<std::string> types = {"begin", "begin(number)", "end", "end(number)", "error", "error(number)",
-                                 "never"};
+  std::set<std::string> types = {"begin", "begin(number)", "end",  "end(number)",
+                                 "error", "error(number)", "never"};
   for (const auto *p : probe_providers())
     for (const auto &s : p->spellings()) {
       // "f[.call|.return]" stands for three spellings.

@@ -38,8 +38,8 @@ void print_probe_list_json(std::ostream &os, const Elaborated &elab, bool vars) 
     if (vars) {
       os << ",\"vars\":[";
       for (size_t i = 0; i < vs.size(); ++i)
-        os << (i ? "," : "") << "{\"name\":" << json::quote(vs[i].first) << ",\"type\":"
-           << json::quote(vs[i].second) << "}";
+        os << (i ? "," : "") << "{\"name\":" << json::quote(vs[i].first)
+           << ",\"type\":" << json::quote(vs[i].second) << "}";
       os << "]";
     }
     os << "}\n";

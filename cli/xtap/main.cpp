@@ -1,14 +1,14 @@
 // xtap: the driver. Runs passes 1-5 (parse, elaborate, translate, build,
 // run) and stops where -p says; pass 5 runs the module here through the
 // xtap-run runner, or in a throwaway VM with --vm.
-#include <sys/stat.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,8 +20,8 @@
 
 #include "codegen/module.h"
 #include "codegen/user_symbols.h"
-#include "flamegraph/session.h"
 #include "common/install_paths.h"
+#include "flamegraph/session.h"
 #include "kbuild/kbuild.h"
 #include "kbuild/module_cache.h"
 #include "parse/parser.h"
@@ -51,7 +51,8 @@ namespace {
 cli::TerminalProgress *g_progress = nullptr;
 
 // -v: stap-style pass lines with memory and user/system/real time, e.g.
-// "Pass 1: parsed user script and 3 library scripts using 11236virt/9800res kb, in 10usr/0sys/12real ms."
+// "Pass 1: parsed user script and 3 library scripts using 11236virt/9800res kb, in
+// 10usr/0sys/12real ms."
 class PassTimer {
  public:
   explicit PassTimer(bool on) : on_(on) { mark(); }
@@ -61,7 +62,8 @@ class PassTimer {
       getrusage(RUSAGE_SELF, &ru);
       auto ms = [](const timeval &t) { return t.tv_sec * 1000L + t.tv_usec / 1000; };
       long real = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - start_).count();
+                      std::chrono::steady_clock::now() - start_)
+                      .count();
       long virt_kb = 0, res_kb = 0;
       if (FILE *f = fopen("/proc/self/statm", "r")) {
         long pages_virt = 0, pages_res = 0;
@@ -124,7 +126,8 @@ void print_elaborated(std::ostream &os, const Script &s, const Elaborated &elab)
     os << g->name << ":" << type_name(g->type);
     if (g->is_array) {
       os << " [";
-      for (size_t i = 0; i < g->key_types.size(); ++i) os << (i ? ", " : "") << type_name(g->key_types[i]);
+      for (size_t i = 0; i < g->key_types.size(); ++i)
+        os << (i ? ", " : "") << type_name(g->key_types[i]);
       os << "]";
     }
     os << "\n";
@@ -196,7 +199,8 @@ bool read_script(const cli::Options &o, SourceFile *f) {
   } else {
     std::ifstream in(o.script_file, std::ios::binary);
     if (!in) {
-      std::cerr << "xtap: cannot read script '" << o.script_file << "': " << strerror(errno) << "\n";
+      std::cerr << "xtap: cannot read script '" << o.script_file << "': " << strerror(errno)
+                << "\n";
       return false;
     }
     ss << in.rdbuf();
@@ -207,7 +211,9 @@ bool read_script(const cli::Options &o, SourceFile *f) {
   return true;
 }
 
-bool wants_flame_output(const cli::Options &o) { return !o.folded_file.empty() || !o.flamegraph_file.empty(); }
+bool wants_flame_output(const cli::Options &o) {
+  return !o.folded_file.empty() || !o.flamegraph_file.empty();
+}
 
 // --folded, --flamegraph, --flame-title, -o, --from-stacks, -q.
 flamegraph::OutputFiles flame_files(const cli::Options &o) {
@@ -218,7 +224,7 @@ flamegraph::OutputFiles flame_files(const cli::Options &o) {
   f.from_stacks = o.from_stacks;
   f.quiet = o.quiet;
   std::string from = !o.from_stacks.empty() ? o.from_stacks : o.script_file;
-  f.title = !o.flame_title.empty()      ? o.flame_title
+  f.title = !o.flame_title.empty()        ? o.flame_title
             : from.empty() || from == "-" ? "Flame Graph"
                                           : "Flame Graph: " + fs::path(from).filename().string();
   return f;
@@ -297,16 +303,19 @@ int run_in_vm(const cli::Options &o, const vm::Kernel &k, const std::string &ko)
   signal(SIGPIPE, SIG_IGN);
   vm::BatchResult r = vm::run_batch(k, {job}, bo);
   bool output_failed = !r.jobs.empty() && !out.finish();
-  if (output_failed) std::cerr << "xtap: " << out.error() << (r.finished ? "" : "; the VM was stopped") << "\n";
+  if (output_failed)
+    std::cerr << "xtap: " << out.error() << (r.finished ? "" : "; the VM was stopped") << "\n";
   bool flame_failed = false;
   if (!r.jobs.empty()) {
     const auto &j = r.jobs[0];
     std::cerr << j.err;
-    if (wants_flame_output(o) && !flamegraph::write_flame_files(flame_files(o), stacks) && j.exit_status == 0)
+    if (wants_flame_output(o) && !flamegraph::write_flame_files(flame_files(o), stacks) &&
+        j.exit_status == 0)
       flame_failed = true;
     if (j.timed_out) std::cerr << "xtap: the session timed out in the VM\n";
   }
-  for (const auto &p : r.kernel_problems) std::cerr << "xtap: kernel problem in the VM: " << p << "\n";
+  for (const auto &p : r.kernel_problems)
+    std::cerr << "xtap: kernel problem in the VM: " << p << "\n";
   if (output_failed) return 1;
   if (!r.finished) {
     std::cerr << "xtap: VM run did not finish: " << r.error << "\n";
@@ -348,7 +357,8 @@ int compile_and_run(const cli::Options &o) {
   } else {
     struct utsname u;
     uname(&u);
-    pctx.kernel_release = o.kernel.empty() || o.kernel.find('/') != std::string::npos ? u.release : o.kernel;
+    pctx.kernel_release =
+        o.kernel.empty() || o.kernel.find('/') != std::string::npos ? u.release : o.kernel;
   }
 
   // Pass 1: parse the script, then the tapsets.
@@ -443,8 +453,9 @@ int compile_and_run(const cli::Options &o) {
         std::string open_err;
         auto d = KernelDwarf::open(path, name, env.cache_dir, &open_err);
         if (d && o.verbose)
-          std::cerr << "xtap: " << (name.empty() ? "kernel" : name) << " functions from the DWARF of "
-                    << path << (d->index_from_cache() ? " (index cached)" : "") << "\n";
+          std::cerr << "xtap: " << (name.empty() ? "kernel" : name)
+                    << " functions from the DWARF of " << path
+                    << (d->index_from_cache() ? " (index cached)" : "") << "\n";
         if (!d) *error = open_err;
         it = dwarfs.emplace(path, std::move(d)).first;
       }
@@ -453,7 +464,8 @@ int compile_and_run(const cli::Options &o) {
     return found;
   };
   probe_env.sysroot = o.sysroot;
-  while (probe_env.sysroot.size() > 1 && probe_env.sysroot.back() == '/') probe_env.sysroot.pop_back();
+  while (probe_env.sysroot.size() > 1 && probe_env.sysroot.back() == '/')
+    probe_env.sysroot.pop_back();
   if (probe_env.sysroot == "/") probe_env.sysroot.clear();
   // process.plt and other process probes without a path: the -c program,
   // or the -x process's executable when it runs on this machine.
@@ -470,7 +482,8 @@ int compile_and_run(const cli::Options &o) {
   bool ok = elaborate(*script, probe_env, elab, diags, eopts);
   // -l of an optional pattern that matches nothing lists nothing, as stap
   // does, rather than "no probes found" (XTP2241).
-  bool empty_listing = !ok && !o.list_pattern.empty() && diags.error_count() == 1 && elab.probes.empty();
+  bool empty_listing =
+      !ok && !o.list_pattern.empty() && diags.error_count() == 1 && elab.probes.empty();
   for (const auto &d : diags.all())
     if (d.severity == Severity::Error && d.code != "XTP2241") empty_listing = false;
   if (empty_listing) ok = true;
@@ -528,7 +541,7 @@ int compile_and_run(const cli::Options &o) {
     // -DSTP_NO_OVERLOAD is a switch in stap: no value needed.
     std::string err = eq == std::string::npos && d == "STP_NO_OVERLOAD" ? mo.limits.set(d, "1")
                       : eq == std::string::npos ? "-D" + d + " needs a value, as in -D" + d + "=100"
-                                              : mo.limits.set(d.substr(0, eq), d.substr(eq + 1));
+                                                : mo.limits.set(d.substr(0, eq), d.substr(eq + 1));
     if (!err.empty()) {
       std::cerr << "xtap: " << err << "\n";
       return 1;
@@ -536,8 +549,10 @@ int compile_and_run(const cli::Options &o) {
   }
   if (o.buffer_mb) {
     // -s MB, as stap's: the per-CPU total, in sub-buffers of the current size.
-    unsigned long long n = (static_cast<unsigned long long>(o.buffer_mb) << 20) / mo.limits.subbuf_size;
-    if (std::string err = mo.limits.set("STP_BUFFER_SUBBUFS", std::to_string(std::max(n, 2ull))); !err.empty()) {
+    unsigned long long n =
+        (static_cast<unsigned long long>(o.buffer_mb) << 20) / mo.limits.subbuf_size;
+    if (std::string err = mo.limits.set("STP_BUFFER_SUBBUFS", std::to_string(std::max(n, 2ull)));
+        !err.empty()) {
       std::cerr << "xtap: -s " << o.buffer_mb << ": " << err << "\n";
       return 1;
     }
@@ -563,14 +578,16 @@ int compile_and_run(const cli::Options &o) {
     if (!o.no_warnings) std::cerr << "xtap: warning: " << n << "\n";
   if (o.verbose)
     for (const auto &f : mo.user_files) std::cerr << "xtap: user-space symbols of " << f << "\n";
-  timer.done("3: translated to C (" + std::to_string(std::count(c.begin(), c.end(), '\n')) + " lines)");
+  timer.done("3: translated to C (" + std::to_string(std::count(c.begin(), c.end(), '\n')) +
+             " lines)");
   if (o.last_pass == 3) {
     std::cout << c;
     return 0;
   }
 
   // Pass 4: build.
-  std::string name = o.module_name.empty() ? "xtap_" + kbuild::hash_hex(c).substr(0, 12) : o.module_name;
+  std::string name =
+      o.module_name.empty() ? "xtap_" + kbuild::hash_hex(c).substr(0, 12) : o.module_name;
   if (!valid_module_name(name)) {
     std::cerr << "xtap: invalid module name '" << name
               << "': use letters, digits and '_' (at most 55, not starting with a digit)\n";
@@ -579,13 +596,16 @@ int compile_and_run(const cli::Options &o) {
   std::string err;
   if (!have_target) {
     std::cerr << "xtap: " << (o.vm ? "--vm: " : "") << target_err << "\n";
-    if (o.kernel.empty() && !o.vm) std::cerr << "  hint: name a kernel with -r, or run in a VM with --vm\n";
+    if (o.kernel.empty() && !o.vm)
+      std::cerr << "  hint: name a kernel with -r, or run in a VM with --vm\n";
     return 1;
   }
   kbuild::ModuleBuild mb;
   mb.name = name;
   mb.c_source = c;
-  if (o.keep) mb.keep_dir = fs::temp_directory_path() / ("xtap-build-" + name + "-" + std::to_string(getpid()));
+  if (o.keep)
+    mb.keep_dir =
+        fs::temp_directory_path() / ("xtap-build-" + name + "-" + std::to_string(getpid()));
   std::string ko;
   bool hit = false;
   if (!kbuild::build_module(target, env, mb, &ko, &err, &hit)) {
@@ -598,13 +618,17 @@ int compile_and_run(const cli::Options &o) {
   if (!o.sign_key.empty() || o.strip_debug) {
     // The cached module stays as built; the stripped or signed copy is the
     // one written out (-p4) or run (pass 5).
-    std::string copy = o.last_pass == 4 ? (fs::current_path() / (name + ".ko")).string()
-                                        : (fs::temp_directory_path() / ("xtap-signed-" + std::to_string(getpid())) / (name + ".ko")).string();
+    std::string copy = o.last_pass == 4
+                           ? (fs::current_path() / (name + ".ko")).string()
+                           : (fs::temp_directory_path() /
+                              ("xtap-signed-" + std::to_string(getpid())) / (name + ".ko"))
+                                 .string();
     if (!cli::prepare_module_copy(target, ko, copy, o.strip_debug, o.sign_key, o.sign_cert, &err)) {
       std::cerr << "xtap: " << err << "\n";
       return 1;
     }
-    timer.done(std::string("4: ") + (o.sign_key.empty() ? "stripped" : "signed") + " \"" + copy + "\"");
+    timer.done(std::string("4: ") + (o.sign_key.empty() ? "stripped" : "signed") + " \"" + copy +
+               "\"");
     ko = copy;
   }
   if (o.last_pass == 4) {
@@ -636,7 +660,8 @@ int run_dump(const cli::Options &o) {
   PreprocessContext pctx;
   struct utsname u;
   uname(&u);
-  pctx.kernel_release = o.kernel.empty() || o.kernel.find('/') != std::string::npos ? u.release : o.kernel;
+  pctx.kernel_release =
+      o.kernel.empty() || o.kernel.find('/') != std::string::npos ? u.release : o.kernel;
   pctx.guru = o.guru;
   Diagnostics diags;
   std::vector<std::string> tapset_dirs = {datadir() + "/tapsets"};
@@ -667,8 +692,8 @@ int run_clean_cache(const cli::Options &o) {
   kbuild::CacheUpkeep freed = kbuild::clean_module_cache(dir);
   if (!o.quiet) std::cout << "xtap: " << kbuild::describe_upkeep(freed) << " from " << dir << "\n";
   if (freed.module_bytes_kept) {
-    std::cerr << "xtap: " << kbuild::size_text(freed.module_bytes_kept) << " of cached modules in " << dir
-              << "/modules could not be removed\n";
+    std::cerr << "xtap: " << kbuild::size_text(freed.module_bytes_kept) << " of cached modules in "
+              << dir << "/modules could not be removed\n";
     return 1;
   }
   return 0;

@@ -14,13 +14,13 @@ namespace xtap::cli {
 namespace {
 // Short value names in --help ("-p N", not "-p INT:INT in [1 - 5]"); the
 // checks still say what is wrong with a value.
-CLI::Option *label(CLI::Option *opt, const std::string &name) {
-  return opt->type_name(name);
-}
+CLI::Option *label(CLI::Option *opt, const std::string &name) { return opt->type_name(name); }
 
 // stap reads its options with getopt: a single-valued option given twice
 // takes the last value (-o a -o b writes b), as -p does.
-CLI::Option *last_wins(CLI::Option *opt) { return opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast); }
+CLI::Option *last_wins(CLI::Option *opt) {
+  return opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
 
 const char *const kScript = "Script";
 const char *const kBuild = "Translating and building";
@@ -71,95 +71,157 @@ std::string option_suggestion(const std::string &arg, const std::vector<std::str
 }
 
 bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
-  CLI::App app{"xtap: compile a probe script into a kernel module and run it, as stap does.\n"
-               "  xtap [OPTIONS] SCRIPT.stp|- [ARGS...]    xtap [OPTIONS] -e 'SCRIPT' [ARGS...]",
-               "xtap"};
+  CLI::App app{
+      "xtap: compile a probe script into a kernel module and run it, as stap does.\n"
+      "  xtap [OPTIONS] SCRIPT.stp|- [ARGS...]    xtap [OPTIONS] -e 'SCRIPT' [ARGS...]",
+      "xtap"};
   app.set_help_flag("-h,--help", "print this help and exit")->group(kInfo);
   app.set_version_flag("-V,--version", XTAP_VERSION, "print the version and exit")->group(kInfo);
   app.get_formatter()->column_width(26);
   std::vector<std::string> positionals;
-  label(app.add_option("script", positionals, "script file ('-' for standard input), then its arguments"), "SCRIPT ARGS");
-  label(app.add_option("-e", o->script_text, "the script, given on the command line")->group(kScript), "SCRIPT");
-  label(app.add_option("-p", o->last_pass,
-                 "stop after pass N: 1 parse, 2 elaborate, 3 translate (print C), 4 build, 5 run")
-      ->check(CLI::Range(1, 5).description(""))
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // stap: the last -p wins
-      ->group(kBuild), "N");
-  label(last_wins(app.add_option("-m", o->module_name, "module name (a C identifier)"))->group(kBuild), "NAME");
+  label(app.add_option("script", positionals,
+                       "script file ('-' for standard input), then its arguments"),
+        "SCRIPT ARGS");
+  label(
+      app.add_option("-e", o->script_text, "the script, given on the command line")->group(kScript),
+      "SCRIPT");
+  label(app.add_option(
+               "-p", o->last_pass,
+               "stop after pass N: 1 parse, 2 elaborate, 3 translate (print C), 4 build, 5 run")
+            ->check(CLI::Range(1, 5).description(""))
+            ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // stap: the last -p wins
+            ->group(kBuild),
+        "N");
+  label(last_wins(app.add_option("-m", o->module_name, "module name (a C identifier)"))
+            ->group(kBuild),
+        "NAME");
   std::vector<std::string> releases, kernel_list;
   label(app.add_option("-r", releases,
-                 "target kernel release or build directory (default: running kernel); "
-                 "several -r build a bundle")
-      ->allow_extra_args(false)
-      ->group(kBuild), "KVER|DIR");
+                       "target kernel release or build directory (default: running kernel); "
+                       "several -r build a bundle")
+            ->allow_extra_args(false)
+            ->group(kBuild),
+        "KVER|DIR");
   label(app.add_option("--kernels", kernel_list,
-                 "build a bundle of modules for these kernel releases (comma-separated), with -p4 -o DIR")
-      ->delimiter(',')
-      ->allow_extra_args(false)
-      ->group(kBuild), "KVER,...");
-  label(app.add_option("--sign-key", o->sign_key, "sign the module(s) with this private key (PEM)")->group(kBuild), "KEY");
-  label(app.add_option("--sign-cert", o->sign_cert, "the X.509 certificate that goes with --sign-key")->group(kBuild), "CERT");
+                       "build a bundle of modules for these kernel releases (comma-separated), "
+                       "with -p4 -o DIR")
+            ->delimiter(',')
+            ->allow_extra_args(false)
+            ->group(kBuild),
+        "KVER,...");
+  label(app.add_option("--sign-key", o->sign_key, "sign the module(s) with this private key (PEM)")
+            ->group(kBuild),
+        "KEY");
+  label(
+      app.add_option("--sign-cert", o->sign_cert, "the X.509 certificate that goes with --sign-key")
+          ->group(kBuild),
+      "CERT");
   app.add_flag("-k", o->keep, "keep the module build directory")->group(kBuild);
-  app.add_flag("-v", o->verbose, "verbose: show pass timings and build commands (repeat for more)")->group(kBuild);
-  label(app.add_option("-D", o->defines, "set a limit, as in -D MAXACTION=10000")->allow_extra_args(false)->group(kBuild), "NAME=VALUE");
-  label(last_wins(app.add_option("-c", o->command, "run CMD during the session; end when it exits"))->group(kRun), "CMD");
-  label(last_wins(app.add_option("-x", o->target_pid, "target process id for target()"))->group(kRun), "PID");
-  label(last_wins(app.add_option("-o", o->output_file, "write the script's output to FILE"))->group(kRun), "FILE");
+  app.add_flag("-v", o->verbose, "verbose: show pass timings and build commands (repeat for more)")
+      ->group(kBuild);
+  label(app.add_option("-D", o->defines, "set a limit, as in -D MAXACTION=10000")
+            ->allow_extra_args(false)
+            ->group(kBuild),
+        "NAME=VALUE");
+  label(last_wins(app.add_option("-c", o->command, "run CMD during the session; end when it exits"))
+            ->group(kRun),
+        "CMD");
+  label(
+      last_wins(app.add_option("-x", o->target_pid, "target process id for target()"))->group(kRun),
+      "PID");
+  label(last_wins(app.add_option("-o", o->output_file, "write the script's output to FILE"))
+            ->group(kRun),
+        "FILE");
   last_wins(app.add_option("-S", o->switch_spec,
-                 "with -o FILE: write FILE.0, FILE.1 ..., the next every SIZE MB and at switch_file(), keep N"))
+                           "with -o FILE: write FILE.0, FILE.1 ..., the next every SIZE MB and at "
+                           "switch_file(), keep N"))
       ->type_name("SIZE[,N]")
       ->check(CLI::Validator(
           [](std::string &v) {
             static const std::regex spec(R"(\d{1,7}(,[1-9]\d{0,5})?)");
-            return std::regex_match(v, spec) ? std::string()
-                                             : "use -S SIZE[,N]: megabytes per file (0: only at switch_file()), "
-                                               "and how many files to keep";
+            return std::regex_match(v, spec)
+                       ? std::string()
+                       : "use -S SIZE[,N]: megabytes per file (0: only at switch_file()), "
+                         "and how many files to keep";
           },
           ""))
       ->group(kRun);
-  app.add_flag("-b", o->bulk, "bulk mode: each CPU's output to its own file, FILE_cpuN (stpd_cpuN without -o)")
+  app.add_flag("-b", o->bulk,
+               "bulk mode: each CPU's output to its own file, FILE_cpuN (stpd_cpuN without -o)")
       ->group(kRun);
-  app.add_flag("-F", o->flight,
-               "flight-recorder mode: without -o, leave the module running detached with its newest output "
-               "in memory (xtap-run -A NAME prints it and stops it); with -o, collect in the background")
+  app.add_flag(
+         "-F", o->flight,
+         "flight-recorder mode: without -o, leave the module running detached with its newest "
+         "output "
+         "in memory (xtap-run -A NAME prints it and stops it); with -o, collect in the background")
       ->group(kRun);
-  label(last_wins(app.add_option("-s", o->buffer_mb, "output buffer of MB megabytes per CPU (default 16, cut to fit free memory)"))
-      ->check(CLI::Range(1, 256).description(""))
-      ->group(kBuild), "MB");
-  label(last_wins(app.add_option("-T", o->timeout_s, "end the session after N seconds"))->check(CLI::Validator(CLI::NonNegativeNumber).description(""))->group(kRun), "SECS");
-  app.add_flag("-t", o->timing, "report each probe's hits and handler cycles at the end (stap's probe hit report)")
+  label(last_wins(app.add_option(
+                      "-s", o->buffer_mb,
+                      "output buffer of MB megabytes per CPU (default 16, cut to fit free memory)"))
+            ->check(CLI::Range(1, 256).description(""))
+            ->group(kBuild),
+        "MB");
+  label(last_wins(app.add_option("-T", o->timeout_s, "end the session after N seconds"))
+            ->check(CLI::Validator(CLI::NonNegativeNumber).description(""))
+            ->group(kRun),
+        "SECS");
+  app.add_flag("-t", o->timing,
+               "report each probe's hits and handler cycles at the end (stap's probe hit report)")
       ->group(kBuild);
   std::string format = "text";
   label(last_wins(app.add_option("--format", format,
-                 "text (default), or json: one JSON object a line for output, warnings, errors, the end "
-                 "summary, and -l/-L"))
-      ->check(CLI::IsMember({"text", "json"}).description(""))
-      ->group(kRun), "text|json");
-  app.add_flag("-q", o->quiet, "quiet: no progress or informational notes (warnings still show; -w drops them)")
+                                 "text (default), or json: one JSON object a line for output, "
+                                 "warnings, errors, the end "
+                                 "summary, and -l/-L"))
+            ->check(CLI::IsMember({"text", "json"}).description(""))
+            ->group(kRun),
+        "text|json");
+  app.add_flag("-q", o->quiet,
+               "quiet: no progress or informational notes (warnings still show; -w drops them)")
       ->group(kRun);
   app.add_flag("-g", o->guru, "guru mode: allow embedded C (%{ %}) in the script")->group(kScript);
-  app.add_flag("-u", o->keep_unused, "keep unused code (no elision, no unused warnings)")->group(kScript);
+  app.add_flag("-u", o->keep_unused, "keep unused code (no elision, no unused warnings)")
+      ->group(kScript);
   app.add_flag("-w", o->no_warnings, "suppress warnings")->group(kScript);
   // One value per flag, as -D: `-I DIR script.stp` must not take the script.
   label(app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10")
-      ->allow_extra_args(false)
-      ->group(kScript), "NAME=VALUE");
-  label(app.add_option("-I", o->include_dirs, "also load tapsets from DIR")->allow_extra_args(false)->group(kScript), "DIR");
-  label(last_wins(app.add_option("--sysroot", o->sysroot,
-                 "read process(\"PATH\") programs as DIR/PATH on this machine (probed as PATH)"))
-      ->group(kScript), "DIR");
-  label(app.add_option("--debuginfo", o->debuginfo,
-                 "DWARF debuginfo: a vmlinux or module .ko file, or a directory searched first")
-      ->allow_extra_args(false)
-      ->group(kScript), "PATH");
+            ->allow_extra_args(false)
+            ->group(kScript),
+        "NAME=VALUE");
+  label(app.add_option("-I", o->include_dirs, "also load tapsets from DIR")
+            ->allow_extra_args(false)
+            ->group(kScript),
+        "DIR");
+  label(
+      last_wins(app.add_option(
+                    "--sysroot", o->sysroot,
+                    "read process(\"PATH\") programs as DIR/PATH on this machine (probed as PATH)"))
+          ->group(kScript),
+      "DIR");
+  label(
+      app.add_option("--debuginfo", o->debuginfo,
+                     "DWARF debuginfo: a vmlinux or module .ko file, or a directory searched first")
+          ->allow_extra_args(false)
+          ->group(kScript),
+      "PATH");
   std::string list_l, list_L;
-  label(last_wins(app.add_option("-l", list_l, "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'"))
-      ->group(kInfo), "PROBE");
-  label(last_wins(app.add_option("-L", list_L, "as -l, with each point's context variables and their types"))->group(kInfo), "PROBE");
+  label(last_wins(app.add_option(
+                      "-l", list_l,
+                      "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'"))
+            ->group(kInfo),
+        "PROBE");
+  label(last_wins(app.add_option("-L", list_L,
+                                 "as -l, with each point's context variables and their types"))
+            ->group(kInfo),
+        "PROBE");
   bool dump_types = false, dump_aliases = false, dump_functions = false;
-  app.add_flag("--dump-probe-types", dump_types, "list the probe point families xtap supports")->group(kInfo);
-  app.add_flag("--dump-probe-aliases", dump_aliases, "list the probe aliases of the tapsets")->group(kInfo);
-  app.add_flag("--dump-functions", dump_functions, "list the tapset functions with their signatures")->group(kInfo);
+  app.add_flag("--dump-probe-types", dump_types, "list the probe point families xtap supports")
+      ->group(kInfo);
+  app.add_flag("--dump-probe-aliases", dump_aliases, "list the probe aliases of the tapsets")
+      ->group(kInfo);
+  app.add_flag("--dump-functions", dump_functions,
+               "list the tapset functions with their signatures")
+      ->group(kInfo);
   app.add_flag("--suppress-time-limits", o->suppress_time_limits,
                "lift MAXACTION and MAXTRYLOCK to their maxima (needs -g, as in stap)")
       ->group(kBuild);
@@ -167,65 +229,95 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   // /proc/kallsyms at run time, which covers every loaded module, so kernel
   // module names and --all-modules change nothing; -d FILE and --ldd add
   // user-space symbol tables (codegen/user_symbols.h).
-  label(app.add_option("-d", o->symbol_modules, "user-space symbols of program or library FILE (a kernel MODULE: kallsyms has it)")
-      ->allow_extra_args(false)
-      ->group(kScript), "FILE");
-  app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (accepted)")->group(kScript);
-  app.add_flag("--ldd", o->ldd, "user-space symbols of the shared libraries the named programs need")->group(kScript);
-  app.add_flag("--cleanup", o->cleanup,
-               "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)")
+  label(app.add_option(
+               "-d", o->symbol_modules,
+               "user-space symbols of program or library FILE (a kernel MODULE: kallsyms has it)")
+            ->allow_extra_args(false)
+            ->group(kScript),
+        "FILE");
+  app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (accepted)")
+      ->group(kScript);
+  app.add_flag("--ldd", o->ldd,
+               "user-space symbols of the shared libraries the named programs need")
+      ->group(kScript);
+  app.add_flag(
+         "--cleanup", o->cleanup,
+         "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)")
       ->group(kRun);
   app.add_flag("--clean-cache", o->clean_cache,
                "remove the cached script modules and stale build directories, print what was freed "
                "(runtimes, catalogs, BTF stay); XTAP_CACHE_MAX_MB caps the modules (default 1024)")
       ->group(kBuild);
-  app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel")->group(kRun);
-  label(last_wins(app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest"))->check(CLI::Range(1, 16).description(""))->group(kRun), "N");
+  app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel")
+      ->group(kRun);
+  label(last_wins(app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest"))
+            ->check(CLI::Range(1, 16).description(""))
+            ->group(kRun),
+        "N");
   label(last_wins(app.add_option("--vm-memory", o->vm_memory_mb, "memory of the --vm guest, MiB"))
-      ->check(CLI::Range(256, 16384).description(""))
-      ->group(kRun), "MIB");
+            ->check(CLI::Range(256, 16384).description(""))
+            ->group(kRun),
+        "MIB");
   label(last_wins(app.add_option("--folded", o->folded_file,
-                 "write the stacks the script prints (folded lines or print_stack() blocks with counts) "
-                 "as folded stacks to FILE ('-': standard output)"))
-      ->group(kFlame), "FILE");
+                                 "write the stacks the script prints (folded lines or "
+                                 "print_stack() blocks with counts) "
+                                 "as folded stacks to FILE ('-': standard output)"))
+            ->group(kFlame),
+        "FILE");
   label(last_wins(app.add_option("--flamegraph", o->flamegraph_file,
-                 "draw those stacks as an interactive SVG flame graph in FILE"))
-      ->group(kFlame), "FILE.svg");
-  label(last_wins(app.add_option("--flame-title", o->flame_title, "the flame graph's title"))->group(kFlame), "TEXT");
+                                 "draw those stacks as an interactive SVG flame graph in FILE"))
+            ->group(kFlame),
+        "FILE.svg");
+  label(last_wins(app.add_option("--flame-title", o->flame_title, "the flame graph's title"))
+            ->group(kFlame),
+        "TEXT");
   label(last_wins(app.add_option("--from-stacks", o->from_stacks,
-                 "run no script: read the stacks from FILE (a saved output or folded file; '-': standard input)"))
-      ->group(kFlame), "FILE");
-  label(app.add_option("--remote", o->remotes,
-                 "build for HOST's kernel here, run it there over ssh and stream the output back; "
-                 "repeat for several hosts at once")
-      ->allow_extra_args(false)
-      ->group(kRun), "ssh://[USER@]HOST[:PORT]");
-  label(app.add_option("--ssh-option", o->ssh_options, "pass -o OPT to ssh for --remote (as in IdentityFile=KEY)")
-      ->allow_extra_args(false)
-      ->group(kRun), "OPT");
+                                 "run no script: read the stacks from FILE (a saved output or "
+                                 "folded file; '-': standard input)"))
+            ->group(kFlame),
+        "FILE");
+  label(app.add_option(
+               "--remote", o->remotes,
+               "build for HOST's kernel here, run it there over ssh and stream the output back; "
+               "repeat for several hosts at once")
+            ->allow_extra_args(false)
+            ->group(kRun),
+        "ssh://[USER@]HOST[:PORT]");
+  label(app.add_option("--ssh-option", o->ssh_options,
+                       "pass -o OPT to ssh for --remote (as in IdentityFile=KEY)")
+            ->allow_extra_args(false)
+            ->group(kRun),
+        "OPT");
   StapOptions stap;
   add_stap_options(app, o, &stap);
-  app.footer("Also stap's -W (warnings as errors), --compatible=VERSION, --skip-badvars, -E SCRIPT, --vp, -P ...;\n"
-             "the rest of stap's options are accepted or refused with the reason: docs/cli.md, \"Options from stap\".");
+  app.footer(
+      "Also stap's -W (warnings as errors), --compatible=VERSION, --skip-badvars, -E SCRIPT, --vp, "
+      "-P ...;\n"
+      "the rest of stap's options are accepted or refused with the reason: docs/cli.md, \"Options "
+      "from stap\".");
   std::vector<std::string> known, short_flags;
   for (const CLI::Option *opt : app.get_options()) {
     for (const auto &n : opt->get_lnames()) known.push_back("--" + n);
     for (const auto &n : opt->get_snames()) {
       known.push_back("-" + n);
-      if (opt->get_expected_max() == 0 || opt->get_type_size_max() == 0) short_flags.push_back("-" + n);
+      if (opt->get_expected_max() == 0 || opt->get_type_size_max() == 0)
+        short_flags.push_back("-" + n);
     }
   }
   if (std::string several = several_options_in_one(argc, argv); !several.empty()) {
-    std::cerr << "xtap: '" << several << "' is several options in one argument, as a #! line passes them\n"
-              << "  hint: the kernel gives everything after a #! line's interpreter as one argument: keep one "
-                 "option there (#!/usr/bin/xtap -g), or split them with #!/usr/bin/env -S xtap -p2 -g\n";
+    std::cerr
+        << "xtap: '" << several
+        << "' is several options in one argument, as a #! line passes them\n"
+        << "  hint: the kernel gives everything after a #! line's interpreter as one argument: "
+           "keep one "
+           "option there (#!/usr/bin/xtap -g), or split them with #!/usr/bin/env -S xtap -p2 -g\n";
     *exit_code = 1;
     return false;
   }
   if (std::string bad = unknown_option(argc, argv, known, short_flags); !bad.empty()) {
     std::string hint = option_suggestion(bad, known);
-    std::cerr << "xtap: unknown option '" << bad << "'\n  hint: "
-              << (hint.empty() ? "see xtap --help for the options" : hint) << "\n";
+    std::cerr << "xtap: unknown option '" << bad
+              << "'\n  hint: " << (hint.empty() ? "see xtap --help for the options" : hint) << "\n";
     *exit_code = 1;
     return false;
   }
@@ -249,7 +341,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   }
   o->script_args = positionals;
   for (const auto &r : releases)
-    if (std::find(o->kernels.begin(), o->kernels.end(), r) == o->kernels.end()) o->kernels.push_back(r);
+    if (std::find(o->kernels.begin(), o->kernels.end(), r) == o->kernels.end())
+      o->kernels.push_back(r);
   for (const auto &r : kernel_list)
     if (!r.empty() && std::find(o->kernels.begin(), o->kernels.end(), r) == o->kernels.end())
       o->kernels.push_back(r);
@@ -274,24 +367,31 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     return true;
   }
   if (o->suppress_time_limits && !o->guru) {
-    std::cerr << "xtap: --suppress-time-limits lets a probe run without bound, so it needs -g (guru mode), as in stap\n";
+    std::cerr << "xtap: --suppress-time-limits lets a probe run without bound, so it needs -g "
+                 "(guru mode), as in stap\n";
     *exit_code = 1;
     return false;
   }
   if (o->cleanup || o->clean_cache) return true;  // needs no script
   bool flame = !o->folded_file.empty() || !o->flamegraph_file.empty();
   std::string flame_why;
-  if (!o->from_stacks.empty() && !flame) flame_why = "--from-stacks needs --folded FILE or --flamegraph FILE";
+  if (!o->from_stacks.empty() && !flame)
+    flame_why = "--from-stacks needs --folded FILE or --flamegraph FILE";
   else if (!o->from_stacks.empty() && (!o->script_file.empty() || !o->script_text.empty()))
     flame_why = "--from-stacks reads stacks instead of running a script: give one or the other";
-  else if (flame && !o->switch_spec.empty()) flame_why = "--folded and --flamegraph read one output stream: drop -S";
-  else if (flame && o->json) flame_why = "--folded and --flamegraph read text output: drop --format json";
+  else if (flame && !o->switch_spec.empty())
+    flame_why = "--folded and --flamegraph read one output stream: drop -S";
+  else if (flame && o->json)
+    flame_why = "--folded and --flamegraph read text output: drop --format json";
   else if (flame && o->from_stacks.empty() && o->last_pass != 5)
-    flame_why = "--folded and --flamegraph need the session's output: drop -p " + std::to_string(o->last_pass);
-  else if (flame && !o->kernels.empty()) flame_why = "--folded and --flamegraph need a run, not a bundle build";
+    flame_why = "--folded and --flamegraph need the session's output: drop -p " +
+                std::to_string(o->last_pass);
+  else if (flame && !o->kernels.empty())
+    flame_why = "--folded and --flamegraph need a run, not a bundle build";
   else if (flame && !o->remotes.empty())
-    flame_why = "--folded and --flamegraph do not read --remote output yet: save it with -o FILE, then "
-                "xtap --from-stacks FILE --flamegraph OUT.svg";
+    flame_why =
+        "--folded and --flamegraph do not read --remote output yet: save it with -o FILE, then "
+        "xtap --from-stacks FILE --flamegraph OUT.svg";
   else if (o->folded_file == "-" && o->flamegraph_file == "-")
     flame_why = "--folded - and --flamegraph - would both write to standard output";
   if (!flame_why.empty()) {
@@ -302,7 +402,9 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   if (!o->from_stacks.empty()) return true;  // needs no script
   if (!o->switch_spec.empty() && (o->output_file.empty() || o->vm)) {
     std::cerr << "xtap: -S switches output files: it needs -o FILE"
-              << (o->vm ? ", and a local run (the --vm guest's output comes back as one stream)" : "") << "\n";
+              << (o->vm ? ", and a local run (the --vm guest's output comes back as one stream)"
+                        : "")
+              << "\n";
     *exit_code = 1;
     return false;
   }
@@ -314,17 +416,21 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   if (!o->remotes.empty()) {
     std::string why;
     if (o->vm) why = "--vm runs in a local VM; give either --vm or --remote";
-    else if (!o->kernels.empty() || !o->kernel.empty()) why = "the hosts' kernels are asked for: drop -r/--kernels";
-    else if (o->last_pass != 5) why = "it runs the script on the hosts: drop -p" + std::to_string(o->last_pass) +
-                                      " (to build for a host's kernel here, use -p4 -r ITS_RELEASE)";
-    else if (!o->switch_spec.empty()) why = "-S switches files on this machine; the hosts' output comes back as a stream";
+    else if (!o->kernels.empty() || !o->kernel.empty())
+      why = "the hosts' kernels are asked for: drop -r/--kernels";
+    else if (o->last_pass != 5)
+      why = "it runs the script on the hosts: drop -p" + std::to_string(o->last_pass) +
+            " (to build for a host's kernel here, use -p4 -r ITS_RELEASE)";
+    else if (!o->switch_spec.empty())
+      why = "-S switches files on this machine; the hosts' output comes back as a stream";
     if (!why.empty()) {
       std::cerr << "xtap: --remote: " << why << "\n";
       *exit_code = 1;
       return false;
     }
   } else if (!o->ssh_options.empty()) {
-    std::cerr << "xtap: --ssh-option applies to --remote hosts; add --remote ssh://[USER@]HOST[:PORT]\n";
+    std::cerr
+        << "xtap: --ssh-option applies to --remote hosts; add --remote ssh://[USER@]HOST[:PORT]\n";
     *exit_code = 1;
     return false;
   }
@@ -334,7 +440,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
     else if (o->output_file.empty()) why = "name the bundle's directory with -o DIR";
     else if (o->vm) why = "--vm runs one kernel; run a bundle's module with xtap-run";
     if (!why.empty()) {
-      std::cerr << "xtap: building for " << o->kernels.size() << " kernels makes a bundle: " << why << "\n";
+      std::cerr << "xtap: building for " << o->kernels.size() << " kernels makes a bundle: " << why
+                << "\n";
       *exit_code = 1;
       return false;
     }

@@ -14,7 +14,7 @@ namespace xtap::cli {
 
 // What stap's options set that only matters for checking them.
 struct StapOptions {
-  bool accepted = false;  // flags that change nothing in xtap
+  bool accepted = false;                        // flags that change nothing in xtap
   std::vector<std::string> per_pass_verbosity;  // --vp
   std::string runtime, privilege, arch, prologue, color, tmpdir, runtime_dir;
   bool bpf = false, unprivileged = false, suppress_handler_errors = false;

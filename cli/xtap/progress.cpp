@@ -28,7 +28,9 @@ void TerminalProgress::draw() {
     std::fputs("\r\033[K", stderr);
     shown_ = false;
   } else {
-    long s = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - since_).count();
+    long s =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - since_)
+            .count();
     std::fprintf(stderr, "\r\033[Kxtap: %s ... %lds", what_.c_str(), s);
     shown_ = true;
   }

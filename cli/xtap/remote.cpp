@@ -37,10 +37,10 @@ namespace {
 struct Host {
   RemoteTarget target;
   std::unique_ptr<SshConnection> ssh;
-  std::string error;         // why this host cannot run, "" while it can
+  std::string error;  // why this host cannot run, "" while it can
   std::string release, machine, build_id;
-  std::string module;        // local path of the module built for it
-  std::string remote_dir;    // its temporary directory on the host
+  std::string module;      // local path of the module built for it
+  std::string remote_dir;  // its temporary directory on the host
   // The session.
   pid_t pid = -1;
   int in = -1, out = -1, err = -1;
@@ -75,20 +75,24 @@ bool probe(Host &h, const std::string &control_path, const std::vector<std::stri
   std::getline(lines, uid);
   std::getline(lines, notes);
   if (rc != 0 || h.release.empty() || uid.empty())
-    return fail(h, h.target.label + ": cannot read the host's kernel release (exit " + std::to_string(rc) +
+    return fail(h, h.target.label + ": cannot read the host's kernel release (exit " +
+                       std::to_string(rc) +
                        (err.empty() ? "" : ": " + err.substr(0, err.find('\n'))) +
                        ")\n  hint: xtap needs a POSIX shell with uname and id on the host");
   struct utsname u;
   uname(&u);
   if (h.machine != u.machine)
-    return fail(h, h.target.label + ": the host is " + h.machine + ", this machine builds for " + u.machine +
-                       "\n  hint: build on a " + h.machine + " machine (xtap does not cross-compile)");
+    return fail(h, h.target.label + ": the host is " + h.machine + ", this machine builds for " +
+                       u.machine + "\n  hint: build on a " + h.machine +
+                       " machine (xtap does not cross-compile)");
   if (uid != "0")
-    return fail(h, h.target.label + ": logged in as uid " + uid + ", but loading a kernel module needs root" +
+    return fail(h, h.target.label + ": logged in as uid " + uid +
+                       ", but loading a kernel module needs root" +
                        "\n  hint: connect as root (--remote ssh://root@" + h.target.host +
                        (h.target.port ? ":" + std::to_string(h.target.port) : "") + ")");
   std::string raw;
-  for (size_t i = 0; i + 1 < notes.size(); i += 2) raw += char(std::stoi(notes.substr(i, 2), nullptr, 16));
+  for (size_t i = 0; i + 1 < notes.size(); i += 2)
+    raw += char(std::stoi(notes.substr(i, 2), nullptr, 16));
   h.build_id = build_id_from_notes(raw);
   return true;
 }
@@ -157,7 +161,8 @@ std::string session_command(const Host &h, const std::vector<std::string> &runne
   for (const auto &a : runner_args) run += " " + vm::shell_quote(a);
   run += " \"$d\"/" + vm::shell_quote(fs::path(h.module).filename().string());
   return "d=" + d + "; exec 3<&0; " + run + " </dev/null & p=$!; " +
-         "{ while read -r l; do [ \"$l\" = stop ] && break; done; kill -TERM $p 2>/dev/null; } <&3 >/dev/null 2>&1 & "
+         "{ while read -r l; do [ \"$l\" = stop ] && break; done; kill -TERM $p 2>/dev/null; } <&3 "
+         ">/dev/null 2>&1 & "
          "w=$!; wait $p; st=$?; kill $w 2>/dev/null; rm -rf \"$d\"; exit $st";
 }
 
@@ -166,9 +171,10 @@ bool ship(Host &h) {
   int rc = h.ssh->run("mktemp -d /tmp/xtap-remote.XXXXXX", &out, &err);
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   if (rc != 0 || out.empty() || out[0] != '/')
-    return fail(h, h.target.label + ": cannot make a temporary directory on the host: " +
-                       (err.empty() ? "exit " + std::to_string(rc) : err.substr(0, err.find('\n'))) +
-                       "\n  hint: xtap needs mktemp and a writable /tmp there");
+    return fail(h,
+                h.target.label + ": cannot make a temporary directory on the host: " +
+                    (err.empty() ? "exit " + std::to_string(rc) : err.substr(0, err.find('\n'))) +
+                    "\n  hint: xtap needs mktemp and a writable /tmp there");
   h.remote_dir = out;
   return true;
 }
@@ -203,7 +209,8 @@ constexpr size_t kMaxPartialLine = 64 << 10;
 
 // Output of one host: as it comes with one host; with several, whole
 // lines prefixed by "[LABEL] " (JSON records get a "host" member instead).
-void relay(Host &h, bool is_err, const char *data, size_t n, bool several, bool json, std::ostream &out) {
+void relay(Host &h, bool is_err, const char *data, size_t n, bool several, bool json,
+           std::ostream &out) {
   std::ostream &os = is_err ? std::cerr : out;
   if (!is_err) h.bytes += n;
   for (size_t i = 0; i < n; i++)
@@ -220,8 +227,7 @@ void relay(Host &h, bool is_err, const char *data, size_t n, bool several, bool 
     std::string line = partial.substr(start, nl - start);
     if (json && !line.empty() && line[0] == '{')
       os << "{\"host\":\"" << json_label(h.target.label) << "\"," << line.substr(1) << "\n";
-    else
-      os << "[" << h.target.label << "] " << line << "\n";
+    else os << "[" << h.target.label << "] " << line << "\n";
     start = nl + 1;
   }
   partial.erase(0, start);
@@ -246,12 +252,13 @@ void flush_partial(Host &h, bool several, std::ostream &out) {
 // first SIGINT/SIGTERM/SIGHUP asks each to stop, a second closes their
 // control channels, a third kills the local ssh processes (each host's
 // watcher still unloads the module and removes its files).
-void run_sessions(std::vector<Host *> &hosts, const std::vector<std::string> &runner_args, int sig_fd,
-                  bool several, bool json, std::ostream &out, bool quiet) {
+void run_sessions(std::vector<Host *> &hosts, const std::vector<std::string> &runner_args,
+                  int sig_fd, bool several, bool json, std::ostream &out, bool quiet) {
   for (Host *h : hosts) {
     std::string err;
     h->started_ms = process::now_ms();
-    h->pid = spawn_piped(h->ssh->argv_for(session_command(*h, runner_args)), &h->in, &h->out, &h->err, &err);
+    h->pid = spawn_piped(h->ssh->argv_for(session_command(*h, runner_args)), &h->in, &h->out,
+                         &h->err, &err);
     if (h->pid < 0) fail(*h, h->target.label + ": cannot start ssh: " + err);
   }
   int signals = 0;
@@ -314,10 +321,10 @@ void run_sessions(std::vector<Host *> &hosts, const std::vector<std::string> &ru
         flush_partial(*h, several, out);
         if (h->status == 255)
           std::cerr << "xtap: " << h->target.label
-                    << ": the ssh connection failed or was lost; the host's end unloads the module and removes "
+                    << ": the ssh connection failed or was lost; the host's end unloads the module "
+                       "and removes "
                     << h->remote_dir << " when it notices\n";
-        else
-          h->remote_dir.clear();  // the session removed it
+        else h->remote_dir.clear();  // the session removed it
       }
     }
   }
@@ -364,7 +371,8 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
   {
     std::vector<std::thread> probes;
     for (size_t i = 0; i < hosts.size(); i++)
-      probes.emplace_back([&, i] { probe(hosts[i], work + "/c" + std::to_string(i), o.ssh_options); });
+      probes.emplace_back(
+          [&, i] { probe(hosts[i], work + "/c" + std::to_string(i), o.ssh_options); });
     for (auto &t : probes) t.join();
   }
   bool several = hosts.size() > 1;
@@ -387,21 +395,26 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
     std::string why;
     if (!kbuild::resolve_target(h.release, &t, &why)) {
       fail(h, h.target.label + ": the host runs kernel " + h.release +
-                  ", whose headers are not installed here\n  hint: install linux-headers-" + h.release +
-                  " on this machine, or build a bundle where they are and run it with xtap-run (docs/fleet.md)");
+                  ", whose headers are not installed here\n  hint: install linux-headers-" +
+                  h.release +
+                  " on this machine, or build a bundle where they are and run it with xtap-run "
+                  "(docs/fleet.md)");
       report(h);
       continue;
     }
     std::string local_id, id_err;
-    if (!h.build_id.empty() && kbuild::kernel_build_id(t, env, &local_id, &id_err) && local_id != h.build_id) {
-      fail(h, h.target.label + ": the host runs another build of " + h.release + " (kernel build-id " +
-                  h.build_id + ") than the one installed here (" + local_id +
-                  ")\n  hint: update the host's or this machine's kernel packages so that they match");
+    if (!h.build_id.empty() && kbuild::kernel_build_id(t, env, &local_id, &id_err) &&
+        local_id != h.build_id) {
+      fail(h,
+           h.target.label + ": the host runs another build of " + h.release + " (kernel build-id " +
+               h.build_id + ") than the one installed here (" + local_id +
+               ")\n  hint: update the host's or this machine's kernel packages so that they match");
       report(h);
       continue;
     }
     if (!built.count(h.release)) {
-      if (o.verbose) std::cerr << "xtap: building for " << h.release << " (" << h.target.label << ")\n";
+      if (o.verbose)
+        std::cerr << "xtap: building for " << h.release << " (" << h.target.label << ")\n";
       std::string dir = work + "/build-" + std::to_string(built.size());
       fs::create_directories(dir);
       built[h.release] = build_for(o, h.release, dir, compile);
@@ -455,7 +468,8 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
   }
   std::ostream &out = o.output_file.empty() ? std::cout : file_out;
   long long t0 = process::now_ms();
-  if (!interrupted && !ready.empty()) run_sessions(ready, runner_args, sig_fd, several, o.json, out, o.quiet);
+  if (!interrupted && !ready.empty())
+    run_sessions(ready, runner_args, sig_fd, several, o.json, out, o.quiet);
   long long t1 = process::now_ms();
   out.flush();
   for (Host *h : ready) {
@@ -477,8 +491,9 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
       lines += h.lines;
       bytes += h.bytes;
     }
-    std::cerr << "xtap: " << hosts.size() << " hosts: " << ok << " ran to the end, " << hosts.size() - ok
-              << " failed; " << lines << " lines (" << bytes << " bytes) of output in " << seconds(t1 - t0) << "\n";
+    std::cerr << "xtap: " << hosts.size() << " hosts: " << ok << " ran to the end, "
+              << hosts.size() - ok << " failed; " << lines << " lines (" << bytes
+              << " bytes) of output in " << seconds(t1 - t0) << "\n";
     for (Host &h : hosts) {
       std::cerr << "xtap:   " << h.target.label << "  ";
       if (!h.error.empty()) {

@@ -31,7 +31,8 @@ bool parse_remote_target(const std::string &spec, RemoteTarget *t, std::string *
       return bad("xtap reaches hosts over ssh only; use ssh://[USER@]HOST[:PORT] or USER@HOST");
     rest = rest.substr(scheme + 3);
     if (!rest.empty() && rest.back() == '/') rest.pop_back();
-    if (rest.find('/') != std::string::npos) return bad("a target has no path; use ssh://[USER@]HOST[:PORT]");
+    if (rest.find('/') != std::string::npos)
+      return bad("a target has no path; use ssh://[USER@]HOST[:PORT]");
   }
   *t = RemoteTarget{};
   t->spec = spec;
@@ -49,7 +50,8 @@ bool parse_remote_target(const std::string &spec, RemoteTarget *t, std::string *
     std::string after = rest.substr(close + 1);
     if (!after.empty()) {
       if (after[0] != ':') return bad("expected ':PORT' after ']'");
-      if (scheme == std::string::npos) return bad("a port needs the ssh:// form: ssh://[HOST]:PORT");
+      if (scheme == std::string::npos)
+        return bad("a port needs the ssh:// form: ssh://[HOST]:PORT");
       port = after.substr(1);
       if (port.empty()) return bad("empty port after ':'");
     }
@@ -67,7 +69,8 @@ bool parse_remote_target(const std::string &spec, RemoteTarget *t, std::string *
   if (t->host.empty()) return bad("no host name");
   if (t->host.find_first_of(" \t'\"\\;&|<>$`") != std::string::npos || t->host[0] == '-')
     return bad("'" + t->host + "' is not a host name");
-  if (!t->user.empty() && (t->user.find_first_of(" \t'\"\\;&|<>$`") != std::string::npos || t->user[0] == '-'))
+  if (!t->user.empty() &&
+      (t->user.find_first_of(" \t'\"\\;&|<>$`") != std::string::npos || t->user[0] == '-'))
     return bad("'" + t->user + "' is not a user name");
   if (scheme != std::string::npos && !port.empty()) {
     char *end = nullptr;
@@ -76,12 +79,16 @@ bool parse_remote_target(const std::string &spec, RemoteTarget *t, std::string *
     t->port = int(n);
   }
   std::string host = t->host.find(':') != std::string::npos ? "[" + t->host + "]" : t->host;
-  t->label = (t->user.empty() ? "" : t->user + "@") + host + (t->port ? ":" + std::to_string(t->port) : "");
+  t->label = (t->user.empty() ? "" : t->user + "@") + host +
+             (t->port ? ":" + std::to_string(t->port) : "");
   return true;
 }
 
-SshConnection::SshConnection(RemoteTarget target, std::vector<std::string> ssh_options, std::string control_path)
-    : target_(std::move(target)), options_(std::move(ssh_options)), control_path_(std::move(control_path)) {}
+SshConnection::SshConnection(RemoteTarget target, std::vector<std::string> ssh_options,
+                             std::string control_path)
+    : target_(std::move(target)),
+      options_(std::move(ssh_options)),
+      control_path_(std::move(control_path)) {}
 
 SshConnection::~SshConnection() { close(); }
 
@@ -89,8 +96,8 @@ std::vector<std::string> SshConnection::base_argv() const {
   std::vector<std::string> a = {"ssh"};
   // The user's options first: for ssh the first value of an option wins.
   for (const auto &o : options_) a.insert(a.end(), {"-o", o});
-  a.insert(a.end(), {"-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=15",
-                     "-o", "ServerAliveCountMax=4", "-S", control_path_});
+  a.insert(a.end(), {"-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o",
+                     "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4", "-S", control_path_});
   if (target_.port) a.insert(a.end(), {"-p", std::to_string(target_.port)});
   if (!target_.user.empty()) a.insert(a.end(), {"-l", target_.user});
   return a;
@@ -109,9 +116,10 @@ bool SshConnection::open(std::string *error) {
   std::string ssh_err = read_file(s.stderr_path);
   fs::remove(s.stderr_path);
   if (rc != 0) {
-    *error = rc < 0 && !err.empty() ? target_.label + ": cannot run ssh: " + err +
-                                          "\n  hint: install the OpenSSH client (Debian: openssh-client)"
-                                    : explain_ssh_failure(target_, ssh_err);
+    *error = rc < 0 && !err.empty()
+                 ? target_.label + ": cannot run ssh: " + err +
+                       "\n  hint: install the OpenSSH client (Debian: openssh-client)"
+                 : explain_ssh_failure(target_, ssh_err);
     return false;
   }
   open_ = true;
@@ -168,11 +176,15 @@ std::string explain_ssh_failure(const RemoteTarget &t, const std::string &ssh_st
   std::string reason, hint;
   if (has("Permission denied") || has("Too many authentication failures")) {
     reason = "ssh authentication failed (" + what + ")";
-    hint = "xtap runs ssh without prompts (BatchMode): install your public key on the host "
-           "(ssh-copy-id " + t.label + "), or name one with --ssh-option IdentityFile=KEY";
+    hint =
+        "xtap runs ssh without prompts (BatchMode): install your public key on the host "
+        "(ssh-copy-id " +
+        t.label + "), or name one with --ssh-option IdentityFile=KEY";
   } else if (has("Host key verification failed") || has("REMOTE HOST IDENTIFICATION HAS CHANGED")) {
     reason = "the host's ssh key is not known or has changed (" + what + ")";
-    hint = "connect once with ssh to check and record its key, or see --ssh-option StrictHostKeyChecking=...";
+    hint =
+        "connect once with ssh to check and record its key, or see --ssh-option "
+        "StrictHostKeyChecking=...";
   } else if (has("Could not resolve hostname") || has("Name or service not known")) {
     reason = "unknown host name (" + what + ")";
     hint = "check the name, or give an address: --remote ssh://USER@ADDRESS[:PORT]";

@@ -11,8 +11,8 @@
 namespace xtap::cli {
 
 struct RemoteTarget {
-  std::string spec;   // as given: ssh://root@host:2222, root@host, host
-  std::string user;   // empty: ssh's default (~/.ssh/config, the local user)
+  std::string spec;  // as given: ssh://root@host:2222, root@host, host
+  std::string user;  // empty: ssh's default (~/.ssh/config, the local user)
   std::string host;
   int port = 0;       // 0: ssh's default
   std::string label;  // what prefixes the host's output lines: user@host:port as given
@@ -26,7 +26,8 @@ bool parse_remote_target(const std::string &spec, RemoteTarget *t, std::string *
 // every later command reuses, and closed by close().
 class SshConnection {
  public:
-  SshConnection(RemoteTarget target, std::vector<std::string> ssh_options, std::string control_path);
+  SshConnection(RemoteTarget target, std::vector<std::string> ssh_options,
+                std::string control_path);
   ~SshConnection();
   const RemoteTarget &target() const { return target_; }
 

@@ -38,7 +38,8 @@ bool check_signing_files(const std::string &key, const std::string &cert, std::s
 bool sign_module(const kbuild::Target &t, const std::string &key, const std::string &cert,
                  const std::string &ko, std::string *error) {
   bool ok = false;
-  if (has_module_signature(read_file(ko, &ok))) return true;  // signed already (a rebuild of a bundle)
+  if (has_module_signature(read_file(ko, &ok)))
+    return true;  // signed already (a rebuild of a bundle)
   std::string sign_file = t.build_dir + "/scripts/sign-file";
   if (access(sign_file.c_str(), X_OK) != 0) {
     *error = "cannot sign for kernel " + t.release + ": " + sign_file +
@@ -56,7 +57,8 @@ bool sign_module(const kbuild::Target &t, const std::string &key, const std::str
   if (rc != 0) {
     while (!out.empty() && out.back() == '\n') out.pop_back();
     *error = "signing " + ko + " failed: " + (spawn_error.empty() ? out : spawn_error) +
-             "\n  hint: --sign-key takes the PEM private key and --sign-cert its X.509 certificate (PEM or DER)";
+             "\n  hint: --sign-key takes the PEM private key and --sign-cert its X.509 certificate "
+             "(PEM or DER)";
     return false;
   }
   if (!has_module_signature(read_file(ko))) {
@@ -67,7 +69,8 @@ bool sign_module(const kbuild::Target &t, const std::string &key, const std::str
 }
 
 bool prepare_module_copy(const kbuild::Target &t, const std::string &ko, const std::string &out,
-                         bool strip, const std::string &key, const std::string &cert, std::string *error) {
+                         bool strip, const std::string &key, const std::string &cert,
+                         std::string *error) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(out).parent_path(), ec);
   std::filesystem::copy_file(ko, out, std::filesystem::copy_options::overwrite_existing, ec);
@@ -80,7 +83,8 @@ bool prepare_module_copy(const kbuild::Target &t, const std::string &ko, const s
     spec.argv = {"strip", "--strip-debug", out};
     std::string spawn_error;
     if (process::run_to_end(spec, &spawn_error) != 0) {
-      *error = "strip --strip-debug " + out + " failed" + (spawn_error.empty() ? "" : ": " + spawn_error);
+      *error = "strip --strip-debug " + out + " failed" +
+               (spawn_error.empty() ? "" : ": " + spawn_error);
       std::filesystem::remove(out, ec);
       return false;
     }

@@ -19,6 +19,7 @@ bool sign_module(const kbuild::Target &t, const std::string &key, const std::str
 // Copies the built module `ko` to `out`, without its DWARF if `strip`,
 // signed if `key` is not empty.
 bool prepare_module_copy(const kbuild::Target &t, const std::string &ko, const std::string &out,
-                         bool strip, const std::string &key, const std::string &cert, std::string *error);
+                         bool strip, const std::string &key, const std::string &cert,
+                         std::string *error);
 
 }  // namespace xtap::cli

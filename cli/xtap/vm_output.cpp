@@ -9,7 +9,8 @@
 
 namespace xtap::cli {
 
-VmOutput::VmOutput(std::string file, flamegraph::StackCollector *stacks, std::function<void()> before_first)
+VmOutput::VmOutput(std::string file, flamegraph::StackCollector *stacks,
+                   std::function<void()> before_first)
     : file_(std::move(file)), stacks_(stacks), before_first_(std::move(before_first)) {}
 
 bool VmOutput::open() {
@@ -27,15 +28,14 @@ bool VmOutput::open() {
 
 bool VmOutput::check() {
   out_->flush();  // a tail -f of the file, or a pipe, sees each piece at once
-  if (!*out_ && error_.empty()) error_ = std::string("writing the script output failed: ") + std::strerror(errno);
+  if (!*out_ && error_.empty())
+    error_ = std::string("writing the script output failed: ") + std::strerror(errno);
   return error_.empty();
 }
 
 void VmOutput::pass_on(const std::string &text) {
-  if (stacks_)
-    flamegraph::collect_stacks(text, stacks_, out_);
-  else
-    out_->write(text.data(), std::streamsize(text.size()));
+  if (stacks_) flamegraph::collect_stacks(text, stacks_, out_);
+  else out_->write(text.data(), std::streamsize(text.size()));
 }
 
 bool VmOutput::write(const std::string &piece) {

@@ -17,7 +17,8 @@ class VmOutput {
   // `file`: -o FILE, "" for standard output. `stacks`: where stacks go, or
   // null to pass everything on. `before_first` runs once, before the first
   // bytes are written (the progress line is cleared then).
-  VmOutput(std::string file, flamegraph::StackCollector *stacks, std::function<void()> before_first);
+  VmOutput(std::string file, flamegraph::StackCollector *stacks,
+           std::function<void()> before_first);
 
   // Opens the destination now (-o FILE: created before the VM boots, so
   // that a tail -f can follow it from the start); false when it cannot.

@@ -139,10 +139,8 @@ class DeclarationCollector : public ASTConsumer {
                                     : "prototype " + name.str());
         continue;
       }
-      if (is_tracepoint)
-        add_tracepoint(fd, name.drop_front(kTraceIterPrefix.size()), types);
-      else
-        out_->prototypes[name.str()] = params(fd->parameters(), types);
+      if (is_tracepoint) add_tracepoint(fd, name.drop_front(kTraceIterPrefix.size()), types);
+      else out_->prototypes[name.str()] = params(fd->parameters(), types);
     }
     types.finish();
     out_->types = types.take();

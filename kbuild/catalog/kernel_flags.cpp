@@ -93,8 +93,8 @@ bool kbuild_compile_command(const std::string &build_dir, const std::string &wor
   }
   std::string log = (dir / "make.log").string();
   std::string make_error;
-  int rc = kbuild::run_make({"-C", build_dir, "M=" + dir.string(), std::string(kProbeName) + ".o"}, log,
-                            verbose, &make_error);
+  int rc = kbuild::run_make({"-C", build_dir, "M=" + dir.string(), std::string(kProbeName) + ".o"},
+                            log, verbose, &make_error);
   fs::path cmd_file = dir / ("." + std::string(kProbeName) + ".o.cmd");
   if (rc != 0 || !fs::exists(cmd_file)) {
     *error = "cannot compile a test module against " + build_dir +

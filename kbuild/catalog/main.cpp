@@ -50,20 +50,13 @@ bool parse_options(int argc, char **argv, Options *o) {
       return true;
     };
     bool ok = true;
-    if (a == "--build-dir")
-      ok = value(&o->build_dir);
-    else if (a == "--release")
-      ok = value(&o->release);
-    else if (a == "-o")
-      ok = value(&o->output);
-    else if (a == "--flags-from")
-      ok = value(&o->flags_from);
-    else if (a == "--keep-work")
-      o->keep_work = true;
-    else if (a == "-v")
-      o->verbose = true;
-    else
-      ok = false;
+    if (a == "--build-dir") ok = value(&o->build_dir);
+    else if (a == "--release") ok = value(&o->release);
+    else if (a == "-o") ok = value(&o->output);
+    else if (a == "--flags-from") ok = value(&o->flags_from);
+    else if (a == "--keep-work") o->keep_work = true;
+    else if (a == "-v") o->verbose = true;
+    else ok = false;
     if (!ok) {
       std::cerr << "xtap-kcatalog: bad option '" << a << "'\n" << kUsage;
       return false;
@@ -167,8 +160,8 @@ std::vector<KSyscall> numbered_syscalls(const std::vector<SyscallEntry> &table,
     } else {
       sc.prototype_known = false;
       ++*without_prototype;
-      notes->push_back("no prototype for " + e.entry + " (" + e.name + ", " +
-                       std::to_string(e.nr) + ")");
+      notes->push_back("no prototype for " + e.entry + " (" + e.name + ", " + std::to_string(e.nr) +
+                       ")");
     }
     syscalls.push_back(std::move(sc));
   }
@@ -209,10 +202,8 @@ int main(int argc, char **argv) {
     bool keep;
     ~Cleanup() {
       std::error_code ec;
-      if (keep)
-        std::cerr << "xtap-kcatalog: work directory kept: " << dir << "\n";
-      else
-        fs::remove_all(dir, ec);
+      if (keep) std::cerr << "xtap-kcatalog: work directory kept: " << dir << "\n";
+      else fs::remove_all(dir, ec);
     }
   } cleanup{work_dir, o.keep_work};
 

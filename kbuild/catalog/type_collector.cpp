@@ -35,39 +35,30 @@ int TypeCollector::convert(QualType type) {
     const Type *t = type.getTypePtrOrNull();
     if (!t) return sized(KTypeKind::Void, "void", ctx_.VoidTy, false);
     switch (t->getTypeClass()) {
-      case Type::Typedef:
-        return typedef_name(cast<TypedefType>(t)->getDecl());
-      case Type::Builtin:
-        return builtin(cast<BuiltinType>(t));
-      case Type::Pointer:
-        return pointer(cast<PointerType>(t)->getPointeeType());
+      case Type::Typedef: return typedef_name(cast<TypedefType>(t)->getDecl());
+      case Type::Builtin: return builtin(cast<BuiltinType>(t));
+      case Type::Pointer: return pointer(cast<PointerType>(t)->getPointeeType());
       case Type::ConstantArray: {
         const auto *at = cast<ConstantArrayType>(t);
         return array(at->getElementType(), at->getSize().getZExtValue());
       }
       case Type::IncompleteArray:
-      case Type::VariableArray:
-        return array(cast<ArrayType>(t)->getElementType(), 0);
+      case Type::VariableArray: return array(cast<ArrayType>(t)->getElementType(), 0);
       case Type::Vector:
       case Type::ExtVector: {
         const auto *vt = cast<VectorType>(t);
         return array(vt->getElementType(), vt->getNumElements());
       }
-      case Type::Record:
-        return record(cast<RecordType>(t)->getDecl());
-      case Type::Enum:
-        return enumeration(cast<EnumType>(t)->getDecl());
+      case Type::Record: return record(cast<RecordType>(t)->getDecl());
+      case Type::Enum: return enumeration(cast<EnumType>(t)->getDecl());
       case Type::FunctionProto:
-      case Type::FunctionNoProto:
-        return function(cast<FunctionType>(t));
+      case Type::FunctionNoProto: return function(cast<FunctionType>(t));
       case Type::Complex:
         return sized(KTypeKind::Float, type.getUnqualifiedType().getAsString(), type, false);
       case Type::BitInt:
         return sized(KTypeKind::Int, type.getUnqualifiedType().getAsString(), type,
                      type->isSignedIntegerType());
-      case Type::Atomic:
-        type = cast<AtomicType>(t)->getValueType();
-        continue;
+      case Type::Atomic: type = cast<AtomicType>(t)->getValueType(); continue;
       default:
         // Nothing else is written in C headers; should it appear, it is
         // kept as void rather than guessed.

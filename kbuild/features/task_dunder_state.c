@@ -3,7 +3,4 @@
 #include <linux/sched.h>
 
 unsigned int xtap_feature_task_dunder_state(struct task_struct *t);
-unsigned int xtap_feature_task_dunder_state(struct task_struct *t)
-{
-	return READ_ONCE(t->__state);
-}
+unsigned int xtap_feature_task_dunder_state(struct task_struct *t) { return READ_ONCE(t->__state); }

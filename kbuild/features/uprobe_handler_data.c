@@ -6,18 +6,16 @@
  */
 #include <linux/uprobes.h>
 
-static int xtap_ft_handler(struct uprobe_consumer *self, struct pt_regs *regs, __u64 *data)
-{
-	return 0;
+static int xtap_ft_handler(struct uprobe_consumer *self, struct pt_regs *regs, __u64 *data) {
+  return 0;
 }
 
 static int xtap_ft_ret_handler(struct uprobe_consumer *self, unsigned long func,
-			       struct pt_regs *regs, __u64 *data)
-{
-	return 0;
+                               struct pt_regs *regs, __u64 *data) {
+  return 0;
 }
 
 struct uprobe_consumer xtap_feature_uprobe_handler_data = {
-	.handler = xtap_ft_handler,
-	.ret_handler = xtap_ft_ret_handler,
+    .handler = xtap_ft_handler,
+    .ret_handler = xtap_ft_ret_handler,
 };

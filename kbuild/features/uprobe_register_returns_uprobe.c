@@ -7,12 +7,10 @@
 #include <linux/uprobes.h>
 
 struct uprobe *xtap_feature_uprobe_register(struct inode *inode, struct uprobe_consumer *uc);
-struct uprobe *xtap_feature_uprobe_register(struct inode *inode, struct uprobe_consumer *uc)
-{
-	struct uprobe *u = uprobe_register(inode, 0, 0, uc);
+struct uprobe *xtap_feature_uprobe_register(struct inode *inode, struct uprobe_consumer *uc) {
+  struct uprobe *u = uprobe_register(inode, 0, 0, uc);
 
-	if (!IS_ERR(u))
-		uprobe_unregister_nosync(u, uc);
-	uprobe_unregister_sync();
-	return u;
+  if (!IS_ERR(u)) uprobe_unregister_nosync(u, uc);
+  uprobe_unregister_sync();
+  return u;
 }

@@ -6,9 +6,10 @@
 #include <linux/hrtimer.h>
 #include "xtap_features.h"
 
-static inline void xtap_hrtimer_setup(struct hrtimer *t,
-				      enum hrtimer_restart (*fn)(struct hrtimer *),
-				      clockid_t clock, enum hrtimer_mode mode)
+static inline void
+xtap_hrtimer_setup(struct hrtimer *t,
+		   enum hrtimer_restart (*fn)(struct hrtimer *),
+		   clockid_t clock, enum hrtimer_mode mode)
 {
 #ifdef XTAP_HAVE_HRTIMER_SETUP
 	hrtimer_setup(t, fn, clock, mode);

@@ -21,7 +21,8 @@ static inline void xtap_mm_read_unlock(struct mm_struct *mm)
 	mmap_read_unlock(mm);
 }
 
-static inline struct vm_area_struct *xtap_vma_lookup(struct mm_struct *mm, unsigned long addr)
+static inline struct vm_area_struct *xtap_vma_lookup(struct mm_struct *mm,
+						     unsigned long addr)
 {
 	return vma_lookup(mm, addr);
 }

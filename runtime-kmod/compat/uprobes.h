@@ -27,8 +27,9 @@ struct xtap_uprobe_reg {
  * ref_ctr_offset: non-zero, the file offset of a USDT semaphore the kernel
  * increments while the probe is armed (and decrements after).
  */
-static inline int xtap_uprobe_register(struct xtap_uprobe_reg *r, struct inode *inode,
-				       loff_t offset, loff_t ref_ctr_offset,
+static inline int xtap_uprobe_register(struct xtap_uprobe_reg *r,
+				       struct inode *inode, loff_t offset,
+				       loff_t ref_ctr_offset,
 				       struct uprobe_consumer *uc)
 {
 	r->inode = inode;
@@ -39,7 +40,8 @@ static inline int xtap_uprobe_register(struct xtap_uprobe_reg *r, struct inode *
 	return IS_ERR(r->uprobe) ? PTR_ERR(r->uprobe) : 0;
 #else
 	if (ref_ctr_offset)
-		return uprobe_register_refctr(inode, offset, ref_ctr_offset, uc);
+		return uprobe_register_refctr(inode, offset, ref_ctr_offset,
+					      uc);
 	return uprobe_register(inode, offset, uc);
 #endif
 }
@@ -63,11 +65,14 @@ static inline void xtap_uprobe_unregister_sync(void)
 }
 
 #ifdef XTAP_HAVE_UPROBE_HANDLER_DATA
-#define XTAP_UPROBE_HANDLER_ARGS struct uprobe_consumer *self, struct pt_regs *regs, __u64 *data
-#define XTAP_URETPROBE_HANDLER_ARGS \
-	struct uprobe_consumer *self, unsigned long func, struct pt_regs *regs, __u64 *data
+#define XTAP_UPROBE_HANDLER_ARGS \
+	struct uprobe_consumer *self, struct pt_regs *regs, __u64 *data
+#define XTAP_URETPROBE_HANDLER_ARGS                       \
+	struct uprobe_consumer *self, unsigned long func, \
+		struct pt_regs *regs, __u64 *data
 #else
-#define XTAP_UPROBE_HANDLER_ARGS struct uprobe_consumer *self, struct pt_regs *regs
+#define XTAP_UPROBE_HANDLER_ARGS \
+	struct uprobe_consumer *self, struct pt_regs *regs
 #define XTAP_URETPROBE_HANDLER_ARGS \
 	struct uprobe_consumer *self, unsigned long func, struct pt_regs *regs
 #endif

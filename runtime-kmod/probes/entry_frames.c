@@ -34,7 +34,8 @@ void xtap_entry_frames_free(struct xtap_entry_frames *f)
 	f->nslots = 0;
 }
 
-static u32 xtap_entry_frame_hash(const struct xtap_entry_frames *f, unsigned long cfa)
+static u32 xtap_entry_frame_hash(const struct xtap_entry_frames *f,
+				 unsigned long cfa)
 {
 	return hash_long(cfa, 32) % f->nslots;
 }
@@ -46,7 +47,8 @@ static u32 xtap_entry_frame_hash(const struct xtap_entry_frames *f, unsigned lon
  * dropped the instance): no live call can share a stack address, so it is
  * taken over.
  */
-int xtap_entry_frame_claim(struct xtap_entry_frames *f, unsigned long cfa, const u64 *args)
+int xtap_entry_frame_claim(struct xtap_entry_frames *f, unsigned long cfa,
+			   const u64 *args)
 {
 	u32 start, i;
 
@@ -81,22 +83,26 @@ void xtap_entry_frame_release(struct xtap_entry_frames *f, int slot)
 }
 NOKPROBE_SYMBOL(xtap_entry_frame_release);
 
-u64 xtap_entry_arg(struct xtap_context *c, struct xtap_entry_frames *f, int arg, u64 cfa)
+u64 xtap_entry_arg(struct xtap_context *c, struct xtap_entry_frames *f, int arg,
+		   u64 cfa)
 {
 	u32 start, i;
 
 	if (arg >= 0 && arg < XTAP_KFUNC_REG_ARGS && f->nslots && cfa) {
 		start = xtap_entry_frame_hash(f, cfa);
 		for (i = 0; i < f->nslots; i++) {
-			struct xtap_entry_frame *s = &f->slots[(start + i) % f->nslots];
+			struct xtap_entry_frame *s =
+				&f->slots[(start + i) % f->nslots];
 
 			if (READ_ONCE(s->cfa) == cfa && s->task == current)
 				return s->args[arg];
 		}
 	}
-	xtap_error(c, "the value at the entry of %s was not saved for this call "
-		   "(it began before the probes were armed, or more than %u calls were in flight)",
-		   f->function, f->nslots);
+	xtap_error(
+		c,
+		"the value at the entry of %s was not saved for this call "
+		"(it began before the probes were armed, or more than %u calls were in flight)",
+		f->function, f->nslots);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_entry_arg);

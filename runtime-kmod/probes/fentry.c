@@ -71,7 +71,8 @@ int xtap_fentry_arm(struct xtap_fentry *fe)
 	/* An ops with an empty filter would trace every function. */
 	if (!fe->nsites)
 		return 0;
-	sort(fe->sites, fe->nsites, sizeof(*fe->sites), xtap_fentry_site_cmp, NULL);
+	sort(fe->sites, fe->nsites, sizeof(*fe->sites), xtap_fentry_site_cmp,
+	     NULL);
 	err = register_ftrace_function(&fe->ops);
 	if (err)
 		return err;

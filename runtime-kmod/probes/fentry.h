@@ -13,17 +13,18 @@
 #include <linux/types.h>
 
 struct xtap_fentry_site {
-	unsigned long ip;	/* the function's __fentry__ call */
-	u32 seq;		/* order of adding: probes on one function run in it */
+	unsigned long ip; /* the function's __fentry__ call */
+	u32 seq; /* order of adding: probes on one function run in it */
 	void *owner;
 };
 
 struct xtap_fentry {
 	struct ftrace_ops ops;
-	struct xtap_fentry_site *sites;	/* by ip (then seq) once armed */
+	struct xtap_fentry_site *sites; /* by ip (then seq) once armed */
 	u32 nsites, cap;
 	bool registered;
-	atomic64_t missed;	/* calls ftrace's recursion guard kept from the callback */
+	atomic64_t
+		missed; /* calls ftrace's recursion guard kept from the callback */
 };
 
 /*
@@ -56,7 +57,8 @@ xtap_fentry_find(const struct xtap_fentry *fe, unsigned long ip)
 		else
 			hi = mid;
 	}
-	return lo < fe->nsites && fe->sites[lo].ip == ip ? &fe->sites[lo] : NULL;
+	return lo < fe->nsites && fe->sites[lo].ip == ip ? &fe->sites[lo] :
+							   NULL;
 }
 
 #endif

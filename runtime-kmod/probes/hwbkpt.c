@@ -17,15 +17,14 @@
 
 struct xtap_hwbkpt {
 	const struct xtap_hwbkpt_spec *spec;
-	struct perf_event * __percpu *events;	/* NULL: not registered */
+	struct perf_event *__percpu *events; /* NULL: not registered */
 };
 
 static struct xtap_hwbkpt *xtap_hwbkpts;
 static u32 xtap_nhwbkpts;
 
 static void xtap_hwbkpt_hit(struct perf_event *bp,
-			    struct perf_sample_data *data,
-			    struct pt_regs *regs)
+			    struct perf_sample_data *data, struct pt_regs *regs)
 {
 	const struct xtap_hwbkpt_spec *spec = bp->overflow_handler_context;
 
@@ -89,15 +88,17 @@ static int xtap_hwbkpt_arm(void)
 
 	for (i = 0; i < xtap_nhwbkpts; i++) {
 		const struct xtap_hwbkpt_spec *spec = xtap_hwbkpts[i].spec;
-		struct perf_event * __percpu *events;
+		struct perf_event *__percpu *events;
 		struct perf_event_attr attr;
 		unsigned long addr = spec->symbol_address ?
-			*spec->symbol_address : spec->address;
+					     *spec->symbol_address :
+					     spec->address;
 
 		if (addr & (spec->len - 1)) {
-			xtap_fatal("cannot watch %s at %s: address 0x%lx is not aligned to its length (%u bytes)",
-				   spec->probe->point, spec->probe->location,
-				   addr, spec->len);
+			xtap_fatal(
+				"cannot watch %s at %s: address 0x%lx is not aligned to its length (%u bytes)",
+				spec->probe->point, spec->probe->location, addr,
+				spec->len);
 			xtap_hwbkpt_disarm();
 			return -EINVAL;
 		}

@@ -24,7 +24,7 @@ struct xtap_kprobe {
 	const struct xtap_kprobe_spec *spec;
 	const char *symbol;
 	bool from_wildcard;
-	bool fentry;		/* armed through the set's ftrace_ops, not kp */
+	bool fentry; /* armed through the set's ftrace_ops, not kp */
 };
 
 /*
@@ -39,8 +39,8 @@ struct xtap_kprobe_set {
 	struct kprobe **kp_armed;
 	struct kretprobe **rp_armed;
 	u32 nkps, nkp_armed, nrp_armed;
-	bool takes_symbols;	/* wildcard specs are expanded through xtap_symbols */
-	bool takes_fentry;	/* entry probes go through ftrace where they can */
+	bool takes_symbols; /* wildcard specs are expanded through xtap_symbols */
+	bool takes_fentry; /* entry probes go through ftrace where they can */
 	struct xtap_fentry *fentry;
 };
 
@@ -71,15 +71,17 @@ static const struct kernel_param_ops xtap_symbols_ops = {
 	.set = xtap_symbols_set,
 };
 module_param_cb(xtap_symbols, &xtap_symbols_ops, NULL, 0);
-MODULE_PARM_DESC(xtap_symbols, "functions matching wildcard probe points (set by xtap-run)");
+MODULE_PARM_DESC(xtap_symbols,
+		 "functions matching wildcard probe points (set by xtap-run)");
 
 /*
  * Like xtap_run_probe(), with the probed address kept for probefunc() and,
  * in a return probe that saved them, the function's arguments at entry.
  * Inline, as the bracket around the handler: a hit calls nothing else.
  */
-static __always_inline bool xtap_kprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
-					    void *addr, const u64 *entry_args,
+static __always_inline bool xtap_kprobe_run(const struct xtap_probe *p,
+					    struct pt_regs *regs, void *addr,
+					    const u64 *entry_args,
 					    unsigned long entry_key)
 {
 	struct xtap_context *c = xtap_enter_inline(p, regs);
@@ -97,21 +99,23 @@ static __always_inline bool xtap_kprobe_run(const struct xtap_probe *p, struct p
 	return true;
 }
 
-static __always_inline void xtap_kprobe_hit(const struct xtap_kprobe *xk, struct pt_regs *regs,
-					    void *addr)
+static __always_inline void xtap_kprobe_hit(const struct xtap_kprobe *xk,
+					    struct pt_regs *regs, void *addr)
 {
 	const struct xtap_kprobe_spec *spec = xk->spec;
 
 	/* At a function's entry the stack pointer is at the return address. */
 	if (spec->return_to &&
-	    *(const unsigned long *)kernel_stack_pointer(regs) != *spec->return_to + spec->return_offset)
+	    *(const unsigned long *)kernel_stack_pointer(regs) !=
+		    *spec->return_to + spec->return_offset)
 		return;
 	xtap_kprobe_run(spec->probe, regs, addr, NULL, 0);
 }
 
 static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	xtap_kprobe_hit(container_of(kp, struct xtap_kprobe, kp), regs, kp->addr);
+	xtap_kprobe_hit(container_of(kp, struct xtap_kprobe, kp), regs,
+			kp->addr);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_kprobe_pre);
@@ -124,7 +128,8 @@ NOKPROBE_SYMBOL(xtap_kprobe_pre);
  * ftrace gets back unchanged.
  */
 static void notrace xtap_kfunc_fentry(unsigned long ip, unsigned long parent_ip,
-				      struct ftrace_ops *ops, struct ftrace_regs *fregs)
+				      struct ftrace_ops *ops,
+				      struct ftrace_regs *fregs)
 {
 	struct xtap_fentry *fe = container_of(ops, struct xtap_fentry, ops);
 	const struct xtap_fentry_site *s, *end = fe->sites + fe->nsites;
@@ -158,7 +163,8 @@ NOKPROBE_SYMBOL(xtap_kfunc_fentry);
  * busy), the call is not probed at all: a non-zero return tells kretprobes
  * to drop the instance, and the kernel counts it as missed.
  */
-static int xtap_kretprobe_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int xtap_kretprobe_entry(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
 {
 	struct kretprobe *rp = get_kretprobe(ri);
 	struct xtap_kprobe *xk;
@@ -194,7 +200,8 @@ NOKPROBE_SYMBOL(xtap_kretprobe_entry);
  * kernel-sample kretprobe module does the same); single-threaded TCG is
  * clean. Not an xtap bug: the test VM runs single-threaded (cli/vm).
  */
-static int xtap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int xtap_kretprobe_ret(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
 {
 	struct kretprobe *rp = get_kretprobe(ri);
 	struct xtap_kprobe *xk;
@@ -205,8 +212,9 @@ static int xtap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *reg
 	if (xk->spec->frames) {
 		const u64 *saved = (const u64 *)ri->data;
 
-		xtap_entry_frame_release(xk->spec->frames,
-					 *(const int *)(saved + XTAP_KFUNC_REG_ARGS));
+		xtap_entry_frame_release(
+			xk->spec->frames,
+			*(const int *)(saved + XTAP_KFUNC_REG_ARGS));
 		return 0;
 	}
 	xtap_kprobe_run(xk->spec->probe, regs, rp->kp.addr,
@@ -239,24 +247,42 @@ u64 xtap_dwarf_reg(struct xtap_context *c, int regno)
 	if (!r)
 		return 0;
 	switch (regno) {
-	case 0: return r->ax;
-	case 1: return r->dx;
-	case 2: return r->cx;
-	case 3: return r->bx;
-	case 4: return r->si;
-	case 5: return r->di;
-	case 6: return r->bp;
-	case 7: return kernel_stack_pointer((struct pt_regs *)r);
-	case 8: return r->r8;
-	case 9: return r->r9;
-	case 10: return r->r10;
-	case 11: return r->r11;
-	case 12: return r->r12;
-	case 13: return r->r13;
-	case 14: return r->r14;
-	case 15: return r->r15;
-	case 16: return r->ip;
-	default: return 0;
+	case 0:
+		return r->ax;
+	case 1:
+		return r->dx;
+	case 2:
+		return r->cx;
+	case 3:
+		return r->bx;
+	case 4:
+		return r->si;
+	case 5:
+		return r->di;
+	case 6:
+		return r->bp;
+	case 7:
+		return kernel_stack_pointer((struct pt_regs *)r);
+	case 8:
+		return r->r8;
+	case 9:
+		return r->r9;
+	case 10:
+		return r->r10;
+	case 11:
+		return r->r11;
+	case 12:
+		return r->r12;
+	case 13:
+		return r->r13;
+	case 14:
+		return r->r14;
+	case 15:
+		return r->r15;
+	case 16:
+		return r->ip;
+	default:
+		return 0;
 	}
 }
 NOKPROBE_SYMBOL(xtap_dwarf_reg);
@@ -268,36 +294,68 @@ void xtap_dwarf_set_reg(struct xtap_context *c, int regno, u64 v)
 	if (!r)
 		return;
 	switch (regno) {
-	case 0: r->ax = v; break;
-	case 1: r->dx = v; break;
-	case 2: r->cx = v; break;
-	case 3: r->bx = v; break;
-	case 4: r->si = v; break;
-	case 5: r->di = v; break;
-	case 6: r->bp = v; break;
-	case 8: r->r8 = v; break;
-	case 9: r->r9 = v; break;
-	case 10: r->r10 = v; break;
-	case 11: r->r11 = v; break;
-	case 12: r->r12 = v; break;
-	case 13: r->r13 = v; break;
-	case 14: r->r14 = v; break;
-	case 15: r->r15 = v; break;
-	default: break;
+	case 0:
+		r->ax = v;
+		break;
+	case 1:
+		r->dx = v;
+		break;
+	case 2:
+		r->cx = v;
+		break;
+	case 3:
+		r->bx = v;
+		break;
+	case 4:
+		r->si = v;
+		break;
+	case 5:
+		r->di = v;
+		break;
+	case 6:
+		r->bp = v;
+		break;
+	case 8:
+		r->r8 = v;
+		break;
+	case 9:
+		r->r9 = v;
+		break;
+	case 10:
+		r->r10 = v;
+		break;
+	case 11:
+		r->r11 = v;
+		break;
+	case 12:
+		r->r12 = v;
+		break;
+	case 13:
+		r->r13 = v;
+		break;
+	case 14:
+		r->r14 = v;
+		break;
+	case 15:
+		r->r15 = v;
+		break;
+	default:
+		break;
 	}
 }
 NOKPROBE_SYMBOL(xtap_dwarf_set_reg);
 
 /* `user`: a variable of a probed program (process probes), in user memory. */
-static u64 xtap_dwarf_read(struct xtap_context *c, u64 addr, u32 size, int is_signed, bool user)
+static u64 xtap_dwarf_read(struct xtap_context *c, u64 addr, u32 size,
+			   int is_signed, bool user)
 {
 	u64 v = 0;
 	int err;
 
 	if (size > sizeof(v))
 		return 0;
-	err = user ? xtap_uread(c, (unsigned long)addr, &v, size)
-		   : xtap_kread(c, (unsigned long)addr, &v, size);
+	err = user ? xtap_uread(c, (unsigned long)addr, &v, size) :
+		     xtap_kread(c, (unsigned long)addr, &v, size);
 	if (err)
 		return 0;
 	if (is_signed && size < sizeof(v)) {
@@ -353,7 +411,8 @@ static int xtap_add_symbols(struct xtap_kprobe_set *set)
 		struct xtap_kprobe *xk;
 
 		if (!name || (*name = '\0', kstrtouint(item, 10, &spec)) ||
-		    spec >= set->nspecs || !set->specs[spec].wildcard || !name[1]) {
+		    spec >= set->nspecs || !set->specs[spec].wildcard ||
+		    !name[1]) {
 			xtap_init_error("bad xtap_symbols entry '%s'", item);
 			break;
 		}
@@ -396,7 +455,8 @@ static void xtap_kprobe_set_free(struct xtap_kprobe_set *set)
 	set->nkps = 0;
 }
 
-static int xtap_kprobe_set_alloc(struct xtap_kprobe_set *set, const void *specs, u32 nspecs)
+static int xtap_kprobe_set_alloc(struct xtap_kprobe_set *set, const void *specs,
+				 u32 nspecs)
 {
 	const struct xtap_kprobe_spec *kspecs = specs;
 	u32 n, i;
@@ -416,8 +476,9 @@ static int xtap_kprobe_set_alloc(struct xtap_kprobe_set *set, const void *specs,
 	for (i = 0; i < nspecs; i++) {
 		if (kspecs[i].frames) {
 			/* As many calls in flight as the kernel's default maxactive. */
-			u32 nslots = kspecs[i].maxactive ?:
-				max_t(u32, 10, 2 * num_possible_cpus());
+			u32 nslots =
+				kspecs[i].maxactive ?:
+					max_t(u32, 10, 2 * num_possible_cpus());
 
 			if (xtap_entry_frames_alloc(kspecs[i].frames, nslots)) {
 				xtap_kprobe_set_free(set);
@@ -433,7 +494,8 @@ static int xtap_kprobe_set_alloc(struct xtap_kprobe_set *set, const void *specs,
 	return set->takes_symbols ? xtap_add_symbols(set) : 0;
 }
 
-static int xtap_kprobe_register(struct xtap_kprobe_set *set, struct xtap_kprobe *xk)
+static int xtap_kprobe_register(struct xtap_kprobe_set *set,
+				struct xtap_kprobe *xk)
 {
 	const struct xtap_kprobe_spec *spec = xk->spec;
 	int err;
@@ -450,7 +512,8 @@ static int xtap_kprobe_register(struct xtap_kprobe_set *set, struct xtap_kprobe 
 		xk->rp.maxactive = spec->maxactive;
 		if (spec->frames) {
 			xk->rp.entry_handler = xtap_kretprobe_entry;
-			xk->rp.data_size = XTAP_KFUNC_REG_ARGS * sizeof(u64) + sizeof(int);
+			xk->rp.data_size =
+				XTAP_KFUNC_REG_ARGS * sizeof(u64) + sizeof(int);
 			xk->rp.maxactive = spec->frames->nslots;
 		}
 		err = register_kretprobe(&xk->rp);
@@ -476,7 +539,8 @@ static bool xtap_kprobe_armed(const struct xtap_kprobe *xk)
 {
 	if (xk->fentry)
 		return true;
-	return xk->spec->is_return ? xk->rp.kp.addr != NULL : xk->kp.addr != NULL;
+	return xk->spec->is_return ? xk->rp.kp.addr != NULL :
+				     xk->kp.addr != NULL;
 }
 
 /*
@@ -488,8 +552,8 @@ static bool xtap_kprobe_wants_fentry(const struct xtap_kprobe *xk)
 {
 	const struct xtap_kprobe_spec *spec = xk->spec;
 
-	return !spec->is_return && !spec->offset && !spec->address && !spec->frames &&
-	       xk->symbol && !strchr(xk->symbol, ':');
+	return !spec->is_return && !spec->offset && !spec->address &&
+	       !spec->frames && xk->symbol && !strchr(xk->symbol, ':');
 }
 
 /*
@@ -530,13 +594,16 @@ static void xtap_kprobe_set_arm_fentry(struct xtap_kprobe_set *set)
 			continue;
 		checks[n++] = &xk->kp;
 		xk->fentry = (xk->kp.flags & KPROBE_FLAG_FTRACE) &&
-			     !xtap_fentry_add(set->fentry, (unsigned long)xk->kp.addr, xk);
+			     !xtap_fentry_add(set->fentry,
+					      (unsigned long)xk->kp.addr, xk);
 	}
 	if (n)
 		unregister_kprobes(checks, n);
 	kfree(checks);
 	if (xtap_fentry_arm(set->fentry)) {
-		pr_debug(XTAP_PFX "ftrace refused the function entries; kprobes instead\n");
+		pr_debug(
+			XTAP_PFX
+			"ftrace refused the function entries; kprobes instead\n");
 		for (i = 0; i < set->nkps; i++)
 			set->kps[i].fentry = false;
 		xtap_fentry_free(set->fentry);
@@ -549,7 +616,8 @@ static void xtap_kprobe_set_arm_fentry(struct xtap_kprobe_set *set)
  * matches are being counted: the functions of a wildcard the runner
  * expanded, or the specs of one pattern pass 2 expanded (same pattern id).
  */
-static bool xtap_same_pattern(const struct xtap_kprobe *xk, const struct xtap_kprobe_spec *spec)
+static bool xtap_same_pattern(const struct xtap_kprobe *xk,
+			      const struct xtap_kprobe_spec *spec)
 {
 	if (spec->wildcard)
 		return xk->spec == spec;
@@ -572,7 +640,8 @@ static int xtap_check_wildcards(struct xtap_kprobe_set *set)
 
 		if (!spec->wildcard && !spec->pattern)
 			continue;
-		if (spec->pattern && i > 0 && set->specs[i - 1].pattern == spec->pattern)
+		if (spec->pattern && i > 0 &&
+		    set->specs[i - 1].pattern == spec->pattern)
 			continue;
 		for (j = 0; j < set->nkps; j++) {
 			struct xtap_kprobe *xk = &set->kps[j];
@@ -586,15 +655,20 @@ static int xtap_check_wildcards(struct xtap_kprobe_set *set)
 		if (armed && armed < matched) {
 			char msg[160];
 
-			snprintf(msg, sizeof(msg), "%u of %u functions matching %s could not be probed",
-				 matched - armed, matched,
-				 spec->pattern_text ? spec->pattern_text : spec->probe->point);
+			snprintf(
+				msg, sizeof(msg),
+				"%u of %u functions matching %s could not be probed",
+				matched - armed, matched,
+				spec->pattern_text ? spec->pattern_text :
+						     spec->probe->point);
 			xtap_msg_text(XTAP_MSG_WARNING, msg);
 		}
 		if (!armed && !spec->optional) {
-			xtap_fatal("no kernel function matching %s at %s can be probed",
-				   spec->pattern_text ? spec->pattern_text : spec->probe->point,
-				   spec->probe->location);
+			xtap_fatal(
+				"no kernel function matching %s at %s can be probed",
+				spec->pattern_text ? spec->pattern_text :
+						     spec->probe->point,
+				spec->probe->location);
 			return -ENOENT;
 		}
 	}
@@ -620,7 +694,8 @@ static int xtap_kprobe_set_arm(struct xtap_kprobe_set *set)
 		if (xk->fentry)
 			continue;
 		err = xtap_kprobe_register(set, xk);
-		if (err && (xk->spec->optional || xk->from_wildcard || xk->spec->pattern)) {
+		if (err && (xk->spec->optional || xk->from_wildcard ||
+			    xk->spec->pattern)) {
 			memset(&xk->kp, 0, sizeof(xk->kp));
 			memset(&xk->rp, 0, sizeof(xk->rp));
 			pr_debug(XTAP_PFX "%s not registered on %s (%d)\n",
@@ -631,18 +706,23 @@ static int xtap_kprobe_set_arm(struct xtap_kprobe_set *set)
 			const struct xtap_probe *p = xk->spec->probe;
 
 			if (xk->spec->frames)
-				xtap_fatal("cannot register the kretprobe on %s that keeps the "
-					   "entry values %s reads at %s: %s (%d)",
-					   xk->spec->frames->function, p->point, p->location,
-					   xtap_errno_text(err), err);
-			else if (xk->spec->address && (err == -ENOENT || err == -EINVAL))
-				xtap_fatal("cannot register %s at %s: %#lx is not an instruction of "
-					   "the running kernel's code (%d); KASLR moves the kernel on "
-					   "each boot, kernel.statement(ADDR) without .absolute follows it",
-					   p->point, p->location, xk->spec->address, err);
+				xtap_fatal(
+					"cannot register the kretprobe on %s that keeps the "
+					"entry values %s reads at %s: %s (%d)",
+					xk->spec->frames->function, p->point,
+					p->location, xtap_errno_text(err), err);
+			else if (xk->spec->address &&
+				 (err == -ENOENT || err == -EINVAL))
+				xtap_fatal(
+					"cannot register %s at %s: %#lx is not an instruction of "
+					"the running kernel's code (%d); KASLR moves the kernel on "
+					"each boot, kernel.statement(ADDR) without .absolute follows it",
+					p->point, p->location,
+					xk->spec->address, err);
 			else
 				xtap_fatal("cannot register %s at %s: %s (%d)",
-					   p->point, p->location, xtap_errno_text(err), err);
+					   p->point, p->location,
+					   xtap_errno_text(err), err);
 			xtap_kprobe_set_disarm(set);
 			return err;
 		}
@@ -662,7 +742,8 @@ static void xtap_kprobes_count_missed(struct xtap_kprobe_set *set)
 	for (i = 0; i < set->nkp_armed; i++)
 		missed += set->kp_armed[i]->nmissed;
 	for (i = 0; i < set->nrp_armed; i++)
-		missed += set->rp_armed[i]->nmissed + set->rp_armed[i]->kp.nmissed;
+		missed += set->rp_armed[i]->nmissed +
+			  set->rp_armed[i]->kp.nmissed;
 	if (missed)
 		atomic64_add(missed, &xtap_sess.skipped);
 }

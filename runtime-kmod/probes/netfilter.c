@@ -28,8 +28,12 @@ static unsigned int xtap_nf_hookfn(void *priv, struct sk_buff *skb,
 {
 	const struct xtap_netfilter_spec *spec = priv;
 	u64 args[] = {
-		state->hook, (unsigned long)skb, (unsigned long)state->in,
-		(unsigned long)state->out, (unsigned long)state->okfn, NF_ACCEPT,
+		state->hook,
+		(unsigned long)skb,
+		(unsigned long)state->in,
+		(unsigned long)state->out,
+		(unsigned long)state->okfn,
+		NF_ACCEPT,
 	};
 	struct xtap_context *c = xtap_enter(spec->probe, NULL);
 	unsigned int verdict = NF_ACCEPT;
@@ -41,8 +45,10 @@ static unsigned int xtap_nf_hookfn(void *priv, struct sk_buff *skb,
 		verdict = (u32)READ_ONCE(args[5]);
 		if (verdict != NF_DROP && verdict != NF_ACCEPT) {
 			if (!c->error)
-				xtap_error(c, "$verdict %u is not NF_DROP (0) or NF_ACCEPT (1); the packet goes on",
-					   verdict);
+				xtap_error(
+					c,
+					"$verdict %u is not NF_DROP (0) or NF_ACCEPT (1); the packet goes on",
+					verdict);
 			verdict = NF_ACCEPT;
 		}
 		xtap_leave(c);
@@ -80,7 +86,8 @@ static void xtap_netfilter_disarm(void)
 	/* nf_unregister_net_hook() waits (synchronize_net) for running hooks. */
 	for (i = 0; i < xtap_nf_nhooks; i++) {
 		if (xtap_nf_hooks[i].registered)
-			nf_unregister_net_hook(&init_net, &xtap_nf_hooks[i].ops);
+			nf_unregister_net_hook(&init_net,
+					       &xtap_nf_hooks[i].ops);
 		xtap_nf_hooks[i].registered = false;
 	}
 }
@@ -98,7 +105,8 @@ static int xtap_netfilter_arm(void)
 			const struct xtap_netfilter_spec *spec = h->ops.priv;
 
 			pr_err("xtap: cannot register %s (hook %u, protocol family %u): error %d\n",
-			       spec->probe->point, h->ops.hooknum, h->ops.pf, err);
+			       spec->probe->point, h->ops.hooknum, h->ops.pf,
+			       err);
 			xtap_netfilter_disarm();
 			return err;
 		}

@@ -19,13 +19,13 @@
 
 struct xtap_perf {
 	const struct xtap_perf_spec *spec;
-	struct perf_event * __percpu *events;
+	struct perf_event *__percpu *events;
 };
 
 static struct xtap_perf *xtap_perfs;
 static u32 xtap_nperfs;
-static int xtap_perf_cpuhp = -1;	/* the dynamic cpuhp state, once set up */
-static bool xtap_perf_arming;		/* inside cpuhp_setup_state() */
+static int xtap_perf_cpuhp = -1; /* the dynamic cpuhp state, once set up */
+static bool xtap_perf_arming; /* inside cpuhp_setup_state() */
 static const struct xtap_perf_spec *xtap_perf_failed;
 static int xtap_perf_failed_err;
 
@@ -46,7 +46,7 @@ static void xtap_perf_attr(const struct xtap_perf_spec *spec,
 	attr->type = spec->type;
 	attr->config = spec->config;
 	if (spec->tick) {
-		attr->sample_period = TICK_NSEC;	/* cpu_clock counts ns */
+		attr->sample_period = TICK_NSEC; /* cpu_clock counts ns */
 	} else if (spec->sample_period) {
 		attr->sample_period = spec->sample_period;
 	} else {
@@ -71,7 +71,8 @@ static int xtap_perf_cpu_down(unsigned int cpu)
 	u32 i;
 
 	for (i = 0; i < xtap_nperfs; i++) {
-		struct perf_event **slot = per_cpu_ptr(xtap_perfs[i].events, cpu);
+		struct perf_event **slot =
+			per_cpu_ptr(xtap_perfs[i].events, cpu);
 
 		if (*slot)
 			perf_event_release_kernel(*slot);
@@ -90,9 +91,8 @@ static int xtap_perf_cpu_up(unsigned int cpu)
 		struct perf_event *ev;
 
 		xtap_perf_attr(spec, &attr);
-		ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
-						      xtap_perf_overflow,
-						      (void *)spec);
+		ev = perf_event_create_kernel_counter(
+			&attr, cpu, NULL, xtap_perf_overflow, (void *)spec);
 		if (!IS_ERR(ev)) {
 			*per_cpu_ptr(xtap_perfs[i].events, cpu) = ev;
 			continue;
@@ -165,7 +165,8 @@ static int xtap_perf_arm(void)
 			   xtap_errno_text(xtap_perf_failed_err),
 			   xtap_perf_failed_err,
 			   xtap_perf_failed_err == -ENOENT ?
-			   "; this machine has no such perf event" : "");
+				   "; this machine has no such perf event" :
+				   "");
 	else
 		xtap_fatal("cannot set up perf events: %s (%d)",
 			   xtap_errno_text(ret), ret);

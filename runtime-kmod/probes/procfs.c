@@ -41,11 +41,13 @@ static struct xtap_procfs_buf *xtap_procfs_buf_new(u32 cap)
 /* .maxsize(N), by default MAXSTRINGLEN (a string's room, with its NUL). */
 static u32 xtap_procfs_size(const struct xtap_procfs_spec *spec)
 {
-	return spec->maxsize ? spec->maxsize : xtap_sess.limits.maxstringlen - 1;
+	return spec->maxsize ? spec->maxsize :
+			       xtap_sess.limits.maxstringlen - 1;
 }
 
 /* Runs `p` with `b` as its $value; false if the session would not run it. */
-static bool xtap_procfs_run(const struct xtap_probe *p, struct xtap_procfs_buf *b)
+static bool xtap_procfs_run(const struct xtap_probe *p,
+			    struct xtap_procfs_buf *b)
 {
 	struct xtap_context *c = xtap_enter(p, NULL);
 
@@ -81,7 +83,8 @@ static int xtap_procfs_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static ssize_t xtap_procfs_read(struct file *file, char __user *ubuf, size_t n, loff_t *pos)
+static ssize_t xtap_procfs_read(struct file *file, char __user *ubuf, size_t n,
+				loff_t *pos)
 {
 	struct xtap_procfs_buf *b = file->private_data;
 
@@ -94,8 +97,8 @@ static ssize_t xtap_procfs_read(struct file *file, char __user *ubuf, size_t n, 
  * One write() is one run of the write probe. More than .maxsize(N) bytes
  * (MAXSTRINGLEN by default) in one write is refused with EFBIG, whole.
  */
-static ssize_t xtap_procfs_write(struct file *file, const char __user *ubuf, size_t n,
-				 loff_t *pos)
+static ssize_t xtap_procfs_write(struct file *file, const char __user *ubuf,
+				 size_t n, loff_t *pos)
 {
 	struct xtap_procfs_file *f = pde_data(file_inode(file));
 	struct xtap_procfs_buf *b;
@@ -113,10 +116,11 @@ static ssize_t xtap_procfs_write(struct file *file, const char __user *ubuf, siz
 	} else {
 		const struct xtap_procfs_spec *w;
 
-		for (w = f->write; w < xtap_procfs_specs + xtap_procfs_nspecs; w++) {
+		for (w = f->write; w < xtap_procfs_specs + xtap_procfs_nspecs;
+		     w++) {
 			if (!w->is_write || strcmp(w->name, f->name))
 				continue;
-			b->len = n;  /* each probe sees what was written */
+			b->len = n; /* each probe sees what was written */
 			b->data[n] = '\0';
 			if (!xtap_procfs_run(w->probe, b))
 				ret = -EAGAIN;
@@ -143,7 +147,8 @@ static const struct proc_ops xtap_procfs_ops = {
 /* $value in a procfs probe: the contents so far (read) or the bytes written. */
 char *xtap_procfs_value(struct xtap_context *c, char *dst)
 {
-	struct xtap_procfs_buf *b = container_of(c, struct xtap_cpu_ctx, c)->procfs_buf;
+	struct xtap_procfs_buf *b =
+		container_of(c, struct xtap_cpu_ctx, c)->procfs_buf;
 
 	strscpy(dst, b ? b->data : "", xtap_sess.limits.maxstringlen);
 	return dst;
@@ -155,7 +160,8 @@ char *xtap_procfs_value(struct xtap_context *c, char *dst)
  */
 void xtap_procfs_set(struct xtap_context *c, const char *s, int append)
 {
-	struct xtap_procfs_buf *b = container_of(c, struct xtap_cpu_ctx, c)->procfs_buf;
+	struct xtap_procfs_buf *b =
+		container_of(c, struct xtap_cpu_ctx, c)->procfs_buf;
 	size_t n;
 
 	if (!b)
@@ -166,7 +172,9 @@ void xtap_procfs_set(struct xtap_context *c, const char *s, int append)
 	if (n > b->cap - b->len) {
 		n = b->cap - b->len;
 		if (!b->truncated)
-			xtap_warn(c, "procfs file contents cut at .maxsize(N) bytes");
+			xtap_warn(
+				c,
+				"procfs file contents cut at .maxsize(N) bytes");
 		b->truncated = true;
 	}
 	memcpy(b->data + b->len, s, n);
@@ -197,7 +205,8 @@ static int xtap_procfs_alloc(const void *specs, u32 n)
 			f->name = ps[i].name;
 		}
 		if (!ps[i].is_write && f->read) {
-			xtap_init_error("two procfs(\"%s\").read probes", f->name);
+			xtap_init_error("two procfs(\"%s\").read probes",
+					f->name);
 			return -EINVAL;
 		}
 		if (ps[i].is_write) {
@@ -254,7 +263,8 @@ static int xtap_procfs_arm(void)
 	for (i = 0; i < xtap_procfs_nfiles; i++) {
 		struct xtap_procfs_file *f = &xtap_procfs_files[i];
 
-		f->pde = proc_create_data(f->name, f->mode, xtap_procfs_dir, &xtap_procfs_ops, f);
+		f->pde = proc_create_data(f->name, f->mode, xtap_procfs_dir,
+					  &xtap_procfs_ops, f);
 		if (!f->pde) {
 			xtap_fatal("cannot create /proc/%s/%s", path, f->name);
 			xtap_procfs_disarm();

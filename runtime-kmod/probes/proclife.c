@@ -34,7 +34,7 @@
 
 struct xtap_proclife {
 	const struct xtap_proclife_spec *spec;
-	unsigned long ino;	/* the executable's inode, 0: not armed */
+	unsigned long ino; /* the executable's inode, 0: not armed */
 	dev_t dev;
 };
 
@@ -93,7 +93,8 @@ static void xtap_pl_fire(u8 event, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(xtap_pl_fire);
 
-static void xtap_pl_exec(void *data, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+static void xtap_pl_exec(void *data, struct task_struct *p, pid_t old_pid,
+			 struct linux_binprm *bprm)
 {
 	xtap_pl_fire(XTAP_PROC_BEGIN, NULL);
 }
@@ -101,20 +102,26 @@ NOKPROBE_SYMBOL(xtap_pl_exec);
 
 static int xtap_pl_fork(struct kprobe *kp, struct pt_regs *regs)
 {
-	xtap_pl_fire(current->pid == current->tgid ? XTAP_PROC_BEGIN : XTAP_PROC_THREAD_BEGIN, regs);
+	xtap_pl_fire(current->pid == current->tgid ? XTAP_PROC_BEGIN :
+						     XTAP_PROC_THREAD_BEGIN,
+		     regs);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_pl_fork);
 
 static int xtap_pl_exit(struct kprobe *kp, struct pt_regs *regs)
 {
-	xtap_pl_fire(current->pid == current->tgid ? XTAP_PROC_END : XTAP_PROC_THREAD_END, regs);
+	xtap_pl_fire(current->pid == current->tgid ? XTAP_PROC_END :
+						     XTAP_PROC_THREAD_END,
+		     regs);
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_pl_exit);
 
-static struct kprobe xtap_pl_fork_kp = { .symbol_name = "schedule_tail", .pre_handler = xtap_pl_fork };
-static struct kprobe xtap_pl_exit_kp = { .symbol_name = "do_exit", .pre_handler = xtap_pl_exit };
+static struct kprobe xtap_pl_fork_kp = { .symbol_name = "schedule_tail",
+					 .pre_handler = xtap_pl_fork };
+static struct kprobe xtap_pl_exit_kp = { .symbol_name = "do_exit",
+					 .pre_handler = xtap_pl_exit };
 
 static int xtap_proclife_alloc(const void *specs, u32 n)
 {
@@ -141,7 +148,8 @@ static void xtap_pl_find_exec(struct tracepoint *tp, void *priv)
 static void xtap_proclife_disarm(void)
 {
 	if (xtap_pl_exec_armed) {
-		tracepoint_probe_unregister(xtap_pl_exec_tp, xtap_pl_exec, NULL);
+		tracepoint_probe_unregister(xtap_pl_exec_tp, xtap_pl_exec,
+					    NULL);
 		tracepoint_synchronize_unregister();
 		xtap_pl_exec_armed = false;
 	}
@@ -169,8 +177,9 @@ static int xtap_pl_kprobe(struct kprobe *kp, bool *armed)
 	err = register_kprobe(kp);
 	*armed = !err;
 	if (err)
-		xtap_fatal("cannot register the kprobe on %s that process(...).begin/.end need: %s (%d)", sym,
-			   xtap_errno_text(err), err);
+		xtap_fatal(
+			"cannot register the kprobe on %s that process(...).begin/.end need: %s (%d)",
+			sym, xtap_errno_text(err), err);
 	return err;
 }
 
@@ -188,23 +197,30 @@ static int xtap_proclife_arm(void)
 		if (err) {
 			if (spec->optional)
 				continue;
-			xtap_fatal("cannot register %s at %s: %s: %s (%d)", spec->probe->point,
-				   spec->probe->location, spec->path, xtap_errno_text(err), err);
+			xtap_fatal("cannot register %s at %s: %s: %s (%d)",
+				   spec->probe->point, spec->probe->location,
+				   spec->path, xtap_errno_text(err), err);
 			return err;
 		}
 		xtap_pls[i].ino = d_inode(path.dentry)->i_ino;
 		xtap_pls[i].dev = d_inode(path.dentry)->i_sb->s_dev;
 		path_put(&path);
 		begin |= spec->event == XTAP_PROC_BEGIN;
-		fork |= spec->event == XTAP_PROC_BEGIN || spec->event == XTAP_PROC_THREAD_BEGIN;
-		exit |= spec->event == XTAP_PROC_END || spec->event == XTAP_PROC_THREAD_END;
+		fork |= spec->event == XTAP_PROC_BEGIN ||
+			spec->event == XTAP_PROC_THREAD_BEGIN;
+		exit |= spec->event == XTAP_PROC_END ||
+			spec->event == XTAP_PROC_THREAD_END;
 	}
 	if (begin) {
 		for_each_kernel_tracepoint(xtap_pl_find_exec, NULL);
-		err = xtap_pl_exec_tp ? tracepoint_probe_register(xtap_pl_exec_tp, xtap_pl_exec, NULL) : -ENOENT;
+		err = xtap_pl_exec_tp ?
+			      tracepoint_probe_register(xtap_pl_exec_tp,
+							xtap_pl_exec, NULL) :
+			      -ENOENT;
 		if (err) {
-			xtap_fatal("cannot register the sched_process_exec tracepoint that process(...).begin needs: %s (%d)",
-				   xtap_errno_text(err), err);
+			xtap_fatal(
+				"cannot register the sched_process_exec tracepoint that process(...).begin needs: %s (%d)",
+				xtap_errno_text(err), err);
 			return err;
 		}
 		xtap_pl_exec_armed = true;

@@ -7,13 +7,13 @@
 #include "compat/hrtimer.h"
 #include "internal.h"
 
-#define XTAP_TIMER_MIN_NS 10000ULL	/* keep a tiny period from starving a CPU */
+#define XTAP_TIMER_MIN_NS 10000ULL /* keep a tiny period from starving a CPU */
 
 struct xtap_timer {
 	struct hrtimer t;
 	const struct xtap_timer_spec *spec;
 	u64 period_ns;
-	u64 randomize_ns;	/* each interval moves by up to this much either way */
+	u64 randomize_ns; /* each interval moves by up to this much either way */
 	bool armed;
 };
 
@@ -57,10 +57,14 @@ static int xtap_timers_alloc(const void *specs, u32 n)
 		struct xtap_timer *xt = &xtap_timers[i];
 
 		xt->spec = &tspecs[i];
-		xt->period_ns = xt->spec->period_jiffies ?
-			jiffies_to_nsecs(xt->spec->period_jiffies) : xt->spec->period_ns;
-		xt->randomize_ns = xt->spec->period_jiffies ?
-			jiffies_to_nsecs(xt->spec->randomize_jiffies) : xt->spec->randomize_ns;
+		xt->period_ns =
+			xt->spec->period_jiffies ?
+				jiffies_to_nsecs(xt->spec->period_jiffies) :
+				xt->spec->period_ns;
+		xt->randomize_ns =
+			xt->spec->period_jiffies ?
+				jiffies_to_nsecs(xt->spec->randomize_jiffies) :
+				xt->spec->randomize_ns;
 		/* The translator keeps M below N; stay safe for any module. */
 		xt->randomize_ns = min(xt->randomize_ns, xt->period_ns);
 		xtap_hrtimer_setup(&xt->t, xtap_timer_fire, CLOCK_MONOTONIC,
@@ -84,7 +88,8 @@ static int xtap_timers_arm(void)
 		struct xtap_timer *xt = &xtap_timers[i];
 
 		xt->armed = true;
-		hrtimer_start(&xt->t, xtap_timer_interval(xt), HRTIMER_MODE_REL);
+		hrtimer_start(&xt->t, xtap_timer_interval(xt),
+			      HRTIMER_MODE_REL);
 	}
 	return 0;
 }

@@ -12,9 +12,10 @@
 
 struct xtap_tracepoint {
 	const struct xtap_tracepoint_spec *spec;
-	struct tracepoint *tp;	/* found at arm time; NULL if the kernel has none */
+	struct tracepoint
+		*tp; /* found at arm time; NULL if the kernel has none */
 	bool armed;
-	u32 next_same_nr;	/* syscall events: 1 + the next spec of this syscall, 0 ends */
+	u32 next_same_nr; /* syscall events: 1 + the next spec of this syscall, 0 ends */
 };
 
 static struct xtap_tracepoint *xtap_tps;
@@ -32,7 +33,8 @@ static struct tracepoint *xtap_sc_tp[2];
 static bool xtap_sc_armed[2];
 static const char *const xtap_sc_tp_names[2] = { "sys_enter", "sys_exit" };
 
-static void xtap_tracepoint_run_regs(const struct xtap_tracepoint_spec *spec, const u64 *args,
+static void xtap_tracepoint_run_regs(const struct xtap_tracepoint_spec *spec,
+				     const u64 *args,
 				     struct pt_regs *syscall_regs)
 {
 	struct xtap_context *c = xtap_enter_inline(spec->probe, NULL);
@@ -68,7 +70,8 @@ u64 xtap_probe_arg(struct xtap_context *c, int n)
 	return argv[n - 1];
 }
 
-static void xtap_syscall_dispatch(int dir, struct pt_regs *regs, long nr, long arg)
+static void xtap_syscall_dispatch(int dir, struct pt_regs *regs, long nr,
+				  long arg)
 {
 	const u64 args[] = { (u64)(unsigned long)regs, (u64)arg };
 	u32 i;
@@ -99,7 +102,8 @@ static void xtap_sys_exit_cb(void *data, struct pt_regs *regs, long ret)
 }
 NOKPROBE_SYMBOL(xtap_sys_exit_cb);
 
-static void *const xtap_sc_callbacks[2] = { xtap_sys_enter_cb, xtap_sys_exit_cb };
+static void *const xtap_sc_callbacks[2] = { xtap_sys_enter_cb,
+					    xtap_sys_exit_cb };
 
 static int xtap_syscall_dir(const struct xtap_tracepoint_spec *spec)
 {
@@ -115,7 +119,8 @@ u64 xtap_syscall_arg(struct xtap_context *c, int i)
 
 	if (!c->args || i < 0 || i >= 6)
 		return 0;
-	syscall_get_arguments(current, (struct pt_regs *)(unsigned long)c->args[0], argv);
+	syscall_get_arguments(
+		current, (struct pt_regs *)(unsigned long)c->args[0], argv);
 	return argv[i];
 }
 
@@ -182,7 +187,8 @@ static void xtap_tracepoint_find(struct tracepoint *tp, void *priv)
 	u32 i;
 
 	for (i = 0; i < xtap_ntps; i++)
-		if (!xtap_tps[i].tp && !strcmp(tp->name, xtap_tps[i].spec->name))
+		if (!xtap_tps[i].tp &&
+		    !strcmp(tp->name, xtap_tps[i].spec->name))
 			xtap_tps[i].tp = tp;
 	for (i = 0; i < 2; i++)
 		if (!strcmp(tp->name, xtap_sc_tp_names[i]))
@@ -208,9 +214,15 @@ static int xtap_tracepoints_arm(void)
 		if (dir >= 0 && xtap_sc_armed[dir])
 			continue;
 		if (dir >= 0)
-			err = xt->tp ? tracepoint_probe_register(xt->tp, xtap_sc_callbacks[dir], NULL) : -ENOENT;
+			err = xt->tp ? tracepoint_probe_register(
+					       xt->tp, xtap_sc_callbacks[dir],
+					       NULL) :
+				       -ENOENT;
 		else
-			err = xt->tp ? tracepoint_probe_register(xt->tp, spec->callback, (void *)spec) : -ENOENT;
+			err = xt->tp ? tracepoint_probe_register(xt->tp,
+								 spec->callback,
+								 (void *)spec) :
+				       -ENOENT;
 		if (!err && dir >= 0) {
 			xtap_sc_armed[dir] = true;
 			continue;
@@ -222,11 +234,14 @@ static int xtap_tracepoints_arm(void)
 		if (spec->optional)
 			continue;
 		if (!xt->tp)
-			xtap_fatal("cannot register %s at %s: this kernel has no tracepoint %s",
-				   spec->probe->point, spec->probe->location, spec->name);
+			xtap_fatal(
+				"cannot register %s at %s: this kernel has no tracepoint %s",
+				spec->probe->point, spec->probe->location,
+				spec->name);
 		else
-			xtap_fatal("cannot register %s at %s: %s (%d)", spec->probe->point,
-				   spec->probe->location, xtap_errno_text(err), err);
+			xtap_fatal("cannot register %s at %s: %s (%d)",
+				   spec->probe->point, spec->probe->location,
+				   xtap_errno_text(err), err);
 		xtap_tracepoints_disarm();
 		return err;
 	}
@@ -243,14 +258,16 @@ static void xtap_tracepoints_disarm(void)
 
 		if (!xt->armed)
 			continue;
-		tracepoint_probe_unregister(xt->tp, xt->spec->callback, (void *)xt->spec);
+		tracepoint_probe_unregister(xt->tp, xt->spec->callback,
+					    (void *)xt->spec);
 		xt->armed = false;
 		any = true;
 	}
 	for (i = 0; i < 2; i++) {
 		if (!xtap_sc_armed[i])
 			continue;
-		tracepoint_probe_unregister(xtap_sc_tp[i], xtap_sc_callbacks[i], NULL);
+		tracepoint_probe_unregister(xtap_sc_tp[i], xtap_sc_callbacks[i],
+					    NULL);
 		xtap_sc_armed[i] = false;
 		any = true;
 	}

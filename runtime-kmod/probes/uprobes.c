@@ -34,10 +34,10 @@
 struct xtap_uprobe {
 	struct uprobe_consumer uc;
 	const struct xtap_uprobe_spec *spec;
-	struct path path;	/* held while armed: keeps the inode */
+	struct path path; /* held while armed: keeps the inode */
 	struct xtap_uprobe_reg reg;
 	bool armed;
-	bool wrong_build;	/* refused: the file is another build (reported) */
+	bool wrong_build; /* refused: the file is another build (reported) */
 };
 
 static struct xtap_uprobe *xtap_ups;
@@ -45,8 +45,8 @@ static u32 xtap_nups;
 
 /* One call in flight of a function whose uretprobe keeps its arguments. */
 struct xtap_ucall {
-	unsigned long sp;		/* 0: free; the user stack pointer at entry */
-	struct task_struct *task;	/* NULL until the claimer has filled it */
+	unsigned long sp; /* 0: free; the user stack pointer at entry */
+	struct task_struct *task; /* NULL until the claimer has filled it */
 	const struct xtap_uprobe *xu;
 	u64 args[XTAP_KFUNC_REG_ARGS];
 };
@@ -64,14 +64,17 @@ static u32 xtap_ucall_hash(unsigned long sp)
  * task field is set last and cleared first, so a lookup never takes a slot
  * half-filled by another task.
  */
-static struct xtap_ucall *xtap_ucall_find(const struct xtap_uprobe *xu, unsigned long sp)
+static struct xtap_ucall *xtap_ucall_find(const struct xtap_uprobe *xu,
+					  unsigned long sp)
 {
 	u32 start = xtap_ucall_hash(sp), i;
 
 	for (i = 0; i < XTAP_UCALL_SLOTS; i++) {
-		struct xtap_ucall *s = &xtap_ucalls[(start + i) % XTAP_UCALL_SLOTS];
+		struct xtap_ucall *s =
+			&xtap_ucalls[(start + i) % XTAP_UCALL_SLOTS];
 
-		if (READ_ONCE(s->sp) == sp && smp_load_acquire(&s->task) == current && s->xu == xu)
+		if (READ_ONCE(s->sp) == sp &&
+		    smp_load_acquire(&s->task) == current && s->xu == xu)
 			return s;
 	}
 	return NULL;
@@ -82,14 +85,16 @@ static struct xtap_ucall *xtap_ucall_find(const struct xtap_uprobe *xu, unsigned
  * a call that never returned through its uretprobe (longjmp, exit): no
  * live call can share its stack address, so it is taken over.
  */
-static struct xtap_ucall *xtap_ucall_claim(const struct xtap_uprobe *xu, struct pt_regs *regs)
+static struct xtap_ucall *xtap_ucall_claim(const struct xtap_uprobe *xu,
+					   struct pt_regs *regs)
 {
 	unsigned long sp = user_stack_pointer(regs);
 	struct xtap_ucall *s = xtap_ucall_find(xu, sp);
 	u32 start = xtap_ucall_hash(sp), i;
 
 	for (i = 0; !s && i < XTAP_UCALL_SLOTS; i++) {
-		struct xtap_ucall *t = &xtap_ucalls[(start + i) % XTAP_UCALL_SLOTS];
+		struct xtap_ucall *t =
+			&xtap_ucalls[(start + i) % XTAP_UCALL_SLOTS];
 
 		if (!READ_ONCE(t->sp) && cmpxchg(&t->sp, 0UL, sp) == 0UL)
 			s = t;
@@ -117,7 +122,8 @@ static bool xtap_uprobe_wanted(const struct xtap_uprobe_spec *spec)
 {
 	if (spec->pid && task_tgid_nr(current) != spec->pid)
 		return false;
-	return xtap_sess.target <= 0 || xtap_target_set_pid(task_tgid_nr(current));
+	return xtap_sess.target <= 0 ||
+	       xtap_target_set_pid(task_tgid_nr(current));
 }
 
 /* `call`: the call's slot where arguments are kept, else NULL. */
@@ -128,7 +134,8 @@ static void xtap_uprobe_run(const struct xtap_probe *p, struct pt_regs *regs,
 
 	if (!c)
 		return;
-	container_of(c, struct xtap_cpu_ctx, c)->entry_key = (unsigned long)call;
+	container_of(c, struct xtap_cpu_ctx, c)->entry_key =
+		(unsigned long)call;
 	c->args = call && at_return ? call->args : NULL;
 	p->handler(c);
 	c->args = NULL;
@@ -141,7 +148,8 @@ static bool xtap_uprobe_keeps_calls(const struct xtap_uprobe_spec *spec)
 }
 
 /* A hit of the uprobe's instruction, or of the uretprobe's return. */
-static void xtap_uprobe_hit(struct xtap_uprobe *xu, struct pt_regs *regs, bool at_return)
+static void xtap_uprobe_hit(struct xtap_uprobe *xu, struct pt_regs *regs,
+			    bool at_return)
 {
 	struct xtap_ucall *call;
 
@@ -155,7 +163,8 @@ static void xtap_uprobe_hit(struct xtap_uprobe *xu, struct pt_regs *regs, bool a
 		/* The entry of a uretprobe's function: keep the call's arguments. */
 		call = xtap_ucall_claim(xu, regs);
 		if (call && xu->spec->entry_probe)
-			xtap_uprobe_run(xu->spec->entry_probe, regs, call, false);
+			xtap_uprobe_run(xu->spec->entry_probe, regs, call,
+					false);
 		return;
 	}
 	/*
@@ -171,7 +180,8 @@ static void xtap_uprobe_hit(struct xtap_uprobe *xu, struct pt_regs *regs, bool a
 
 static int xtap_uprobe_handler(XTAP_UPROBE_HANDLER_ARGS)
 {
-	xtap_uprobe_hit(container_of(self, struct xtap_uprobe, uc), regs, false);
+	xtap_uprobe_hit(container_of(self, struct xtap_uprobe, uc), regs,
+			false);
 	return 0;
 }
 
@@ -194,7 +204,9 @@ static int xtap_uprobes_alloc(const void *specs, u32 n)
 	for (i = 0; i < n; i++) {
 		xtap_ups[i].spec = &s[i];
 		if (xtap_uprobe_keeps_calls(&s[i]) && !xtap_ucalls) {
-			xtap_ucalls = kvcalloc(XTAP_UCALL_SLOTS, sizeof(*xtap_ucalls), GFP_KERNEL);
+			xtap_ucalls = kvcalloc(XTAP_UCALL_SLOTS,
+					       sizeof(*xtap_ucalls),
+					       GFP_KERNEL);
 			if (!xtap_ucalls) {
 				kfree(xtap_ups);
 				xtap_ups = NULL;
@@ -233,8 +245,9 @@ static void xtap_uprobes_disarm(void)
  * found them; 1 if they match (or the translator saw none), 0 if not, with
  * what the file has there in `now`, or -errno.
  */
-static int xtap_uprobe_same_build(const struct xtap_uprobe_spec *spec, const struct path *path,
-				  u8 *now, ssize_t *got)
+static int xtap_uprobe_same_build(const struct xtap_uprobe_spec *spec,
+				  const struct path *path, u8 *now,
+				  ssize_t *got)
 {
 	struct file *f;
 	loff_t pos = spec->build_id_offset;
@@ -249,20 +262,25 @@ static int xtap_uprobe_same_build(const struct xtap_uprobe_spec *spec, const str
 	fput(f);
 	if (*got < 0)
 		return *got;
-	return *got == spec->build_id_len && !memcmp(now, spec->build_id, spec->build_id_len);
+	return *got == spec->build_id_len &&
+	       !memcmp(now, spec->build_id, spec->build_id_len);
 }
 
 /* Reports a build-id mismatch, unless the point is optional; -ENOEXEC. */
-static int xtap_uprobe_wrong_build(const struct xtap_uprobe_spec *spec, const u8 *now, ssize_t got)
+static int xtap_uprobe_wrong_build(const struct xtap_uprobe_spec *spec,
+				   const u8 *now, ssize_t got)
 {
 	if (spec->optional) {
-		pr_debug(XTAP_PFX "%s not registered: %s is another build\n", spec->probe->point, spec->path);
+		pr_debug(XTAP_PFX "%s not registered: %s is another build\n",
+			 spec->probe->point, spec->path);
 		return -ENOEXEC;
 	}
-	xtap_fatal("cannot register %s at %s: %s is not the file the script was translated against: "
-		   "its build-id is %*phN, the translator read %*phN",
-		   spec->probe->point, spec->probe->location, spec->path,
-		   (int)(got > 0 ? got : 0), now, (int)spec->build_id_len, spec->build_id);
+	xtap_fatal(
+		"cannot register %s at %s: %s is not the file the script was translated against: "
+		"its build-id is %*phN, the translator read %*phN",
+		spec->probe->point, spec->probe->location, spec->path,
+		(int)(got > 0 ? got : 0), now, (int)spec->build_id_len,
+		spec->build_id);
 	return -ENOEXEC;
 }
 
@@ -280,7 +298,9 @@ static int xtap_uprobe_arm_one(struct xtap_uprobe *xu)
 		path_put(&xu->path);
 		return -EINVAL;
 	}
-	err = spec->build_id_len > sizeof(now) ? -EINVAL : xtap_uprobe_same_build(spec, &xu->path, now, &got);
+	err = spec->build_id_len > sizeof(now) ?
+		      -EINVAL :
+		      xtap_uprobe_same_build(spec, &xu->path, now, &got);
 	if (err <= 0) {
 		path_put(&xu->path);
 		if (err)
@@ -293,8 +313,8 @@ static int xtap_uprobe_arm_one(struct xtap_uprobe *xu)
 		xu->uc.ret_handler = xtap_uretprobe_handler;
 	if (!spec->is_return || xtap_uprobe_keeps_calls(spec))
 		xu->uc.handler = xtap_uprobe_handler;
-	err = xtap_uprobe_register(&xu->reg, d_real_inode(xu->path.dentry), spec->offset,
-				   spec->ref_ctr_offset, &xu->uc);
+	err = xtap_uprobe_register(&xu->reg, d_real_inode(xu->path.dentry),
+				   spec->offset, spec->ref_ctr_offset, &xu->uc);
 	if (err) {
 		path_put(&xu->path);
 		return err;
@@ -320,14 +340,16 @@ static int xtap_uprobes_arm(void)
 			return err;
 		}
 		if (spec->optional) {
-			pr_debug(XTAP_PFX "%s not registered (%d)\n", spec->probe->point, err);
+			pr_debug(XTAP_PFX "%s not registered (%d)\n",
+				 spec->probe->point, err);
 			continue;
 		}
-		xtap_fatal("cannot register %s at %s: %s at offset 0x%llx of %s: %s (%d)",
-			   spec->probe->point, spec->probe->location,
-			   spec->is_return ? "uretprobe" : "uprobe",
-			   (unsigned long long)spec->offset, spec->path,
-			   xtap_errno_text(err), err);
+		xtap_fatal(
+			"cannot register %s at %s: %s at offset 0x%llx of %s: %s (%d)",
+			spec->probe->point, spec->probe->location,
+			spec->is_return ? "uretprobe" : "uprobe",
+			(unsigned long long)spec->offset, spec->path,
+			xtap_errno_text(err), err);
 		xtap_uprobes_disarm();
 		return err;
 	}

@@ -33,7 +33,8 @@ static int xtap_subbuf_start(struct rchan_buf *buf, void *subbuf,
 
 static struct dentry *xtap_create_buf_file(const char *filename,
 					   struct dentry *parent, umode_t mode,
-					   struct rchan_buf *buf, int *is_global)
+					   struct rchan_buf *buf,
+					   int *is_global)
 {
 	struct dentry *d;
 
@@ -67,12 +68,14 @@ static void xtap_relay_fit_memory(void)
 	u32 n;
 
 	si_meminfo(&si);
-	avail = ((u64)(si.freeram + si.bufferram) << PAGE_SHIFT) / 4 / num_online_cpus();
+	avail = ((u64)(si.freeram + si.bufferram) << PAGE_SHIFT) / 4 /
+		num_online_cpus();
 	want = (u64)xtap_sess.limits.n_subbufs * xtap_sess.limits.subbuf_size;
 	if (want <= avail)
 		return;
 	n = max_t(u64, 2, div64_u64(avail, xtap_sess.limits.subbuf_size));
-	pr_info(XTAP_PFX "relay buffers cut to %u x %u bytes per CPU for free memory\n",
+	pr_info(XTAP_PFX
+		"relay buffers cut to %u x %u bytes per CPU for free memory\n",
 		n, xtap_sess.limits.subbuf_size);
 	xtap_sess.limits.n_subbufs = n;
 }
@@ -85,11 +88,12 @@ int xtap_relay_init(struct dentry *dir)
 	atomic64_set(&xtap_dropped_bytes, 0);
 	xtap_relay_flight = false;
 	xtap_chan = relay_open("trace", dir, xtap_sess.limits.subbuf_size,
-			       xtap_sess.limits.n_subbufs,
-			       &xtap_relay_cbs, NULL);
+			       xtap_sess.limits.n_subbufs, &xtap_relay_cbs,
+			       NULL);
 	if (!xtap_chan) {
 		pr_err(XTAP_PFX "cannot open relay channel (%u x %u bytes)\n",
-		       xtap_sess.limits.n_subbufs, xtap_sess.limits.subbuf_size);
+		       xtap_sess.limits.n_subbufs,
+		       xtap_sess.limits.subbuf_size);
 		return -ENOMEM;
 	}
 	return 0;
@@ -147,7 +151,8 @@ bool xtap_relay_write(const void *rec, u32 len)
 	if (unlikely(!xtap_chan))
 		return false;
 	local_irq_save(flags);
-	if (unlikely(!READ_ONCE(xtap_relay_flight) && xtap_relay_would_drop(len))) {
+	if (unlikely(!READ_ONCE(xtap_relay_flight) &&
+		     xtap_relay_would_drop(len))) {
 		lost = true;
 	} else {
 		h->seq = atomic64_inc_return(&xtap_seq);

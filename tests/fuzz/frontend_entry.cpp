@@ -24,7 +24,7 @@ PreprocessContext base_context() {
   ctx.kernel_release = "6.1.0-56-cloud-amd64";
   ctx.arch = "x86_64";
   ctx.kconfig = {{"CONFIG_KPROBES", "y"}, {"CONFIG_KRETPROBES", "y"}, {"CONFIG_SMP", "y"},
-                 {"CONFIG_HZ", "250"},     {"CONFIG_MODULES", "y"},    {"CONFIG_EXT4_FS", "m"}};
+                 {"CONFIG_HZ", "250"},    {"CONFIG_MODULES", "y"},    {"CONFIG_EXT4_FS", "m"}};
   ctx.args = {"1", "two"};  // $1 and @2 resolve, as with `xtap script.stp 1 two`
   return ctx;
 }
@@ -59,9 +59,7 @@ const PreprocessContext &context_with_macros() {
 // by its bytes (the same script always gets the same mode), is elaborated
 // with them; the others go through pass 2 alone, where calls to tapset
 // functions are unknown names. Both modes reach every pass.
-bool with_tapsets(const std::string &text) {
-  return std::hash<std::string>{}(text) % 8 == 0;
-}
+bool with_tapsets(const std::string &text) { return std::hash<std::string>{}(text) % 8 == 0; }
 
 }  // namespace
 
@@ -83,8 +81,8 @@ FrontendResult run_frontend(const std::string &text, TapsetMode mode) {
   r.diagnostics = diags.all().size();
   for (const auto &d : diags.all())
     if (d.severity == Severity::Error) {
-      r.first_error = d.code + " " + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column) + " " +
-                      d.message;
+      r.first_error = d.code + " " + std::to_string(d.loc.line) + ":" +
+                      std::to_string(d.loc.column) + " " + d.message;
       break;
     }
   return r;

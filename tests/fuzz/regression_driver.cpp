@@ -51,7 +51,8 @@ std::string run_one(const std::string &text, const std::string &expect_code = "*
     if (expect_code == "*") xtap::fuzz::run_frontend(text, xtap::fuzz::TapsetMode::ByInput);
     if (expect_code != "*" && r.first_error.substr(0, r.first_error.find(' ')) != expect_code) {
       std::string got = r.first_error.empty() ? "no error" : r.first_error.substr(0, 300);
-      std::cerr << "expected " << (expect_code.empty() ? "no error" : expect_code) << ", got " << got << "\n";
+      std::cerr << "expected " << (expect_code.empty() ? "no error" : expect_code) << ", got "
+                << got << "\n";
       _exit(2);
     }
     _exit(0);
@@ -61,7 +62,8 @@ std::string run_one(const std::string &text, const std::string &expect_code = "*
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
-    if (sig == SIGXCPU || sig == SIGALRM) return "hang: no answer within " + std::to_string(kTimeLimitSeconds) + " s";
+    if (sig == SIGXCPU || sig == SIGALRM)
+      return "hang: no answer within " + std::to_string(kTimeLimitSeconds) + " s";
     return std::string("crash: signal ") + strsignal(sig);
   }
   if (WEXITSTATUS(status) == 2) return "wrong outcome (above)";
@@ -78,7 +80,8 @@ int run_absurd() {
   for (const auto &in : xtap::fuzz::absurd_inputs()) {
     std::string why = run_one(in.text, in.expect_code);
     (why.empty() ? passed : failed)++;
-    std::cout << (why.empty() ? "ok    " : "FAIL  ") << in.name << (why.empty() ? "" : ": " + why) << std::endl;
+    std::cout << (why.empty() ? "ok    " : "FAIL  ") << in.name << (why.empty() ? "" : ": " + why)
+              << std::endl;
   }
   return report(passed, failed);
 }

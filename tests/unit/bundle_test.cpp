@@ -1,7 +1,7 @@
 // Bundles without a VM: the kernel build-id notes, and how xtap-run picks a
 // module from a manifest (docs/fleet.md). The VM side is tests/fleet/.
-#include <gtest/gtest.h>
 #include <elf.h>
+#include <gtest/gtest.h>
 
 #include <cstring>
 
@@ -37,7 +37,9 @@ TEST(BuildId, MalformedNotesGiveNothing) {
   EXPECT_EQ(build_id_from_notes(notes.substr(0, notes.size() - 4)), "");
   EXPECT_EQ(build_id_from_notes("abc"), "");
   Elf64_Nhdr huge{0xffffffffu, 0xffffffffu, NT_GNU_BUILD_ID};
-  EXPECT_EQ(build_id_from_notes(std::string(reinterpret_cast<const char *>(&huge), sizeof huge) + "GNU"), "");
+  EXPECT_EQ(
+      build_id_from_notes(std::string(reinterpret_cast<const char *>(&huge), sizeof huge) + "GNU"),
+      "");
 }
 
 TEST(BuildId, TheRunningKernelHasOneWhereSysfsIsReadable) {
@@ -60,7 +62,8 @@ TEST(Bundle, PicksByReleaseAndBuildId) {
   ASSERT_TRUE(runner::is_bundle(d.str()));
   EXPECT_FALSE(runner::is_bundle(d.str("manifest.json")));
   std::string ko, err;
-  ASSERT_TRUE(runner::pick_from_bundle(d.str(), "6.12.117+deb12-cloud-amd64", "bbbb", &ko, &err)) << err;
+  ASSERT_TRUE(runner::pick_from_bundle(d.str(), "6.12.117+deb12-cloud-amd64", "bbbb", &ko, &err))
+      << err;
   EXPECT_EQ(ko, d.str() + "/6.12.117+deb12-cloud-amd64/xtap_t.ko");
   // Without a readable build-id the release decides.
   ASSERT_TRUE(runner::pick_from_bundle(d.str(), "6.1.0-56-cloud-amd64", "", &ko, &err)) << err;
@@ -98,7 +101,8 @@ TEST(Bundle, MalformedManifestsAreExplained) {
   d.write("manifest.json", "{\"xtap_bundle\": 7}");
   EXPECT_FALSE(runner::pick_from_bundle(d.str(), "r", "", &ko, &err));
   EXPECT_NE(err.find("xtap_bundle 7, expected 1"), std::string::npos) << err;
-  d.write("manifest.json", R"({"xtap_bundle": 1, "modules": [{"release": "r", "file": "../../etc/x.ko"}]})");
+  d.write("manifest.json",
+          R"({"xtap_bundle": 1, "modules": [{"release": "r", "file": "../../etc/x.ko"}]})");
   EXPECT_FALSE(runner::pick_from_bundle(d.str(), "r", "", &ko, &err));
   EXPECT_NE(err.find("malformed module entry"), std::string::npos) << err;
 }

@@ -177,7 +177,8 @@ std::map<std::string, uint64_t> gcc_offsets(
   std::ofstream(dir / "Kbuild") << "obj-m := offsets.o\n";
   std::string log = (dir / "make.log").string();
   std::string make_error;
-  int rc = kbuild::run_make({"-C", t.build_dir, "M=" + dir.string(), "offsets.s"}, log, false, &make_error);
+  int rc = kbuild::run_make({"-C", t.build_dir, "M=" + dir.string(), "offsets.s"}, log, false,
+                            &make_error);
   std::ifstream s(dir / "offsets.s");
   if (rc != 0 || !s) {
     std::ifstream l(log);

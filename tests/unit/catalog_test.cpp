@@ -244,10 +244,8 @@ TEST(Catalog, TruncatedAnywhereIsAnErrorNotACrash) {
     auto cat = KernelCatalog::parse(full.substr(0, n), "cat.txt", &error);
     // Cutting just before "end" or inside a trailing name can still parse
     // as a different valid catalog only if the "end" line survives.
-    if (cat)
-      ADD_FAILURE() << "parsed a catalog cut at byte " << n;
-    else
-      EXPECT_EQ(error.rfind("cat.txt:", 0), 0u) << error;
+    if (cat) ADD_FAILURE() << "parsed a catalog cut at byte " << n;
+    else EXPECT_EQ(error.rfind("cat.txt:", 0), 0u) << error;
   }
 }
 

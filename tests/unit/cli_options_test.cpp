@@ -57,8 +57,8 @@ TEST_F(CliOptions, LastPassOptionWins) {
 
 TEST_F(CliOptions, RepeatedSingleValueOptionsTakeTheLast) {
   // As stap's getopt: -o a -o b writes b; -T and -x likewise.
-  XtapRun r = run_xtap({"-o", "a", "-o", "b", "-T", "1", "-T", "2", "-x", "1", "-x", "2", "-p2", "-r", release_,
-                        "-e", "probe begin { exit() }"});
+  XtapRun r = run_xtap({"-o", "a", "-o", "b", "-T", "1", "-T", "2", "-x", "1", "-x", "2", "-p2",
+                        "-r", release_, "-e", "probe begin { exit() }"});
   EXPECT_EQ(r.code, 0) << r.out;
   // Two scripts are refused rather than one silently dropped.
   r = run_xtap({"-e", "probe begin {}", "-e", "probe end {}", "-p1"});
@@ -66,19 +66,21 @@ TEST_F(CliOptions, RepeatedSingleValueOptionsTakeTheLast) {
 }
 
 TEST_F(CliOptions, SymbolOptionsOfStapAreAccepted) {
-  XtapRun r = run_xtap({"--all-modules", "-d", "kernel", "-d", "ext4", "--ldd", "-p2", "-r", release_, "-e",
-                    "probe begin { exit() }"});
+  XtapRun r = run_xtap({"--all-modules", "-d", "kernel", "-d", "ext4", "--ldd", "-p2", "-r",
+                        release_, "-e", "probe begin { exit() }"});
   EXPECT_EQ(r.code, 0) << r.out;
 }
 
 TEST_F(CliOptions, SuppressTimeLimitsNeedsGuruMode) {
-  XtapRun r = run_xtap({"--suppress-time-limits", "-p3", "-r", release_, "-e", "probe begin { exit() }"});
+  XtapRun r =
+      run_xtap({"--suppress-time-limits", "-p3", "-r", release_, "-e", "probe begin { exit() }"});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("needs -g"), std::string::npos) << r.out;
 }
 
 TEST_F(CliOptions, SuppressTimeLimitsLiftsMaxactionUnlessGiven) {
-  XtapRun r = run_xtap({"-g", "--suppress-time-limits", "-p3", "-r", release_, "-e", "probe begin { exit() }"});
+  XtapRun r = run_xtap(
+      {"-g", "--suppress-time-limits", "-p3", "-r", release_, "-e", "probe begin { exit() }"});
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find(".maxaction = 2147483648,"), std::string::npos);
   EXPECT_NE(r.out.find(".maxtrylock = 2147483648,"), std::string::npos);
@@ -103,12 +105,15 @@ TEST(CliDebuginfo, MissingKernelDebuginfoNamesThePackage) {
       release = rel;
   }
   if (release.empty()) GTEST_SKIP() << "every installed kernel has its debuginfo";
-  XtapRun r = run_xtap({"-p4", "-r", release, "-e", "probe kernel.statement(\"*@fs/open.c:100\") { }"});
+  XtapRun r =
+      run_xtap({"-p4", "-r", release, "-e", "probe kernel.statement(\"*@fs/open.c:100\") { }"});
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("XTP2150"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("kernel.statement needs the kernel's DWARF debuginfo: no debuginfo for the kernel " +
-                       release),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          "kernel.statement needs the kernel's DWARF debuginfo: no debuginfo for the kernel " +
+          release),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("the package linux-image-" + release + "-dbg"), std::string::npos) << r.out;
 }
@@ -117,7 +122,8 @@ TEST(CliDebuginfo, MissingKernelDebuginfoNamesThePackage) {
 TEST(CliHelp, HelpIsGroupedAndShort) {
   XtapRun r = run_xtap({"--help"});
   ASSERT_EQ(r.code, 0) << r.out;
-  for (const char *group : {"Script", "Translating and building", "Running", "Listing and information"})
+  for (const char *group :
+       {"Script", "Translating and building", "Running", "Listing and information"})
     EXPECT_NE(r.out.find(group), std::string::npos) << group << "\n" << r.out;
   EXPECT_NE(r.out.find("-t "), std::string::npos) << r.out;
   EXPECT_LT(std::count(r.out.begin(), r.out.end(), '\n'), 80) << r.out;
@@ -159,7 +165,8 @@ TEST(CliFlame, OptionsThatCannotWorkAreRefused) {
       {{"--folded", "a", "-o", "x", "-S", "1", "-e", "probe begin {}"}, "drop -S"},
       {{"--from-stacks", "in"}, "needs --folded FILE or --flamegraph FILE"},
       {{"--from-stacks", "in", "--folded", "a", "-e", "probe begin {}"}, "give one or the other"},
-      {{"--from-stacks", "in", "--folded", "-", "--flamegraph", "-"}, "both write to standard output"},
+      {{"--from-stacks", "in", "--folded", "-", "--flamegraph", "-"},
+       "both write to standard output"},
   };
   for (const auto &c : cases) {
     XtapRun r = run_xtap(c.args);
@@ -170,8 +177,9 @@ TEST(CliFlame, OptionsThatCannotWorkAreRefused) {
 
 // stap's stack output on standard input, folded on standard output.
 TEST(CliFlame, FromStacksFoldsStapOutput) {
-  XtapRun r = run_xtap({"--from-stacks", "-", "--folded", "-", "-q"},
-                       "header\n 0x2 : leaf+0x1/0x9\n 0x1 : root+0x4/0x9 [kernel]\n\t7\nroot;other 2\n");
+  XtapRun r =
+      run_xtap({"--from-stacks", "-", "--folded", "-", "-q"},
+               "header\n 0x2 : leaf+0x1/0x9\n 0x1 : root+0x4/0x9 [kernel]\n\t7\nroot;other 2\n");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(r.out, "root;leaf 7\nroot;other 2\n");
 }
@@ -179,8 +187,9 @@ TEST(CliFlame, FromStacksFoldsStapOutput) {
 TEST(CliDump, ProbeTypesInStapsForm) {
   XtapRun r = run_xtap({"--dump-probe-types"});
   ASSERT_EQ(r.code, 0) << r.out;
-  for (const char *line : {"\nbegin\n", "\nkernel.function(string).return\n", "\ntimer.ms(number)\n",
-                           "\nkernel.trace(string)\n", "\nprocess(string).function(string).call\n"})
+  for (const char *line :
+       {"\nbegin\n", "\nkernel.function(string).return\n", "\ntimer.ms(number)\n",
+        "\nkernel.trace(string)\n", "\nprocess(string).function(string).call\n"})
     EXPECT_NE(("\n" + r.out).find(line), std::string::npos) << line << "\n" << r.out;
   EXPECT_EQ(r.out.find('"'), std::string::npos) << r.out;
 }
@@ -190,7 +199,8 @@ TEST(CliDump, AliasesAndFunctionsOfTheTapsets) {
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(("\n" + r.out).find("\nkprocess.exec\n"), std::string::npos) << r.out;
   r = run_xtap({"-v", "--dump-probe-aliases"});
-  EXPECT_NE(r.out.find("kprocess.exec = syscall.execve, syscall.execveat"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kprocess.exec = syscall.execve, syscall.execveat"), std::string::npos)
+      << r.out;
   r = run_xtap({"--dump-functions"});
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(("\n" + r.out).find("\nsystem:unknown (cmd:string)\n"), std::string::npos) << r.out;
@@ -217,9 +227,11 @@ TEST_F(CliOptions, TimingWrapsHandlersOnlyWithT) {
 }
 
 TEST_F(CliOptions, JsonListingAndDiagnostics) {
-  XtapRun r = run_xtap({"--format", "json", "-L", "kernel.trace(\"sched:sched_process_exec\")", "-r", release_});
+  XtapRun r = run_xtap(
+      {"--format", "json", "-L", "kernel.trace(\"sched:sched_process_exec\")", "-r", release_});
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("{\"type\":\"probe\",\"name\":\"kernel.trace(\\\"sched:sched_process_exec\\\")\",\"vars\":[{"),
+  EXPECT_NE(r.out.find("{\"type\":\"probe\",\"name\":\"kernel.trace(\\\"sched:sched_process_"
+                       "exec\\\")\",\"vars\":[{"),
             std::string::npos)
       << r.out;
   r = run_xtap({"--format", "json", "-p2", "-r", release_, "-e", "probe begin { x = 1 }"});

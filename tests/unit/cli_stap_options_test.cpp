@@ -33,7 +33,9 @@ StapRun xtap(std::vector<std::string> args) {
   return r;
 }
 
-bool has(const StapRun &r, const std::string &text) { return r.out.find(text) != std::string::npos; }
+bool has(const StapRun &r, const std::string &text) {
+  return r.out.find(text) != std::string::npos;
+}
 
 TEST(CliStapOptions, CombinedShortFlagsAndUnknownLetters) {
   StapRun r = xtap({"-wW", "-p1", "-e", "probe begin { exit() }"});
@@ -45,7 +47,8 @@ TEST(CliStapOptions, CombinedShortFlagsAndUnknownLetters) {
 }
 
 TEST(CliStapOptions, CompatibleTakesAnyVersionUpTo48) {
-  const char *script = "probe begin { %( systemtap_v < \"2.0\" %? println(\"old\") %: println(\"new\") %) }";
+  const char *script =
+      "probe begin { %( systemtap_v < \"2.0\" %? println(\"old\") %: println(\"new\") %) }";
   StapRun r = xtap({"--compatible=1.8", "-p1", "-e", script});
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r, "old")) << r.out;
@@ -60,13 +63,19 @@ TEST(CliStapOptions, CompatibleTakesAnyVersionUpTo48) {
 }
 
 TEST(CliStapOptions, AcceptedAndRefused) {
-  StapRun r = xtap({"-P", "-k", "-u", "--disable-cache", "--poison-cache", "--runtime=kernel", "--privilege=stapdev",
-                "-a", "x86_64", "--semantic-keep-going", "--color", "--vp", "00200", "-p1", "-e",
-                "probe begin { exit() }"});
+  StapRun r = xtap({"-P", "-k", "-u", "--disable-cache", "--poison-cache", "--runtime=kernel",
+                    "--privilege=stapdev", "-a", "x86_64", "--semantic-keep-going", "--color",
+                    "--vp", "00200", "-p1", "-e", "probe begin { exit() }"});
   EXPECT_EQ(r.code, 0) << r.out;
-  for (std::vector<std::string> refused : std::vector<std::vector<std::string>>{
-           {"--use-server"}, {"-U"}, {"--bpf"}, {"--unprivileged"}, {"--runtime=bpf"}, {"-B", "X=1"},
-           {"--suppress-handler-errors"}, {"--privilege=stapusr"}}) {
+  for (std::vector<std::string> refused :
+       std::vector<std::vector<std::string>>{{"--use-server"},
+                                             {"-U"},
+                                             {"--bpf"},
+                                             {"--unprivileged"},
+                                             {"--runtime=bpf"},
+                                             {"-B", "X=1"},
+                                             {"--suppress-handler-errors"},
+                                             {"--privilege=stapusr"}}) {
     std::vector<std::string> args = refused;
     args.insert(args.end(), {"-p1", "-e", "probe begin { exit() }"});
     StapRun q = xtap(args);

@@ -51,7 +51,8 @@ std::string access_of(const std::string &expr) {
       case AccessOp::Kind::Index: s += "index*" + std::to_string(op.size); break;
       case AccessOp::Kind::Load:
         s += "load " + std::to_string(op.size) + (op.is_signed ? "s" : "u");
-        if (op.bit_size) s += " bits " + std::to_string(op.bit_offset) + "+" + std::to_string(op.bit_size);
+        if (op.bit_size)
+          s += " bits " + std::to_string(op.bit_offset) + "+" + std::to_string(op.bit_size);
         break;
     }
   }
@@ -69,7 +70,8 @@ TEST(DerivedProbes, AWildcardExpandsToOneProbePerTracepoint) {
 }
 
 TEST(DerivedProbes, ABodyReadingTargetVariablesIsSplitPerLocation) {
-  auto r = test::run("probe kernel.trace(\"sched:sched_process_*\") { if (@defined($p)) print($p->pid) }");
+  auto r = test::run(
+      "probe kernel.trace(\"sched:sched_process_*\") { if (@defined($p)) print($p->pid) }");
   ASSERT_TRUE(r->ok) << r->printed();
   ASSERT_EQ(r->script->probes.size(), 3u);
   std::set<const ProbeDecl *> decls;
@@ -78,7 +80,8 @@ TEST(DerivedProbes, ABodyReadingTargetVariablesIsSplitPerLocation) {
 }
 
 TEST(DerivedProbes, ASufficientPointThatResolvesEndsTheList) {
-  auto r = test::run("probe kernel.{trace(\"sched_process_exec\")!, trace(\"sched_process_exit\")} { }");
+  auto r =
+      test::run("probe kernel.{trace(\"sched_process_exec\")!, trace(\"sched_process_exit\")} { }");
   ASSERT_TRUE(r->ok) << r->printed();
   EXPECT_EQ(names(*r), (std::vector<std::string>{"kernel.trace(\"sched:sched_process_exec\")"}));
   r = test::run("probe kernel.trace(\"nope\")!, kernel.trace(\"sched_process_exit\") { }");
@@ -92,8 +95,11 @@ TEST(DerivedProbes, ContextVariablesAreTypedByTheTracepointPrototype) {
   ASSERT_EQ(r->elab.probes.size(), 1u);
   const DerivedProbe &dp = *r->elab.probes[0];
   std::string vars;
-  for (const auto &v : dp.context_vars()) vars += "$" + v.name + ":" + dp.types()->spelling(v.type) + " ";
-  EXPECT_EQ(vars, "$preempt:_Bool $prev:struct task_struct* $next:struct task_struct* $prev_state:unsigned int ");
+  for (const auto &v : dp.context_vars())
+    vars += "$" + v.name + ":" + dp.types()->spelling(v.type) + " ";
+  EXPECT_EQ(vars,
+            "$preempt:_Bool $prev:struct task_struct* $next:struct task_struct* "
+            "$prev_state:unsigned int ");
 }
 
 TEST(DerivedProbes, SyscallEventsTakeTheSyscallsArguments) {

@@ -19,7 +19,8 @@ const char *kFixture = nullptr;
 #endif
 
 const DwarfVar *var_named(const std::vector<DwarfVar> &vars, const std::string &name) {
-  auto it = std::find_if(vars.begin(), vars.end(), [&](const DwarfVar &v) { return v.name == name; });
+  auto it =
+      std::find_if(vars.begin(), vars.end(), [&](const DwarfVar &v) { return v.name == name; });
   return it == vars.end() ? nullptr : &*it;
 }
 
@@ -65,7 +66,8 @@ TEST(DwarfEntryValues, AnInlinedCopyHasNoEntryToKeepThemAt) {
     for (const DwarfLine &l : d->lines(*c, 1, 1 << 30)) {
       std::vector<DwarfVar> vars = d->variables_at(*c, l.addr);
       const DwarfVar *a = var_named(vars, "a");
-      if (!a || a->where != DwarfVar::Where::Unavailable || a->why.find("DW_OP_entry_value") == std::string::npos)
+      if (!a || a->where != DwarfVar::Where::Unavailable ||
+          a->why.find("DW_OP_entry_value") == std::string::npos)
         continue;
       ++refused;
       EXPECT_NE(a->why.find("inlined"), std::string::npos) << a->why;

@@ -62,7 +62,8 @@ DwarfExprOp op(K kind, int64_t number = 0, int reg = -1, int atom = 0, uint32_t 
   return o;
 }
 
-DwarfPiece piece(DwarfPiece::Kind kind, std::vector<DwarfExprOp> ops, uint32_t size = 0, int reg = -1) {
+DwarfPiece piece(DwarfPiece::Kind kind, std::vector<DwarfExprOp> ops, uint32_t size = 0,
+                 int reg = -1) {
   DwarfPiece p;
   p.kind = kind;
   p.ops = std::move(ops);
@@ -98,7 +99,8 @@ std::vector<unsigned long long> evaluate(const std::vector<std::string> &exprs) 
        "  u64 v = a * 3; if (size == 8) return v; v &= (1ULL << (8 * size)) - 1;\n"
        "  if (sgn && (v >> (8 * size - 1))) v |= ~0ULL << (8 * size); return v; }\n"
        "int main(void) { struct xtap_context ctx, *c = &ctx;\n";
-  for (const std::string &e : exprs) c << "  printf(\"%llu\\n\", (unsigned long long)(" << e << "));\n";
+  for (const std::string &e : exprs)
+    c << "  printf(\"%llu\\n\", (unsigned long long)(" << e << "));\n";
   c << "  return 0; }\n";
   c.close();
   std::vector<unsigned long long> out;
@@ -116,27 +118,37 @@ TEST(DwarfLocation, StackMachineOperationsComputeTheirValues) {
   // DW_OP_breg5 8, DW_OP_stack_value: rdi + 8 (a pointer kept as base + offset).
   ContextVar a = computed(ty, ty.ptr, {piece(DwarfPiece::Kind::Value, {op(K::Reg, 8, 5)})});
   // DW_OP_breg3 0, DW_OP_lit1, DW_OP_shl, DW_OP_lit3, DW_OP_minus: (rbx << 1) - 3.
-  ContextVar b = computed(ty, ty.s64, {piece(DwarfPiece::Kind::Value,
-                                             {op(K::Reg, 0, 3), op(K::Const, 1), op(K::Binary, 0, -1, DW_OP_shl),
-                                              op(K::Const, 3), op(K::Binary, 0, -1, DW_OP_minus)})});
+  ContextVar b =
+      computed(ty, ty.s64,
+               {piece(DwarfPiece::Kind::Value,
+                      {op(K::Reg, 0, 3), op(K::Const, 1), op(K::Binary, 0, -1, DW_OP_shl),
+                       op(K::Const, 3), op(K::Binary, 0, -1, DW_OP_minus)})});
   // A signed comparison: (lit5 - lit7) < 0 is 1.
-  ContextVar c = computed(ty, ty.s64, {piece(DwarfPiece::Kind::Value,
-                                             {op(K::Const, 5), op(K::Const, 7), op(K::Binary, 0, -1, DW_OP_minus),
-                                              op(K::Const, 0), op(K::Binary, 0, -1, DW_OP_lt)})});
+  ContextVar c =
+      computed(ty, ty.s64,
+               {piece(DwarfPiece::Kind::Value,
+                      {op(K::Const, 5), op(K::Const, 7), op(K::Binary, 0, -1, DW_OP_minus),
+                       op(K::Const, 0), op(K::Binary, 0, -1, DW_OP_lt)})});
   // DW_OP_dup, DW_OP_over, DW_OP_swap, DW_OP_rot, DW_OP_drop keep the stack's order:
   // 1 2 3 rot -> 3 1 2; minus -> 3 (1-2); drop -> 3.
-  ContextVar d = computed(ty, ty.s64, {piece(DwarfPiece::Kind::Value,
-                                             {op(K::Const, 1), op(K::Const, 2), op(K::Const, 3), op(K::Rot),
-                                              op(K::Binary, 0, -1, DW_OP_minus), op(K::Drop)})});
+  ContextVar d = computed(ty, ty.s64,
+                          {piece(DwarfPiece::Kind::Value,
+                                 {op(K::Const, 1), op(K::Const, 2), op(K::Const, 3), op(K::Rot),
+                                  op(K::Binary, 0, -1, DW_OP_minus), op(K::Drop)})});
   // An int computed in a register: the upper half dropped, sign-extended.
-  ContextVar e = computed(ty, ty.s32, {piece(DwarfPiece::Kind::Value, {op(K::Const, 0xffffffffLL)})});
+  ContextVar e =
+      computed(ty, ty.s32, {piece(DwarfPiece::Kind::Value, {op(K::Const, 0xffffffffLL)})});
   // Memory at a computed address: DW_OP_breg7 16, DW_OP_deref, DW_OP_plus_uconst 8 is a place.
-  ContextVar f = computed(ty, ty.s64, {piece(DwarfPiece::Kind::Memory,
-                                             {op(K::Reg, 16, 7), op(K::Deref), op(K::Unary, 8, -1, DW_OP_plus_uconst)})});
+  ContextVar f =
+      computed(ty, ty.s64,
+               {piece(DwarfPiece::Kind::Memory,
+                      {op(K::Reg, 16, 7), op(K::Deref), op(K::Unary, 8, -1, DW_OP_plus_uconst)})});
   // DW_OP_shra of a negative value, DW_OP_div by a constant.
-  ContextVar g = computed(ty, ty.s64, {piece(DwarfPiece::Kind::Value,
-                                             {op(K::Const, -64), op(K::Const, 2), op(K::Binary, 0, -1, DW_OP_shra),
-                                              op(K::Const, 4), op(K::Binary, 0, -1, DW_OP_div)})});
+  ContextVar g =
+      computed(ty, ty.s64,
+               {piece(DwarfPiece::Kind::Value,
+                      {op(K::Const, -64), op(K::Const, 2), op(K::Binary, 0, -1, DW_OP_shra),
+                       op(K::Const, 4), op(K::Binary, 0, -1, DW_OP_div)})});
   for (const ContextVar *cv : {&a, &b, &c, &d, &e, &f, &g}) {
     ASSERT_TRUE(cv->unavailable.empty()) << cv->unavailable;
     exprs.push_back(cv->c_value);
@@ -158,11 +170,13 @@ TEST(DwarfLocation, PiecesMakeOneScalarLowBytesFirst) {
   Types ty;
   // A long whose low half is in rdx (DWARF 1) and high half a constant:
   // DW_OP_reg1 DW_OP_piece 4 DW_OP_lit7 DW_OP_stack_value DW_OP_piece 4.
-  ContextVar a = computed(ty, ty.s64, {piece(DwarfPiece::Kind::Register, {}, 4, 1),
-                                       piece(DwarfPiece::Kind::Value, {op(K::Const, 7)}, 4)});
+  ContextVar a = computed(ty, ty.s64,
+                          {piece(DwarfPiece::Kind::Register, {}, 4, 1),
+                           piece(DwarfPiece::Kind::Value, {op(K::Const, 7)}, 4)});
   // A short from two bytes of memory at rsp+0 and rsp+1... as 1-byte pieces.
-  ContextVar b = computed(ty, ty.u16, {piece(DwarfPiece::Kind::Memory, {op(K::Reg, 0, 7)}, 1),
-                                       piece(DwarfPiece::Kind::Memory, {op(K::Reg, 1, 7)}, 1)});
+  ContextVar b = computed(ty, ty.u16,
+                          {piece(DwarfPiece::Kind::Memory, {op(K::Reg, 0, 7)}, 1),
+                           piece(DwarfPiece::Kind::Memory, {op(K::Reg, 1, 7)}, 1)});
   ASSERT_TRUE(a.unavailable.empty()) << a.unavailable;
   ASSERT_TRUE(b.unavailable.empty()) << b.unavailable;
   std::vector<unsigned long long> v = evaluate({a.c_value, b.c_value});
@@ -174,16 +188,19 @@ TEST(DwarfLocation, PiecesMakeOneScalarLowBytesFirst) {
 TEST(DwarfLocation, WhatCannotBeHeldSaysWhy) {
   Types ty;
   // A struct over two registers (struct fd in ksys_read).
-  ContextVar a = computed(ty, ty.rec, {piece(DwarfPiece::Kind::Register, {}, 8, 3),
-                                       piece(DwarfPiece::Kind::Register, {}, 4, 6)});
+  ContextVar a = computed(
+      ty, ty.rec,
+      {piece(DwarfPiece::Kind::Register, {}, 8, 3), piece(DwarfPiece::Kind::Register, {}, 4, 6)});
   EXPECT_NE(a.unavailable.find("DW_OP_piece"), std::string::npos) << a.unavailable;
   // Part of it optimised out.
-  ContextVar b = computed(ty, ty.s64, {piece(DwarfPiece::Kind::Register, {}, 4, 1),
-                                       piece(DwarfPiece::Kind::Missing, {}, 4)});
+  ContextVar b = computed(
+      ty, ty.s64,
+      {piece(DwarfPiece::Kind::Register, {}, 4, 1), piece(DwarfPiece::Kind::Missing, {}, 4)});
   EXPECT_NE(b.unavailable.find("optimised out"), std::string::npos) << b.unavailable;
   // A division by a value known only at run time.
-  ContextVar c = computed(ty, ty.s64, {piece(DwarfPiece::Kind::Value,
-                                             {op(K::Const, 8), op(K::Reg, 0, 0), op(K::Binary, 0, -1, DW_OP_div)})});
+  ContextVar c = computed(ty, ty.s64,
+                          {piece(DwarfPiece::Kind::Value, {op(K::Const, 8), op(K::Reg, 0, 0),
+                                                           op(K::Binary, 0, -1, DW_OP_div)})});
   EXPECT_NE(c.unavailable.find("divides"), std::string::npos) << c.unavailable;
   // An entry value with no function entry to keep it at.
   ContextVar d = computed(ty, ty.s64, {piece(DwarfPiece::Kind::Value, {op(K::EntryReg, 0, 5)})});
@@ -202,7 +219,8 @@ TEST(DwarfLocation, AProgramsMemoryIsReadWithTheUserReader) {
   computed_context_var(ty.t, v, "", true, &cv);
   ASSERT_TRUE(cv.unavailable.empty()) << cv.unavailable;
   EXPECT_EQ(cv.c_value.find("xtap_dwarf_load"), std::string::npos) << cv.c_value;
-  EXPECT_NE(cv.c_value.find("xtap_dwarf_uload(c, xtap_dwarf_uload("), std::string::npos) << cv.c_value;
+  EXPECT_NE(cv.c_value.find("xtap_dwarf_uload(c, xtap_dwarf_uload("), std::string::npos)
+      << cv.c_value;
   // A program's static moves with its load address, which is not known.
   v.pieces = {piece(DwarfPiece::Kind::Value, {op(K::Symbol, 8)})};
   ContextVar st;

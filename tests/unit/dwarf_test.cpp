@@ -99,7 +99,8 @@ TEST(DwarfLines, RowsOfOneFunctionAndWhereItsVariablesAre) {
   EXPECT_EQ(offset, body.addr - f->entry);
   // clang -O0 keeps parameters in the frame: DW_OP_fbreg from rbp.
   auto vars = d->variables_at(*f, body.addr);
-  auto file = std::find_if(vars.begin(), vars.end(), [](const DwarfVar &v) { return v.name == "file"; });
+  auto file =
+      std::find_if(vars.begin(), vars.end(), [](const DwarfVar &v) { return v.name == "file"; });
   ASSERT_NE(file, vars.end());
   EXPECT_TRUE(file->parameter);
   EXPECT_EQ(file->where, DwarfVar::Where::Memory) << file->why;
@@ -127,8 +128,10 @@ TEST(DwarfDiscovery, ModulePathsAndMissingDebuginfo) {
   std::string error;
   auto none = find_debuginfo("0.0-no-such-release", {}, "", &error);
   EXPECT_TRUE(none.empty());
-  EXPECT_NE(error.find("/usr/lib/debug/boot/vmlinux-0.0-no-such-release"), std::string::npos) << error;
-  EXPECT_NE(error.find("the package linux-image-0.0-no-such-release-dbg"), std::string::npos) << error;
+  EXPECT_NE(error.find("/usr/lib/debug/boot/vmlinux-0.0-no-such-release"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("the package linux-image-0.0-no-such-release-dbg"), std::string::npos)
+      << error;
   if (!kFixture) return;
   auto by_path = find_debuginfo("0.0-no-such-release", {}, kFixture, &error);
   ASSERT_EQ(by_path.size(), 1u);

@@ -21,7 +21,8 @@ const char *kFixture =
     "#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\n"
     "int (*fp)(void) = getppid;\n"
     "int main(int argc, char **argv)\n{\n"
-    "\tputs(\"x\");\n\tprintf(\"%d %d %d\\n\", getpid(), getppid(), fp());\n\treturn atoi(argv[0]);\n}\n";
+    "\tputs(\"x\");\n\tprintf(\"%d %d %d\\n\", getpid(), getppid(), fp());\n\treturn "
+    "atoi(argv[0]);\n}\n";
 
 std::string compile(const test::TempDir &dir, const std::string &name, const std::string &flags) {
   std::string src = dir.write("plt.c", kFixture), exe = dir.str(name);
@@ -38,7 +39,8 @@ std::map<std::string, uint64_t> objdump_plt(const std::string &exe) {
   while (fgets(line, sizeof line, p.get())) {
     unsigned long long addr;
     char name[256];
-    if (strstr(line, "@plt>:") && sscanf(line, "%llx <%255[^@>]", &addr, name) == 2) out[name] = addr;
+    if (strstr(line, "@plt>:") && sscanf(line, "%llx <%255[^@>]", &addr, name) == 2)
+      out[name] = addr;
   }
   return out;
 }
@@ -57,7 +59,8 @@ void expect_like_objdump(const std::string &exe) {
   auto theirs = objdump_plt(exe);
   if (theirs.empty()) GTEST_SKIP() << "no objdump";
   EXPECT_EQ(mine, theirs);
-  for (const char *f : {"puts", "getpid", "getppid", "printf", "atoi"}) EXPECT_TRUE(mine.count(f)) << f;
+  for (const char *f : {"puts", "getpid", "getppid", "printf", "atoi"})
+    EXPECT_TRUE(mine.count(f)) << f;
   EXPECT_EQ(l->needed, std::vector<std::string>{"libc.so.6"});
 }
 

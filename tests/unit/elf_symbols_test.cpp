@@ -15,7 +15,9 @@
 #include "symbols/elf_symbols.h"
 #include "temp_dir.h"
 
-extern "C" __attribute__((noinline, used)) int xtap_elf_symbols_probe_target(int x) { return x * 3 + 1; }
+extern "C" __attribute__((noinline, used)) int xtap_elf_symbols_probe_target(int x) {
+  return x * 3 + 1;
+}
 
 namespace xtap {
 namespace {
@@ -60,7 +62,7 @@ TEST(ElfSymbols, FindsAFunctionAndItsFileOffset) {
   EXPECT_EQ(*off, mapped_file_offset(reinterpret_cast<uintptr_t>(&xtap_elf_symbols_probe_target)));
   EXPECT_EQ(xtap_elf_symbols_probe_target(1), 4);
   EXPECT_FALSE(elf->find("xtap_elf_symbols_probe_targe"));  // a prefix is not the name
-  EXPECT_FALSE(elf->file_offset(~uint64_t(0) - 16));  // in no segment
+  EXPECT_FALSE(elf->file_offset(~uint64_t(0) - 16));        // in no segment
   EXPECT_FALSE(elf->build_id().empty());
 }
 
@@ -137,7 +139,8 @@ TEST(ElfSymbols, RefusesWhatIsNoProgram) {
 // The USDT workload of the runtime tests, compiled here: its notes as
 // readelf -n shows them (skipped without gcc or sys/sdt.h).
 TEST(ElfSymbols, ReadsUsdtNotes) {
-  if (access("/usr/include/x86_64-linux-gnu/sys/sdt.h", R_OK) != 0 && access("/usr/include/sys/sdt.h", R_OK) != 0)
+  if (access("/usr/include/x86_64-linux-gnu/sys/sdt.h", R_OK) != 0 &&
+      access("/usr/include/sys/sdt.h", R_OK) != 0)
     GTEST_SKIP() << "no sys/sdt.h (systemtap-sdt-dev)";
   test::TempDir dir;
   std::string exe = (dir.path() / "usdt_n").string();

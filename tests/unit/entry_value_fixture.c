@@ -8,29 +8,24 @@
 extern void ev_sink(long v);
 extern long ev_other(long v);
 
-__attribute__((noinline)) long ev_outer(long a, long b)
-{
-	long r;
+__attribute__((noinline)) long ev_outer(long a, long b) {
+  long r;
 
-	ev_sink(a);
-	r = ev_other(b);
-	ev_sink(r);
-	ev_sink(r + 1);
-	return r;
+  ev_sink(a);
+  r = ev_other(b);
+  ev_sink(r);
+  ev_sink(r + 1);
+  return r;
 }
 
-static inline __attribute__((always_inline)) long ev_inner(long a, long b)
-{
-	long r;
+static inline __attribute__((always_inline)) long ev_inner(long a, long b) {
+  long r;
 
-	ev_sink(a);
-	r = ev_other(b);
-	ev_sink(r);
-	ev_sink(r + 1);
-	return r;
+  ev_sink(a);
+  r = ev_other(b);
+  ev_sink(r);
+  ev_sink(r + 1);
+  return r;
 }
 
-long ev_caller(long x, long y)
-{
-	return ev_inner(x * 3, y) + ev_inner(y, x);
-}
+long ev_caller(long x, long y) { return ev_inner(x * 3, y) + ev_inner(y, x); }

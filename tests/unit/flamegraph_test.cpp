@@ -123,7 +123,9 @@ TEST(FlameSvg, Escaping) {
 
 std::string attr(const std::string &svg, const std::string &name, const std::string &attr_name) {
   std::smatch m;
-  std::regex re("<g class=\"f\" data-n=\"" + name + "\"[^>]*data-w=\"([0-9]+)\"[^>]*>.*?<rect x=\"([0-9.]+)\" y=\"[0-9]+\" width=\"([0-9.]+)\"");
+  std::regex re(
+      "<g class=\"f\" data-n=\"" + name +
+      "\"[^>]*data-w=\"([0-9]+)\"[^>]*>.*?<rect x=\"([0-9.]+)\" y=\"[0-9]+\" width=\"([0-9.]+)\"");
   if (!std::regex_search(svg, m, re)) return "";
   return attr_name == "samples" ? m[1].str() : attr_name == "x" ? m[2].str() : m[3].str();
 }
@@ -160,8 +162,10 @@ TEST(FlameSvg, LabelsAreCutToFit) {
 // The SVG is XML that a real parser reads, hostile names included, and
 // carries its script and search box inline.
 TEST(FlameSvg, ParsesAsXml) {
-  FoldedStacks s = {{"main;<lambda>;operator<<;a&b", 4}, {"main;std::vector<int>::push_back", 2},
-                    {"main;\"quoted\";'single'", 1}, {"caf\xc3\xa9;\xfe\xff", 1}};
+  FoldedStacks s = {{"main;<lambda>;operator<<;a&b", 4},
+                    {"main;std::vector<int>::push_back", 2},
+                    {"main;\"quoted\";'single'", 1},
+                    {"caf\xc3\xa9;\xfe\xff", 1}};
   SvgOptions o;
   o.title = "<script>&";
   std::string svg = render_svg(s, o);
@@ -182,7 +186,10 @@ TEST(FlameSvg, ParsesAsXml) {
         "assert '\"quoted\"' in names and \"'single'\" in names, names\n"
         "assert root.find(ns + 'script') is not None\n",
         d.str("g.svg")},
-       "", "/dev/null", d.str("py.out"), d.str("py.out")},
+       "",
+       "/dev/null",
+       d.str("py.out"),
+       d.str("py.out")},
       &err);
   EXPECT_EQ(code, 0) << err << read_file(d.str("py.out"));
 }
@@ -191,7 +198,8 @@ TEST(FlameSvg, ParsesAsXml) {
 // (flamegraph_script_check.js): zoom, hover, reset, search and its share.
 TEST(FlameSvg, ScriptZoomsHoversAndSearches) {
   std::string err;
-  if (process::run_to_end({{"node", "--version"}}, &err) != 0) GTEST_SKIP() << "node is not installed";
+  if (process::run_to_end({{"node", "--version"}}, &err) != 0)
+    GTEST_SKIP() << "node is not installed";
   FoldedStacks s;
   s["main;parse;lex;next_char"] = 40;
   s["main;parse;lex"] = 5;
@@ -202,8 +210,12 @@ TEST(FlameSvg, ScriptZoomsHoversAndSearches) {
   test::TempDir d;
   ASSERT_TRUE(write_file(d.str("g.svg"), render_svg(s)));
   int code = process::run_to_end(
-      {{"node", std::string(XTAP_SOURCE_DIR) + "/tests/unit/flamegraph_script_check.js", d.str("g.svg")},
-       "", "/dev/null", d.str("node.out"), d.str("node.out")},
+      {{"node", std::string(XTAP_SOURCE_DIR) + "/tests/unit/flamegraph_script_check.js",
+        d.str("g.svg")},
+       "",
+       "/dev/null",
+       d.str("node.out"),
+       d.str("node.out")},
       &err);
   EXPECT_EQ(code, 0) << err << read_file(d.str("node.out"));
   EXPECT_EQ(read_file(d.str("node.out")), "ok\n");
@@ -220,9 +232,9 @@ TEST(FlameSession, RunnerOutputIsSplit) {
   o.rest = d.str("rest.txt");
   o.title = "t";
   o.quiet = true;
-  int code = run_collecting_stacks(
-      o, {"sh", "-c",
-          "echo begin; printf ' 0x2 : b+0x1/0x2\\n 0x1 : a+0x1/0x2\\n\\t4\\n'; echo 'x;y 2'; echo end; exit 3"});
+  int code = run_collecting_stacks(o, {"sh", "-c",
+                                       "echo begin; printf ' 0x2 : b+0x1/0x2\\n 0x1 : "
+                                       "a+0x1/0x2\\n\\t4\\n'; echo 'x;y 2'; echo end; exit 3"});
   EXPECT_EQ(code, 3);
   EXPECT_EQ(read_file(d.str("rest.txt")), "begin\nend\n");
   EXPECT_EQ(read_file(d.str("out.folded")), "a;b 4\nx;y 2\n");

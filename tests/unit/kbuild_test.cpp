@@ -110,7 +110,8 @@ TEST_F(FakeKernel, DirectPathFallsBackToKbuildOrSaysWhy) {
   env_.method = "direct";
   EXPECT_FALSE(build_module(target_, env_, module("t_direct"), &ko, &err));
   EXPECT_NE(err.find("with the recorded Kbuild commands failed (XTAP_KBUILD=direct)"),
-            std::string::npos) << err;
+            std::string::npos)
+      << err;
   EXPECT_NE(err.find("could not be recorded: Kbuild left no .xtap_script.o.cmd"), std::string::npos)
       << err;
   env_.method = "";

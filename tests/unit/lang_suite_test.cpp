@@ -73,8 +73,8 @@ std::vector<Case> discover() {
   for (const char *suite : {"parseok", "parseko", "semok", "semko"}) {
     std::error_code ec;
     fs::path dir = lang_dir() / suite;
-    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec))
+    for (auto it = fs::recursive_directory_iterator(dir, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
       if (it->is_regular_file() && it->path().extension() == ".stp")
         out.push_back({fs::relative(it->path(), lang_dir()).generic_string(), suite});
   }
@@ -91,7 +91,8 @@ std::map<std::string, std::string> known_failures() {
     if (line.empty() || line[0] == '#') continue;
     auto sp = line.find_first_of(" \t");
     std::string path = line.substr(0, sp);
-    std::string reason = sp == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", sp));
+    std::string reason =
+        sp == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", sp));
     out[path] = reason;
   }
   return out;
@@ -135,8 +136,12 @@ PreprocessContext target_context(const Header &h) {
   PreprocessContext ctx;
   ctx.kernel_release = "6.1.0-56-cloud-amd64";
   ctx.arch = "x86_64";
-  ctx.kconfig = {{"CONFIG_KPROBES", "y"},       {"CONFIG_KRETPROBES", "y"}, {"CONFIG_SMP", "y"},
-                 {"CONFIG_HZ", "250"},           {"CONFIG_MODULES", "y"},    {"CONFIG_EXT4_FS", "m"},
+  ctx.kconfig = {{"CONFIG_KPROBES", "y"},
+                 {"CONFIG_KRETPROBES", "y"},
+                 {"CONFIG_SMP", "y"},
+                 {"CONFIG_HZ", "250"},
+                 {"CONFIG_MODULES", "y"},
+                 {"CONFIG_EXT4_FS", "m"},
                  {"CONFIG_LOCALVERSION", "-cloud"}};
   ctx.args = h.args;
   return ctx;
@@ -159,7 +164,8 @@ TEST_P(LangSuite, Run) {
   Header h = read_header(file.text);
   bool ko = c.suite.ends_with("ko");
   bool sem = c.suite.starts_with("sem");
-  ASSERT_TRUE(!ko || h.has_expect) << c.rel << ": a ko file needs '# XTAP-EXPECT: XTPnnnn LINE:COL'";
+  ASSERT_TRUE(!ko || h.has_expect)
+      << c.rel << ": a ko file needs '# XTAP-EXPECT: XTPnnnn LINE:COL'";
 
   PreprocessContext ctx = target_context(h);
   ParseOptions opts;
@@ -169,14 +175,17 @@ TEST_P(LangSuite, Run) {
 #ifdef XTAP_LANG_HAVE_TAPSETS
   if (sem) {
     std::string err;
-    ASSERT_TRUE(load_macro_files({(source_dir() / "tapsets").string()}, &ctx, diags, &macro_files, &err)) << err;
+    ASSERT_TRUE(
+        load_macro_files({(source_dir() / "tapsets").string()}, &ctx, diags, &macro_files, &err))
+        << err;
   }
 #endif
   auto script = parse_script(file, diags, &ctx, opts);
   if (sem && !diags.has_errors()) {
 #ifdef XTAP_LANG_HAVE_TAPSETS
     std::string err;
-    ASSERT_TRUE(load_tapsets(*script, {(source_dir() / "tapsets").string()}, diags, &ctx, &err)) << err;
+    ASSERT_TRUE(load_tapsets(*script, {(source_dir() / "tapsets").string()}, diags, &ctx, &err))
+        << err;
 #endif
     if (!diags.has_errors()) {
       Elaborated elab;
@@ -195,12 +204,12 @@ TEST_P(LangSuite, Run) {
   if (!ko) {
     if (first) failure = "expected no error, got:\n" + printed(diags);
   } else if (!first) {
-    failure = "expected " + h.code + " at " + std::to_string(h.line) + ":" + std::to_string(h.column) +
-              ", got no error";
+    failure = "expected " + h.code + " at " + std::to_string(h.line) + ":" +
+              std::to_string(h.column) + ", got no error";
   } else if (first->code != h.code || first->loc.file != &file || first->loc.line != h.line ||
              first->loc.column != h.column) {
-    failure = "expected " + h.code + " at " + std::to_string(h.line) + ":" + std::to_string(h.column) +
-              " first, got:\n" + printed(diags);
+    failure = "expected " + h.code + " at " + std::to_string(h.line) + ":" +
+              std::to_string(h.column) + " first, got:\n" + printed(diags);
   } else if (first->message.find(h.message) == std::string::npos) {
     failure = "expected the message to contain '" + h.message + "', got:\n" + printed(diags);
   }

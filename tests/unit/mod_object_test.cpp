@@ -36,13 +36,14 @@ std::string module_modc(const std::string &versions, const std::string &depends 
          versions +
          "};\n"
          "\n"
-         "MODULE_INFO(depends, \"" + depends + "\");\n";
+         "MODULE_INFO(depends, \"" +
+         depends + "\");\n";
 }
 
 TEST(ModObject, FillsInTheNameAndTheModulesOwnCrcs) {
-  auto src = mod_object_source(kSkeleton, kTemplate,
-                               module_modc("\t{ 0x1, \"vfs_read\" },\n\t{ 0xa351f379, \"module_layout\" },\n"),
-                               "opens");
+  auto src = mod_object_source(
+      kSkeleton, kTemplate,
+      module_modc("\t{ 0x1, \"vfs_read\" },\n\t{ 0xa351f379, \"module_layout\" },\n"), "opens");
   ASSERT_TRUE(src);
   EXPECT_EQ(*src,
             "/* xtap mod object: name field 56 */\n"
@@ -54,13 +55,15 @@ TEST(ModObject, FillsInTheNameAndTheModulesOwnCrcs) {
 
 TEST(ModObject, AnyOtherDifferenceCompilesKbuildsModC) {
   // A dependency on another module changes .modinfo.
-  EXPECT_FALSE(mod_object_source(kSkeleton, kTemplate,
-                                 module_modc("\t{ 0x1, \"nf_conntrack_find_get\" },\n", "nf_conntrack"),
-                                 "m"));
+  EXPECT_FALSE(mod_object_source(
+      kSkeleton, kTemplate, module_modc("\t{ 0x1, \"nf_conntrack_find_get\" },\n", "nf_conntrack"),
+      "m"));
   // No CRC list, or one xtap cannot read.
   EXPECT_FALSE(mod_object_source(kSkeleton, kTemplate, module_modc(""), "m"));
-  EXPECT_FALSE(mod_object_source(kSkeleton, kTemplate, module_modc("\t{ 0x1, \"a\\\"b\" },\n"), "m"));
-  EXPECT_FALSE(mod_object_source(kSkeleton, kTemplate, "MODULE_INFO(name, KBUILD_MODNAME);\n", "m"));
+  EXPECT_FALSE(
+      mod_object_source(kSkeleton, kTemplate, module_modc("\t{ 0x1, \"a\\\"b\" },\n"), "m"));
+  EXPECT_FALSE(
+      mod_object_source(kSkeleton, kTemplate, "MODULE_INFO(name, KBUILD_MODNAME);\n", "m"));
 }
 
 TEST(ModObject, NamesThatDoNotFitTheNameFieldAreLeftToKbuild) {

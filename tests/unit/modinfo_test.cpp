@@ -45,12 +45,15 @@ TEST(ModInfo, RefusesASectionOutsideTheFile) {
   Elf64_Ehdr eh;
   std::memcpy(&eh, bytes.data(), sizeof eh);
   ASSERT_GT(eh.e_shnum, 1);
-  std::memset(bytes.data() + eh.e_shoff + sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_offset), 0xff, 8);
+  std::memset(bytes.data() + eh.e_shoff + sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_offset),
+              0xff, 8);
   test::TempDir dir;
   std::string broken = dir.write("broken.ko", bytes);
   std::string err;
   EXPECT_FALSE(read_modinfo(broken, &err));
-  EXPECT_EQ(err, broken + " is not a kernel module (corrupt ELF headers: section 1 lies outside the file)");
+  EXPECT_EQ(
+      err,
+      broken + " is not a kernel module (corrupt ELF headers: section 1 lies outside the file)");
 }
 
 TEST(ModInfo, ExplainsWhatIsNotAModule) {

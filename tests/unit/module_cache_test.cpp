@@ -49,7 +49,8 @@ class ModuleCache : public testing::Test {
   }
   std::set<std::string> keys_left() {
     std::set<std::string> keys;
-    for (const auto &e : fs::directory_iterator(dir_.path() / "modules")) keys.insert(e.path().filename());
+    for (const auto &e : fs::directory_iterator(dir_.path() / "modules"))
+      keys.insert(e.path().filename());
     return keys;
   }
   ModuleCachePolicy cap(std::uint64_t bytes) {
@@ -71,8 +72,9 @@ TEST(ModuleCachePolicy, CapComesFromXtapCacheMaxMbInMiB) {
   for (const char *bad : {"1G", "-5", "lots", "99999999999999999999"}) {
     warning.clear();
     EXPECT_EQ(module_cache_policy(bad, &warning).max_bytes, 1024ull << 20) << bad;
-    EXPECT_EQ(warning, "XTAP_CACHE_MAX_MB=" + std::string(bad) +
-                           " is not a size in MiB; the module cache keeps its default cap of 1024 MiB");
+    EXPECT_EQ(warning,
+              "XTAP_CACHE_MAX_MB=" + std::string(bad) +
+                  " is not a size in MiB; the module cache keeps its default cap of 1024 MiB");
   }
 }
 
@@ -86,7 +88,8 @@ TEST(ModuleCacheReport, SizesAndCountsReadAsWords) {
   upkeep.module_bytes_freed = 23068672;
   upkeep.build_dirs_removed = 1;
   upkeep.build_bytes_freed = 7;
-  EXPECT_EQ(describe_upkeep(upkeep), "removed 3 cached modules (22.0 MiB) and 1 stale build directory (7 bytes)");
+  EXPECT_EQ(describe_upkeep(upkeep),
+            "removed 3 cached modules (22.0 MiB) and 1 stale build directory (7 bytes)");
 }
 
 TEST_F(ModuleCache, ScanListsEntriesLeastRecentlyUsedFirst) {
@@ -168,13 +171,15 @@ TEST_F(ModuleCache, EntryUsedAfterTheScanIsKept) {
 // half-done eviction is left behind.
 TEST_F(ModuleCache, ConcurrentTrimsEvictEachEntryOnce) {
   const int kOld = 300, kRuns = 4;
-  for (int i = 0; i < kOld; ++i) entry("old" + std::to_string(i), 1000, std::chrono::hours(1) + i * 1s);
+  for (int i = 0; i < kOld; ++i)
+    entry("old" + std::to_string(i), 1000, std::chrono::hours(1) + i * 1s);
   std::vector<fs::path> stored;
   for (int r = 0; r < kRuns; ++r) stored.push_back(entry("stored" + std::to_string(r), 1000, 0s));
   std::vector<CacheUpkeep> upkeeps(kRuns);
   std::vector<std::thread> runs;
   for (int r = 0; r < kRuns; ++r)
-    runs.emplace_back([&, r] { upkeeps[r] = trim_module_cache(dir_.str(), cap(50 * 1000), stored[r]); });
+    runs.emplace_back(
+        [&, r] { upkeeps[r] = trim_module_cache(dir_.str(), cap(50 * 1000), stored[r]); });
   for (auto &t : runs) t.join();
 
   int evicted = 0;
@@ -190,7 +195,8 @@ TEST_F(ModuleCache, ConcurrentTrimsEvictEachEntryOnce) {
 }
 
 TEST_F(ModuleCache, RemovesEvictionsThatADeadRunLeftHalfDone) {
-  dir_.write("modules/.evicting-" + std::to_string(dead_pid()) + "-0-abc/m.ko", std::string(100, 'x'));
+  dir_.write("modules/.evicting-" + std::to_string(dead_pid()) + "-0-abc/m.ko",
+             std::string(100, 'x'));
   std::string ours = ".evicting-" + std::to_string(getpid()) + "-7-def";
   dir_.write("modules/" + ours + "/m.ko", "x");
   CacheUpkeep upkeep = trim_module_cache(dir_.str(), cap(1000), {});
@@ -208,7 +214,8 @@ TEST_F(ModuleCache, RemovesBuildDirectoriesOfRunsThatEnded) {
   dir_.write("build/notes/readme", "not a build directory of xtap's");
   CacheUpkeep upkeep = trim_module_cache(dir_.str(), cap(1000), {});
   std::set<std::string> left;
-  for (const auto &e : fs::directory_iterator(dir_.path() / "build")) left.insert(e.path().filename());
+  for (const auto &e : fs::directory_iterator(dir_.path() / "build"))
+    left.insert(e.path().filename());
   EXPECT_EQ(left, (std::set<std::string>{"just-failed." + std::to_string(dead),
                                          "building." + std::to_string(getpid()), "notes"}));
   EXPECT_EQ(upkeep.build_dirs_removed, 2);

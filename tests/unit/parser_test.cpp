@@ -1,5 +1,5 @@
-#include <algorithm>
 #include "parse/parser.h"
+#include <algorithm>
 
 #include <gtest/gtest.h>
 
@@ -17,8 +17,7 @@ std::string reprint(const std::string &text) {
 
 TEST(Parser, PrecedenceFollowsStap) {
   // '.' binds looser than '+', tighter than '<<'; '&&' looser than '|'.
-  EXPECT_EQ(reprint("probe begin { x = a . b + c }"),
-            "probe begin\n{\n    x = (a . (b + c))\n}\n");
+  EXPECT_EQ(reprint("probe begin { x = a . b + c }"), "probe begin\n{\n    x = (a . (b + c))\n}\n");
   EXPECT_EQ(reprint("probe begin { x = 1 << 2 . 3 }"),
             "probe begin\n{\n    x = (1 << (2 . 3))\n}\n");
   EXPECT_EQ(reprint("probe begin { x = a | b && c == d * 2 }"),
@@ -52,15 +51,18 @@ TEST(Parser, WrapAroundGlobals) {
 }
 
 TEST(Parser, SliceKeysAreStars) {
-  EXPECT_EQ(reprint("global a probe end { foreach ([x, y] in a[1, *]) delete a[*, y]; n = [*, 2] in a }"),
-            "global a\nprobe end\n{\n    foreach ([x, y] in a[1, *])\n        delete a[*, y]\n"
-            "    n = ([*, 2] in a)\n}\n");
+  EXPECT_EQ(
+      reprint("global a probe end { foreach ([x, y] in a[1, *]) delete a[*, y]; n = [*, 2] in a }"),
+      "global a\nprobe end\n{\n    foreach ([x, y] in a[1, *])\n        delete a[*, y]\n"
+      "    n = ([*, 2] in a)\n}\n");
   // A '*' that is not a whole key is multiplication.
-  EXPECT_EQ(reprint("global a probe end { x = a[2 * 3] }"), "global a\nprobe end\n{\n    x = a[(2 * 3)]\n}\n");
+  EXPECT_EQ(reprint("global a probe end { x = a[2 * 3] }"),
+            "global a\nprobe end\n{\n    x = a[(2 * 3)]\n}\n");
 }
 
 TEST(Parser, FunctionsOverloadedByArity) {
-  auto r = test::run("function f(a) { } function f(a, b) { } function f() { } probe end { }", false);
+  auto r =
+      test::run("function f(a) { } function f(a, b) { } function f() { } probe end { }", false);
   ASSERT_TRUE(r->ok) << r->printed();
   EXPECT_EQ(r->script->find_function("f", 2)->params.size(), 2u);
   EXPECT_EQ(r->script->find_function("f", 0)->overload, 2);
@@ -78,9 +80,10 @@ TEST(Parser, ProbePointsWithArgumentsAndSuffixes) {
 }
 
 TEST(Parser, ForeachInMembershipAndDelete) {
-  EXPECT_EQ(reprint("global m probe begin { foreach ([a, b] in m) if ([a, b] in m) delete m[a, b] }"),
-            "global m\nprobe begin\n{\n    foreach ([a, b] in m)\n        if (([a, b] in m))\n"
-            "            delete m[a, b]\n}\n");
+  EXPECT_EQ(
+      reprint("global m probe begin { foreach ([a, b] in m) if ([a, b] in m) delete m[a, b] }"),
+      "global m\nprobe begin\n{\n    foreach ([a, b] in m)\n        if (([a, b] in m))\n"
+      "            delete m[a, b]\n}\n");
   EXPECT_EQ(reprint("global m probe begin { x = k in m }"),
             "global m\nprobe begin\n{\n    x = ([k] in m)\n}\n");
 }

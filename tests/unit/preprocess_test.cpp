@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "helpers.h"
 #include "parse/lexer.h"
 #include "parse/parser.h"
 #include "parse/printer.h"
-#include "helpers.h"
 
 namespace xtap {
 namespace {
@@ -44,14 +44,17 @@ TEST(Preprocess, KernelConditionalsPickABranch) {
   EXPECT_EQ(p->printed, "probe begin\n{\n    x = 1\n}\n");
   p = pre("probe begin { %( kernel_v < \"5.10\" %? x = 1 %: x = 2 %) }", ctx);
   EXPECT_EQ(p->printed, "probe begin\n{\n    x = 2\n}\n");
-  p = pre("probe begin { %( kernel_vr == \"6.1.*-cloud-*\" && arch == \"x86_64\" %? x = 1 %) }", ctx);
+  p = pre("probe begin { %( kernel_vr == \"6.1.*-cloud-*\" && arch == \"x86_64\" %? x = 1 %) }",
+          ctx);
   EXPECT_EQ(p->printed, "probe begin\n{\n    x = 1\n}\n");
 }
 
 TEST(Preprocess, ConfigAndNesting) {
   auto ctx = target("6.12.9");
-  auto p = pre("probe begin { %( CONFIG_KPROBES == \"y\" %? %( CONFIG_NOPE == \"y\" %? a = 1 %: a = 2 %) %) }",
-               ctx);
+  auto p =
+      pre("probe begin { %( CONFIG_KPROBES == \"y\" %? %( CONFIG_NOPE == \"y\" %? a = 1 %: a = 2 "
+          "%) %) }",
+          ctx);
   EXPECT_EQ(p->printed, "probe begin\n{\n    a = 2\n}\n");
 }
 
@@ -67,13 +70,15 @@ TEST(Preprocess, ScriptArguments) {
 
 TEST(Preprocess, MacrosWithParameters) {
   auto ctx = target("6.1.0");
-  auto p = pre("@define sq(v) %( ((@v) * (@v)) %)\n@define one %( 1 %)\nprobe begin { y = @sq(@one + 2) }",
-               ctx);
+  auto p = pre(
+      "@define sq(v) %( ((@v) * (@v)) %)\n@define one %( 1 %)\nprobe begin { y = @sq(@one + 2) }",
+      ctx);
   EXPECT_EQ(p->printed, "probe begin\n{\n    y = ((1 + 2) * (1 + 2))\n}\n");
 }
 
 TEST(Preprocess, DiagnosticsShowTheExpansionChain) {
-  auto r = test::run("@define inner %( 1 + \"s\" %)\n@define outer %( @inner %)\nprobe begin { x = @outer }");
+  auto r = test::run(
+      "@define inner %( 1 + \"s\" %)\n@define outer %( @inner %)\nprobe begin { x = @outer }");
   std::string out = r->printed();
   auto first = out.find("note: in expansion of macro '@inner'");
   auto second = out.find("note: in expansion of macro '@outer'");
@@ -84,9 +89,11 @@ TEST(Preprocess, DiagnosticsShowTheExpansionChain) {
 
 TEST(Preprocess, Errors) {
   auto ctx = target("6.1.0");
-  EXPECT_EQ(pre("probe begin { %( kernel_v >= \"1\" x = 1 %) }", ctx)->diags.all()[0].code, "XTP1039");
+  EXPECT_EQ(pre("probe begin { %( kernel_v >= \"1\" x = 1 %) }", ctx)->diags.all()[0].code,
+            "XTP1039");
   EXPECT_EQ(pre("probe begin { %( bogus == 1 %? x = 1 %) }", ctx)->diags.all()[0].code, "XTP1040");
-  EXPECT_EQ(pre("probe begin { %( kernel_v >= \"1\" %? x = 1 }", ctx)->diags.all()[0].code, "XTP1032");
+  EXPECT_EQ(pre("probe begin { %( kernel_v >= \"1\" %? x = 1 }", ctx)->diags.all()[0].code,
+            "XTP1032");
   EXPECT_EQ(pre("@define r %( @r %)\nprobe begin { x = @r }", ctx)->diags.all()[0].code, "XTP1034");
   // An unfinished @define at the very end (found by fuzzing: it used to
   // step over the end of the tokens).

@@ -16,7 +16,8 @@
 namespace xtap {
 namespace {
 
-std::string fmt(const std::string &f, std::vector<uint64_t> longs, std::vector<std::string> strs = {}) {
+std::string fmt(const std::string &f, std::vector<uint64_t> longs,
+                std::vector<std::string> strs = {}) {
   Format parsed = parse_format(f);
   EXPECT_EQ(parsed.error, "") << f;
   std::string out;
@@ -26,12 +27,12 @@ std::string fmt(const std::string &f, std::vector<uint64_t> longs, std::vector<s
 }
 
 TEST(PrintfFormat, KernelSemanticsWhereCDiffers) {
-  EXPECT_EQ(fmt("%.0d", {0}), "0");          // a precision is a minimum digit count
-  EXPECT_EQ(fmt("%#x", {0}), "0x0");         // the prefix even for 0
+  EXPECT_EQ(fmt("%.0d", {0}), "0");   // a precision is a minimum digit count
+  EXPECT_EQ(fmt("%#x", {0}), "0x0");  // the prefix even for 0
   EXPECT_EQ(fmt("%#X", {255}), "0XFF");
   EXPECT_EQ(fmt("%#o", {0}), "0");
-  EXPECT_EQ(fmt("%#.5o", {8}), "000010");    // "0" and then the precision
-  EXPECT_EQ(fmt("%08.3d", {5}), "00000005"); // '0' still pads with a precision
+  EXPECT_EQ(fmt("%#.5o", {8}), "000010");     // "0" and then the precision
+  EXPECT_EQ(fmt("%08.3d", {5}), "00000005");  // '0' still pads with a precision
   EXPECT_EQ(fmt("%-08d|", {5}), "5       |");
   EXPECT_EQ(fmt("%08x", {0xab}), "000000ab");
   EXPECT_EQ(fmt("%#08x", {0xab}), "0x0000ab");
@@ -42,7 +43,7 @@ TEST(PrintfFormat, KernelSemanticsWhereCDiffers) {
   EXPECT_EQ(fmt("%3c|%-3c|%03c", {'a', 'b', 'c'}), "  a|b  |  c");
   EXPECT_EQ(fmt("%c", {0}), std::string(1, '\0'));  // vsnprintf writes the NUL
   EXPECT_EQ(fmt("%p %10p %-10p|", {0x1234, 0x1234, 0x1234}), "0x1234     0x1234 0x1234    |");
-  EXPECT_EQ(fmt("%.3p", {0x1}), "0x1");      // kernel_format() drops a %p precision
+  EXPECT_EQ(fmt("%.3p", {0x1}), "0x1");  // kernel_format() drops a %p precision
 }
 
 TEST(PrintfFormat, StarWidthsClampLikeXtapFmtWidth) {
@@ -153,9 +154,11 @@ TEST(PrintfFormat, RandomCasesAgreeWithC) {
       if (rng() % 3 == 0) flags += fl;
     std::string width = rng() % 2 ? std::to_string(rng() % 25) : "";
     std::string prec = rng() % 3 == 0 ? std::to_string(1 + rng() % 22) : "";
-    if (!prec.empty() || conv == 's' || conv == 'c') flags.erase(std::remove(flags.begin(), flags.end(), '0'), flags.end());
+    if (!prec.empty() || conv == 's' || conv == 'c')
+      flags.erase(std::remove(flags.begin(), flags.end(), '0'), flags.end());
     if (!width.empty() && width[0] == '0') width.clear();  // "0" would read as a flag
-    std::string f = "[%" + flags + width + (prec.empty() || conv == 'c' ? "" : "." + prec) + conv + "]";
+    std::string f =
+        "[%" + flags + width + (prec.empty() || conv == 'c' ? "" : "." + prec) + conv + "]";
     uint64_t v = rng();
     switch (rng() % 4) {
       case 0: v %= 1000; break;

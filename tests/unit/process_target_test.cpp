@@ -29,7 +29,8 @@ TEST(ProcessTarget, PidProbesTheProcessExecutableOnlyInThatProcess) {
 }
 
 TEST(ProcessTarget, PidLifecyclePointsAreNamedByThePid) {
-  auto r = test::run("probe process(" + self_pid() + ").end, process(" + self_pid() + ").thread.begin { }");
+  auto r = test::run("probe process(" + self_pid() + ").end, process(" + self_pid() +
+                     ").thread.begin { }");
   ASSERT_TRUE(r->ok) << r->printed();
   ASSERT_EQ(r->elab.probes.size(), 2u);
   EXPECT_EQ(r->elab.probes[0]->name(), "process(" + self_pid() + ").end");

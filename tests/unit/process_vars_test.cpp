@@ -57,8 +57,9 @@ TEST(ProcessVars, TheProgramsDwarfOpensAsTheKernelsDoes) {
 
 TEST(ProcessVars, ParametersAtEntryAndChainsThroughUserMemory) {
   NEED_FIXTURE();
-  auto r = test::run("probe process(\"" + kProgram +
-                     "\").function(\"xt_visit\") { println($n->inner->depth, user_string($who), $n->vals[2]) }");
+  auto r = test::run(
+      "probe process(\"" + kProgram +
+      "\").function(\"xt_visit\") { println($n->inner->depth, user_string($who), $n->vals[2]) }");
   ASSERT_TRUE(r->ok) << r->printed();
   EXPECT_EQ(vars_of(*r), "n:struct xt_node* scale:int who:const char*");
   std::string c = translate(*r);
@@ -79,7 +80,8 @@ TEST(ProcessVars, KernelTargetsStayKernelReads) {
 TEST(ProcessVars, ReturnHasATypedReturnAndEntryValues) {
   NEED_FIXTURE();
   auto r = test::run("probe process(\"" + kProgram +
-                     "\").function(\"xt_find\").return { printf(\"%d %d %d\\n\", $return->id, $id, @entry($id)) }");
+                     "\").function(\"xt_find\").return { printf(\"%d %d %d\\n\", $return->id, $id, "
+                     "@entry($id)) }");
   ASSERT_TRUE(r->ok) << r->printed();
   std::string c = translate(*r);
   // The uretprobe keeps the arguments and runs @entry's half at entry.
@@ -94,15 +96,17 @@ TEST(ProcessVars, ReturnHasATypedReturnAndEntryValues) {
 
 TEST(ProcessVars, ReturnWithoutParametersKeepsNothing) {
   NEED_FIXTURE();
-  auto r = test::run("probe process(\"" + kProgram + "\").function(\"xt_find\").return { println($return) }");
+  auto r = test::run("probe process(\"" + kProgram +
+                     "\").function(\"xt_find\").return { println($return) }");
   ASSERT_TRUE(r->ok) << r->printed();
   EXPECT_EQ(translate(*r).find(".save_args = 1"), std::string::npos);
 }
 
 TEST(ProcessVars, StatementAtASourceLineHasTheLocals) {
   NEED_FIXTURE();
-  auto r = test::run("probe process(\"" + kProgram +
-                     "\").statement(\"xt_sum@uvars.c:52\") { println($i + $step + $total + $count) }");
+  auto r =
+      test::run("probe process(\"" + kProgram +
+                "\").statement(\"xt_sum@uvars.c:52\") { println($i + $step + $total + $count) }");
   ASSERT_TRUE(r->ok) << r->printed();
   ASSERT_FALSE(r->elab.probes.empty());
   EXPECT_NE(r->elab.probes[0]->name().find(".statement(\"xt_sum@"), std::string::npos);
@@ -123,7 +127,8 @@ TEST(ProcessVars, StatementAtALineWithoutCodeSaysWhereTheCodeIs) {
 
 TEST(ProcessVars, WithoutDebuginfoNamesTheVariableAndThePackage) {
   NEED_FIXTURE();
-  auto r = test::run("probe process(\"" + kProgram + ".stripped\").function(\"xt_visit\") { println($n) }");
+  auto r = test::run("probe process(\"" + kProgram +
+                     ".stripped\").function(\"xt_visit\") { println($n) }");
   EXPECT_EQ(r->first_error(), "XTP2157") << r->printed();
   EXPECT_NE(r->printed().find("'$n'"), std::string::npos) << r->printed();
   EXPECT_NE(r->printed().find("-dbgsym"), std::string::npos) << r->printed();
@@ -132,8 +137,9 @@ TEST(ProcessVars, WithoutDebuginfoNamesTheVariableAndThePackage) {
 
 TEST(ProcessVars, WithoutDebuginfoDefinedIsZero) {
   NEED_FIXTURE();
-  auto r = test::run("probe process(\"" + kProgram +
-                     ".stripped\").function(\"xt_visit\") { println(@defined($n) ? $n : -1, uint_arg(1)) }");
+  auto r = test::run(
+      "probe process(\"" + kProgram +
+      ".stripped\").function(\"xt_visit\") { println(@defined($n) ? $n : -1, uint_arg(1)) }");
   EXPECT_TRUE(r->ok) << r->printed();
 }
 

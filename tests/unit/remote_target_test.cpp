@@ -63,17 +63,22 @@ TEST(RemoteTarget, MalformedTargetsSayWhy) {
 
 TEST(RemoteTarget, SshFailuresAreNamedWithAHint) {
   RemoteTarget t = parse_ok("ssh://root@web1:2222");
-  std::string refused = explain_ssh_failure(t, "ssh: connect to host web1 port 2222: Connection refused\r\n");
+  std::string refused =
+      explain_ssh_failure(t, "ssh: connect to host web1 port 2222: Connection refused\r\n");
   EXPECT_EQ(refused,
-            "root@web1:2222: cannot reach the host (ssh: connect to host web1 port 2222: Connection refused)\n"
-            "  hint: check the address and port and that an ssh server runs there; `ssh -p 2222 root@web1 true` "
+            "root@web1:2222: cannot reach the host (ssh: connect to host web1 port 2222: "
+            "Connection refused)\n"
+            "  hint: check the address and port and that an ssh server runs there; `ssh -p 2222 "
+            "root@web1 true` "
             "should work without a prompt");
-  EXPECT_NE(explain_ssh_failure(t, "root@web1: Permission denied (publickey).\n").find("authentication failed"),
+  EXPECT_NE(explain_ssh_failure(t, "root@web1: Permission denied (publickey).\n")
+                .find("authentication failed"),
             std::string::npos);
   EXPECT_NE(explain_ssh_failure(t, "Host key verification failed.\n").find("ssh key is not known"),
             std::string::npos);
-  EXPECT_NE(explain_ssh_failure(t, "ssh: Could not resolve hostname web1: Name or service not known\n")
-                .find("unknown host name"),
-            std::string::npos);
+  EXPECT_NE(
+      explain_ssh_failure(t, "ssh: Could not resolve hostname web1: Name or service not known\n")
+          .find("unknown host name"),
+      std::string::npos);
   EXPECT_NE(explain_ssh_failure(t, "").find("ssh failed without saying why"), std::string::npos);
 }

@@ -17,21 +17,27 @@ TEST(Semantic, InfersTypesAcrossProbes) {
 }
 
 TEST(Semantic, OverloadsAreChosenByArgumentCount) {
-  auto r = test::run("function f(a) { return a } function f(a, b) { return a . b }"
-                     " probe begin { println(f(1), f(\"x\", \"y\")) }");
+  auto r = test::run(
+      "function f(a) { return a } function f(a, b) { return a . b }"
+      " probe begin { println(f(1), f(\"x\", \"y\")) }");
   ASSERT_TRUE(r->ok) << r->printed();
   EXPECT_EQ(r->script->find_function("f", 1)->return_type, Type::Long);
   EXPECT_EQ(r->script->find_function("f", 2)->return_type, Type::String);
-  auto bad = test::run("function f(a) { return a } function f(a, b) { return a } probe begin { f() }");
+  auto bad =
+      test::run("function f(a) { return a } function f(a, b) { return a } probe begin { f() }");
   EXPECT_EQ(bad->first_error(), "XTP2214");
-  EXPECT_NE(bad->printed().find("takes 1 or 2 argument(s), 0 given"), std::string::npos) << bad->printed();
+  EXPECT_NE(bad->printed().find("takes 1 or 2 argument(s), 0 given"), std::string::npos)
+      << bad->printed();
 }
 
 TEST(Semantic, SlicesTakeTheArrayKeyTypes) {
-  auto r = test::run("global a probe begin { a[\"k\", 1] = 2; foreach ([s, n] in a[*, 1]) println(s) }");
+  auto r =
+      test::run("global a probe begin { a[\"k\", 1] = 2; foreach ([s, n] in a[*, 1]) println(s) }");
   ASSERT_TRUE(r->ok) << r->printed();
-  EXPECT_EQ(test::run("global a probe begin { a[1, 2] = 3; x = a[*, 2] }")->first_error(), "XTP2242");
-  EXPECT_EQ(test::run("global a probe begin { a[1, 2] = 3; foreach ([x, y] in a[*]) println(x) }")->first_error(),
+  EXPECT_EQ(test::run("global a probe begin { a[1, 2] = 3; x = a[*, 2] }")->first_error(),
+            "XTP2242");
+  EXPECT_EQ(test::run("global a probe begin { a[1, 2] = 3; foreach ([x, y] in a[*]) println(x) }")
+                ->first_error(),
             "XTP2204");
 }
 
@@ -108,7 +114,8 @@ TEST(Semantic, KprobePointShapes) {
 }
 
 TEST(Semantic, LocalsAssignedButNeverReadWarn) {
-  auto r = test::run("probe my.a = begin { from_alias = 1 } probe my.a { x = 1; y = 2; println(y) }");
+  auto r =
+      test::run("probe my.a = begin { from_alias = 1 } probe my.a { x = 1; y = 2; println(y) }");
   ASSERT_TRUE(r->ok) << r->printed();
   std::vector<std::string> warned;
   for (const auto &d : r->diags.all())
@@ -118,7 +125,8 @@ TEST(Semantic, LocalsAssignedButNeverReadWarn) {
 }
 
 TEST(Semantic, ForeachKeysTakeArrayKeyTypes) {
-  auto r = test::run("global m probe begin { m[\"a\", 1] = 1; foreach ([s, n] in m) println(s . \"x\", n + 1) }");
+  auto r = test::run(
+      "global m probe begin { m[\"a\", 1] = 1; foreach ([s, n] in m) println(s . \"x\", n + 1) }");
   ASSERT_TRUE(r->ok) << r->printed();
 }
 

@@ -20,7 +20,8 @@ std::vector<std::string> locations(const test::Run &r) {
 TEST(SyscallTapset, GeneratesAliasesFromTheCatalog) {
   auto cat = test::make_test_catalog();
   std::string text = generate_syscall_tapset(*cat);
-  EXPECT_NE(text.find("probe syscall.openat = kernel.trace(\"syscalls:sys_enter_openat\")"), std::string::npos);
+  EXPECT_NE(text.find("probe syscall.openat = kernel.trace(\"syscalls:sys_enter_openat\")"),
+            std::string::npos);
   EXPECT_NE(text.find("probe syscall.openat.return = kernel.trace(\"syscalls:sys_exit_openat\")"),
             std::string::npos);
   EXPECT_NE(text.find("probe nd_syscall.getppid = syscall.getppid { }"), std::string::npos);
@@ -49,7 +50,8 @@ TEST(SyscallTapset, UnnamedParametersGetTheKernelsNames) {
 TEST(SyscallTapset, OnlyScriptsThatUseItLoadTheCatalog) {
   auto r = test::run("probe begin { exit() }");
   ASSERT_TRUE(r->ok) << r->printed();
-  for (const auto &f : r->script->tapset_files) EXPECT_EQ(f->name.find("<syscall tapset"), std::string::npos);
+  for (const auto &f : r->script->tapset_files)
+    EXPECT_EQ(f->name.find("<syscall tapset"), std::string::npos);
   auto s = test::run("probe syscall.openat { println(argstr) }");
   ASSERT_TRUE(s->ok) << s->printed();
   EXPECT_EQ(locations(*s), std::vector<std::string>{"kernel.trace(\"syscalls:sys_enter_openat\")"});
@@ -64,7 +66,8 @@ TEST(SyscallTapset, TapsetAliasesOnSyscallsLoadItOnlyWhenUsed) {
   EXPECT_TRUE(loaded) << s->printed();
   auto r = test::run("probe begin { exit() }");
   ASSERT_TRUE(r->ok) << r->printed();
-  for (const auto &f : r->script->tapset_files) EXPECT_EQ(f->name.find("<syscall tapset"), std::string::npos);
+  for (const auto &f : r->script->tapset_files)
+    EXPECT_EQ(f->name.find("<syscall tapset"), std::string::npos);
 }
 
 TEST(SyscallTapset, NoCatalogIsAnError) {
@@ -87,10 +90,12 @@ TEST(AliasWildcards, MatchEachComponentAsAGlob) {
       " probe my.two.deep = timer.ms(3) { w = 3 } probe my.* { println(w) }");
   ASSERT_TRUE(r->ok) << r->printed();
   EXPECT_EQ(locations(*r).size(), 2u);
-  auto t = test::run("probe my.one = timer.ms(1) { } probe my.two = timer.ms(2) { } probe my.t* { }");
+  auto t =
+      test::run("probe my.one = timer.ms(1) { } probe my.two = timer.ms(2) { } probe my.t* { }");
   ASSERT_TRUE(t->ok) << t->printed();
   EXPECT_EQ(locations(*t), std::vector<std::string>{"timer.ms(2)"});
-  auto d = test::run("probe my.two.deep = timer.ms(3) { } probe my.two = timer.ms(2) { } probe my.*.deep { }");
+  auto d = test::run(
+      "probe my.two.deep = timer.ms(3) { } probe my.two = timer.ms(2) { } probe my.*.deep { }");
   ASSERT_TRUE(d->ok) << d->printed();
   EXPECT_EQ(locations(*d), std::vector<std::string>{"timer.ms(3)"});
   EXPECT_EQ(test::run("probe my.one = begin { } probe no.* { }")->first_error(), "XTP2100");
@@ -145,7 +150,8 @@ TEST(ElideUnreadAssignments, KeepUnusedKeepsThemAndProbesKnowTheirAlias) {
   ASSERT_EQ(r->elab.probes.size(), 1u);
   EXPECT_EQ(r->elab.probes[0]->decl->alias, "syscall.openat");
   bool has_argstr = false;
-  for (const auto &l : r->elab.probes[0]->decl->locals) has_argstr |= l->name == "argstr" && l->type == Type::String;
+  for (const auto &l : r->elab.probes[0]->decl->locals)
+    has_argstr |= l->name == "argstr" && l->type == Type::String;
   EXPECT_TRUE(has_argstr);
 }
 
@@ -154,7 +160,8 @@ TEST(ElideUnreadAssignments, KeepsSideEffectsAndTheScriptsOwnCode) {
       "global g probe my.a = begin { keep = g++; gone = strlen(\"x\") } probe my.a { mine = 1 }");
   ASSERT_TRUE(r->ok) << r->printed();
   bool warned = false;
-  for (const auto &d : r->diags.all()) warned |= d.code == "XTP2320" && d.message.find("'mine'") != std::string::npos;
+  for (const auto &d : r->diags.all())
+    warned |= d.code == "XTP2320" && d.message.find("'mine'") != std::string::npos;
   EXPECT_TRUE(warned) << r->printed();
   ASSERT_NE(r->script->find_global("g"), nullptr);
   EXPECT_TRUE(r->script->find_global("g")->written);

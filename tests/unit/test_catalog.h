@@ -14,8 +14,8 @@ namespace xtap::test {
 
 inline std::unique_ptr<KernelCatalog> make_test_catalog() {
   TypeTable t;
-  auto ty = [&](KTypeKind k, std::string name, uint64_t size = 0, bool sign = false, int target = -1,
-                uint64_t count = 0) {
+  auto ty = [&](KTypeKind k, std::string name, uint64_t size = 0, bool sign = false,
+                int target = -1, uint64_t count = 0) {
     KType x;
     x.kind = k;
     x.name = std::move(name);
@@ -25,7 +25,8 @@ inline std::unique_ptr<KernelCatalog> make_test_catalog() {
     x.count = count;
     return t.add(std::move(x));
   };
-  auto record = [&](std::string name, uint64_t size, std::vector<KMember> members, bool is_union = false) {
+  auto record = [&](std::string name, uint64_t size, std::vector<KMember> members,
+                    bool is_union = false) {
     KType x;
     x.kind = is_union ? KTypeKind::Union : KTypeKind::Struct;
     x.name = std::move(name);
@@ -82,7 +83,9 @@ inline std::unique_ptr<KernelCatalog> make_test_catalog() {
   int t_ccharp = t.add(cchar);
 
   std::vector<KTracepoint> tps = {
-      {"sched", "sched_switch", {{"preempt", t_bool}, {"prev", t_taskp}, {"next", t_taskp}, {"prev_state", t_uint}}},
+      {"sched",
+       "sched_switch",
+       {{"preempt", t_bool}, {"prev", t_taskp}, {"next", t_taskp}, {"prev_state", t_uint}}},
       {"sched", "sched_process_exec", {{"p", t_taskp}, {"old_pid", t_pid}, {"bprm", t_bprmp}}},
       {"sched", "sched_process_fork", {{"parent", t_taskp}, {"child", t_taskp}}},
       {"sched", "sched_process_exit", {{"p", t_taskp}}},
@@ -91,7 +94,9 @@ inline std::unique_ptr<KernelCatalog> make_test_catalog() {
       {"xtaptest", "struct_by_value", {{"se", t_se}}},
   };
   std::vector<KSyscall> scs = {
-      {"openat", 257, {{"dfd", t_int}, {"filename", t_ccharp}, {"flags", t_int}, {"mode", t_umode}}},
+      {"openat",
+       257,
+       {{"dfd", t_int}, {"filename", t_ccharp}, {"flags", t_int}, {"mode", t_umode}}},
       {"getppid", 110, {}},
   };
   return std::make_unique<KernelCatalog>("test", std::move(t), std::move(tps), std::move(scs));

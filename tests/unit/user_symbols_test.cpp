@@ -38,7 +38,8 @@ uint64_t mapped_file_offset(uintptr_t addr) {
     std::string range, perms, off;
     ls >> range >> perms >> off;
     size_t dash = range.find('-');
-    uint64_t lo = std::stoull(range.substr(0, dash), nullptr, 16), hi = std::stoull(range.substr(dash + 1), nullptr, 16);
+    uint64_t lo = std::stoull(range.substr(0, dash), nullptr, 16),
+             hi = std::stoull(range.substr(dash + 1), nullptr, 16);
     if (addr >= lo && addr < hi) return addr - lo + std::stoull(off, nullptr, 16);
   }
   return 0;
@@ -92,7 +93,8 @@ TEST(UserSymbols, TablesHoldFileOffsets) {
   EXPECT_TRUE(notes.empty()) << notes[0];
   char off[32];
   snprintf(off, sizeof off, "{ 0x%llxULL, ",
-           static_cast<unsigned long long>(mapped_file_offset(reinterpret_cast<uintptr_t>(&xtap_user_symbols_target))));
+           static_cast<unsigned long long>(
+               mapped_file_offset(reinterpret_cast<uintptr_t>(&xtap_user_symbols_target))));
   EXPECT_NE(c.find(off), std::string::npos) << off;
   EXPECT_NE(c.find("\"xtap_user_symbols_target\\x00\""), std::string::npos);
   EXPECT_NE(c.find(".path = \"" + self_path() + "\""), std::string::npos);
@@ -101,7 +103,9 @@ TEST(UserSymbols, TablesHoldFileOffsets) {
 
 // A small program with DWARF, compiled here: twice() spans lines 2-4.
 std::string small_program(test::TempDir &dir) {
-  std::string src = dir.write("prog.c", "int twice(int x)\n{\n\treturn x * 2;\n}\nint main(void)\n{\n\treturn twice(3) != 6;\n}\n");
+  std::string src = dir.write(
+      "prog.c",
+      "int twice(int x)\n{\n\treturn x * 2;\n}\nint main(void)\n{\n\treturn twice(3) != 6;\n}\n");
   std::string exe = dir.str("prog");
   EXPECT_EQ(system(("gcc -O0 -g -o " + exe + " " + src).c_str()), 0);
   return exe;
@@ -119,7 +123,8 @@ TEST(UserSymbols, LineTablesComeFromTheDwarf) {
   ASSERT_TRUE(f);
   std::set<uint32_t> lines;
   for (const auto &row : t.rows)
-    if (row.address >= f->address && row.address < f->address + f->size && t.files[row.file].find("prog.c") != std::string::npos)
+    if (row.address >= f->address && row.address < f->address + f->size &&
+        t.files[row.file].find("prog.c") != std::string::npos)
       lines.insert(row.line);
   EXPECT_EQ(lines, (std::set<uint32_t>{2, 3, 4}));
 

@@ -21,7 +21,8 @@ namespace xtap::vm {
 namespace {
 
 std::string frame(const std::string &kind, const std::string &name, const std::string &payload) {
-  return "@XTAP " + kind + " " + name + " " + std::to_string(payload.size()) + "\n" + payload + "\n";
+  return "@XTAP " + kind + " " + name + " " + std::to_string(payload.size()) + "\n" + payload +
+         "\n";
 }
 
 void append(const std::string &path, const std::string &bytes) {
@@ -30,11 +31,14 @@ void append(const std::string &path, const std::string &bytes) {
 
 const char *kBusybox = "/bin/busybox";
 
-bool have_static_busybox() { return access(kBusybox, X_OK) == 0 && !is_dynamically_linked(kBusybox); }
+bool have_static_busybox() {
+  return access(kBusybox, X_OK) == 0 && !is_dynamically_linked(kBusybox);
+}
 
 TEST(VmDataStream, AJobsStdoutComesInPiecesThatJoinUp) {
-  std::string s = frame("hello", "-", "6.1.0-test") + frame("begin", "j", "") + frame("out", "j", "one\ntw") +
-                  frame("out", "j", "o\n") + frame("err", "j", "warning\n") +
+  std::string s = frame("hello", "-", "6.1.0-test") + frame("begin", "j", "") +
+                  frame("out", "j", "one\ntw") + frame("out", "j", "o\n") +
+                  frame("err", "j", "warning\n") +
                   frame("status", "j", "exit=0 timed_out=0 elapsed_ms=10 module_left_loaded=0\n");
   ParsedStream p = parse_data_stream(s);
   ASSERT_EQ(p.error, "");
@@ -129,8 +133,9 @@ class VmGuestStreamer : public ::testing::Test {
     std::string fifo = dir_.str("stdout");
     process::SpawnSpec s;
     s.argv = {"timeout", "60", "sh", "-c",
-              "mkfifo " + fifo + " || exit 1; { " + producer + "; } > " + fifo + " & " + kBusybox + " sh " +
-                  script_ + " out job " + dir_.str() + " " + port_ + " " + fifo + "; wait"};
+              "mkfifo " + fifo + " || exit 1; { " + producer + "; } > " + fifo + " & " + kBusybox +
+                  " sh " + script_ + " out job " + dir_.str() + " " + port_ + " " + fifo +
+                  "; wait"};
     std::string err;
     EXPECT_EQ(process::run_to_end(s, &err), 0) << err;
     return parse_data_stream(read_file(port_));
@@ -191,12 +196,15 @@ TEST(VmGuestInit, FramesOfFilesAndTextsParseBack) {
   std::string bin("bytes\0with a NUL\n@XTAP out j 1\n", 30);
   dir.write("payload", bin);
   dir.write("empty", "");
-  std::string script = dir.write("frames.sh", "DATA=" + dir.str("port") + " F=" + dir.str("frame") + "\n" +
-                                                   guest_frame_functions() +
-                                                   "add_text begin j ''\nsend\n"
-                                                   "add_file err j " + dir.str("empty") + "\n"
-                                                   "add_text status j 'exit=3 timed_out=0\n'\n"
-                                                   "add_file dmesg - " + dir.str("payload") + "\nsend\n");
+  std::string script = dir.write("frames.sh", "DATA=" + dir.str("port") + " F=" + dir.str("frame") +
+                                                  "\n" + guest_frame_functions() +
+                                                  "add_text begin j ''\nsend\n"
+                                                  "add_file err j " +
+                                                  dir.str("empty") +
+                                                  "\n"
+                                                  "add_text status j 'exit=3 timed_out=0\n'\n"
+                                                  "add_file dmesg - " +
+                                                  dir.str("payload") + "\nsend\n");
   process::SpawnSpec s;
   s.argv = {kBusybox, "sh", script};
   std::string err;
@@ -247,14 +255,16 @@ class VmRunBatch : public ::testing::Test {
   // A QEMU that writes `frames_sh` (sh lines calling f KIND NAME PAYLOAD)
   // to its second serial port's file.
   std::string fake_qemu(const std::string &frames_sh) {
-    return dir_.write("qemu", "#!/bin/sh\n"
-                              "n=0\n"
-                              "while [ $# -gt 0 ]; do\n"
-                              "  if [ \"$1\" = -serial ]; then n=$((n + 1)); [ $n = 2 ] && data=${2#file:}; fi\n"
-                              "  shift\n"
-                              "done\n"
-                              "f() { printf '@XTAP %s %s %s\\n%s\\n' \"$1\" \"$2\" \"${#3}\" \"$3\" >> \"$data\"; }\n" +
-                                  frames_sh);
+    return dir_.write(
+        "qemu",
+        "#!/bin/sh\n"
+        "n=0\n"
+        "while [ $# -gt 0 ]; do\n"
+        "  if [ \"$1\" = -serial ]; then n=$((n + 1)); [ $n = 2 ] && data=${2#file:}; fi\n"
+        "  shift\n"
+        "done\n"
+        "f() { printf '@XTAP %s %s %s\\n%s\\n' \"$1\" \"$2\" \"${#3}\" \"$3\" >> \"$data\"; }\n" +
+            frames_sh);
   }
   BatchOptions options(const std::string &qemu) {
     chmod(qemu.c_str(), 0755);
@@ -290,7 +300,9 @@ TEST_F(VmRunBatch, HandsOutTheOutputWhileTheGuestRuns) {
   auto t0 = std::chrono::steady_clock::now();
   o.on_output = [&](const std::string &job, const std::string &kind, const std::string &bytes) {
     EXPECT_EQ(job, "script");
-    pieces.push_back({kind, bytes, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+    pieces.push_back(
+        {kind, bytes,
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
     return true;
   };
   BatchResult r = run_batch(kernel_, {job_}, o);
@@ -327,7 +339,8 @@ TEST_F(VmRunBatch, WithoutKeepOutputTheResultHoldsNoStdout) {
 }
 
 TEST_F(VmRunBatch, OnOutputCanStopTheBatch) {
-  BatchOptions o = options(fake_qemu("f hello - 6.1.0-test\nf begin script ''\nf out script 'x\n'\nexec sleep 60\n"));
+  BatchOptions o = options(
+      fake_qemu("f hello - 6.1.0-test\nf begin script ''\nf out script 'x\n'\nexec sleep 60\n"));
   int calls = 0;
   o.on_output = [&](const std::string &, const std::string &, const std::string &) {
     calls++;

@@ -10,14 +10,14 @@
 namespace xtap {
 
 enum class BuiltinKind {
-  Plain,    // a C template: %1..%N arguments, %T a string temp, %F "goto <error label>;"
-  Printf,   // printf(fmt, ...)
-  Sprintf,  // sprintf(fmt, ...)
-  Print,    // print(...), println(...)
-  Sprint,   // sprint(...), sprintln(...)
+  Plain,           // a C template: %1..%N arguments, %T a string temp, %F "goto <error label>;"
+  Printf,          // printf(fmt, ...)
+  Sprintf,         // sprintf(fmt, ...)
+  Print,           // print(...), println(...)
+  Sprint,          // sprint(...), sprintln(...)
   PrintDelimited,  // printd(delim, ...), printdln(delim, ...), sprintd(delim, ...)
-  Exit,     // exit()
-  Error,    // error(msg)
+  Exit,            // exit()
+  Error,           // error(msg)
 };
 
 struct Builtin {
@@ -27,7 +27,7 @@ struct Builtin {
   std::vector<Type> params;  // for Plain/Exit/Error
   const char *c_template = "";
   const char *summary = "";
-  bool newline = false;  // println, sprintln, printdln: a newline after the values
+  bool newline = false;       // println, sprintln, printdln: a newline after the values
   bool side_effects = false;  // a Plain builtin that does more than compute its value (warn)
 };
 

@@ -12,10 +12,10 @@
 namespace xtap {
 
 struct HandlerCode {
-  std::string c;          // frame struct + handler function
-  std::string lock_table; // name of its xtap_lock_req array, or "NULL"
+  std::string c;           // frame struct + handler function
+  std::string lock_table;  // name of its xtap_lock_req array, or "NULL"
   size_t nlocks = 0;
-  size_t frame_bytes = 0; // estimated frame size, for the per-CPU stack
+  size_t frame_bytes = 0;  // estimated frame size, for the per-CPU stack
 };
 
 HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std::string &name,
@@ -34,7 +34,7 @@ std::string function_c_name(const FunctionDecl &f);
 std::string global_c_name(const GlobalDecl &g);
 std::string c_type_of(Type t);
 std::string stat_op_constant(const std::string &op);  // "sum" -> XTAP_OP_SUM
-unsigned slice_mask(const Expr &e);  // bit i: key i of the slice is `*`
+unsigned slice_mask(const Expr &e);                   // bit i: key i of the slice is `*`
 
 class BodyEmitter {
  public:

@@ -32,7 +32,8 @@ std::string relocate_data_symbols(const std::string &c) {
     init = "int err = xtap_resolve_data_symbols(xtap_data_names, xtap_data_addrs, " +
            std::to_string(names.size()) + ");\n\tif (err)\n\t\treturn err;";
   }
-  for (auto [marker, text] : {std::pair{kDataSymbolsTableMarker, table}, {kDataSymbolsInitMarker, init}}) {
+  for (auto [marker, text] :
+       {std::pair{kDataSymbolsTableMarker, table}, {kDataSymbolsInitMarker, init}}) {
     size_t m = body.find(marker);
     if (m != std::string::npos) body.replace(m, std::string(marker).size(), text);
   }

@@ -2,8 +2,8 @@
 // Like stap, xtap prints them when the session ends (after the end probes;
 // an array's entries by value, largest first):
 //   count=5   s="text"   a["x",1]=7   st @count=3 @min=1 @max=9 @sum=13 @avg=4
-#include "codegen/body_emitter.h"
 #include "codegen/display_unread.h"
+#include "codegen/body_emitter.h"
 
 namespace xtap {
 namespace {
@@ -61,7 +61,8 @@ std::string emit_unread_display(const Script &s, const std::string &name, std::s
       } else if (g->type == Type::String) {
         w.line("xtap_printf(c, " + c_string_literal(label + "=\"%s\"\n") + ", " + n + ");");
       } else {
-        w.line("xtap_printf(c, " + c_string_literal(label + "=%lld\n") + ", (long long)" + n + ");");
+        w.line("xtap_printf(c, " + c_string_literal(label + "=%lld\n") + ", (long long)" + n +
+               ");");
       }
       continue;
     }
@@ -73,14 +74,15 @@ std::string emit_unread_display(const Script &s, const std::string &name, std::s
     if (g->type == Type::Stat) {
       w.line("xtap_printf(c, \"" + fmt + "\"" + args + ");");
       for (const char *op : kStatOps)
-        w.line("xtap_printf(c, \" @" + std::string(op) + "=%lld\", (long long)xtap_entry_stat(" + n +
-               ", e, " + stat_op_constant(op) + "));");
+        w.line("xtap_printf(c, \" @" + std::string(op) + "=%lld\", (long long)xtap_entry_stat(" +
+               n + ", e, " + stat_op_constant(op) + "));");
       w.line("xtap_print_str(c, \"\\n\");");
     } else if (g->type == Type::String) {
-      w.line("xtap_printf(c, \"" + fmt + "=\\\"%s\\\"\\n\"" + args + ", xtap_entry_value_str(" + n + ", e));");
-    } else {
-      w.line("xtap_printf(c, \"" + fmt + "=%lld\\n\"" + args + ", (long long)xtap_entry_value_long(" + n +
+      w.line("xtap_printf(c, \"" + fmt + "=\\\"%s\\\"\\n\"" + args + ", xtap_entry_value_str(" + n +
              ", e));");
+    } else {
+      w.line("xtap_printf(c, \"" + fmt + "=%lld\\n\"" + args +
+             ", (long long)xtap_entry_value_long(" + n + ", e));");
     }
     w.close();
   }

@@ -14,7 +14,8 @@ struct Frame {
   std::string zero;  // C expression: the bytes to clear on entry (the locals)
 };
 
-Frame frame_struct(const std::string &type, const Body &b, size_t string_temps, unsigned maxstringlen) {
+Frame frame_struct(const std::string &type, const Body &b, size_t string_temps,
+                   unsigned maxstringlen) {
   CWriter w;
   w.open(type + " {");
   size_t bytes = 16;
@@ -27,7 +28,8 @@ Frame frame_struct(const std::string &type, const Body &b, size_t string_temps, 
       bytes += 8;
     }
   }
-  for (size_t i = 0; i < string_temps; ++i) w.line("char t" + std::to_string(i) + "[MAXSTRINGLEN];");
+  for (size_t i = 0; i < string_temps; ++i)
+    w.line("char t" + std::to_string(i) + "[MAXSTRINGLEN];");
   bytes += string_temps * maxstringlen;
   if (b.locals.empty() && string_temps == 0) w.line("char unused;");
   w.close("};");
@@ -88,7 +90,9 @@ HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std
       if (std::find(used.begin(), used.end(), g) == used.end() && !only_added(g)) used.push_back(g);
   std::sort(used.begin(), used.end(), [](auto *a, auto *b) { return a->index < b->index; });
   auto exclusive = [&](const GlobalDecl *g) {
-    auto has = [&](const std::vector<GlobalDecl *> &v) { return std::find(v.begin(), v.end(), g) != v.end(); };
+    auto has = [&](const std::vector<GlobalDecl *> &v) {
+      return std::find(v.begin(), v.end(), g) != v.end();
+    };
     if (g->type == Type::Stat) return has(probe.globals_read) || has(probe.globals_written);
     return has(probe.globals_written);
   };
@@ -97,8 +101,8 @@ HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std
     w.open("static const struct xtap_lock_req " + hc.lock_table + "[] = {");
     for (auto *g : used) {
       bool wr = exclusive(g);
-      w.line("{ .global = " + std::to_string(g->index) + ", .write = " + (wr ? "1" : "0") + " }, /* " +
-             g->name + " */");
+      w.line("{ .global = " + std::to_string(g->index) + ", .write = " + (wr ? "1" : "0") +
+             " }, /* " + g->name + " */");
     }
     w.close("};");
   } else {
@@ -150,13 +154,15 @@ FunctionCode emit_embedded_function(const FunctionDecl &fn) {
     members += str ? "char *__retvalue; " : "s64 __retvalue; ";
     init += str ? ".__retvalue = ret" : ".__retvalue = 0";
     w.line("struct { " + members + "} __this = { " + init + " }, *THIS __maybe_unused = &__this;");
-    for (const auto *p : fn.params) w.line("#define STAP_ARG_" + p->name + " (THIS->" + p->name + ")");
+    for (const auto *p : fn.params)
+      w.line("#define STAP_ARG_" + p->name + " (THIS->" + p->name + ")");
     w.line("#define STAP_RETVALUE (THIS->__retvalue)");
   } else {
     for (const auto *p : fn.params) w.line("#define STAP_ARG_" + p->name + " a_" + p->name);
     w.line("#define STAP_RETVALUE ret");
   }
-  w.line(str ? "#define STAP_RETURN(v) do { strscpy(STAP_RETVALUE, (v), MAXSTRINGLEN); goto out; } while (0)"
+  w.line(str ? "#define STAP_RETURN(v) do { strscpy(STAP_RETVALUE, (v), MAXSTRINGLEN); goto out; } "
+               "while (0)"
              : "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
   w.line("#define STAP_ERROR(...) do { xtap_error(c, __VA_ARGS__); goto out; } while (0)");
   w.line("#define CONTEXT c");
@@ -204,8 +210,8 @@ FunctionCode emit_function(const Script &script, const FunctionDecl &fn, unsigne
   if (str) w.line("ret[0] = '\\0';");
   w.open("if (unlikely(++c->nesting > c->maxnesting)) {");
   w.line("c->nesting--;");
-  w.line("xtap_error(c, \"MAXNESTING exceeded near identifier '" + fn.name + "' at " + fn.loc.str() +
-         "\");");
+  w.line("xtap_error(c, \"MAXNESTING exceeded near identifier '" + fn.name + "' at " +
+         fn.loc.str() + "\");");
   w.line("return " + fail + ";");
   w.close();
   w.line("f = xtap_frame_push(c, sizeof(*f), " + fr.zero + ");");

@@ -17,11 +17,13 @@ std::string c_type_of(Type t) { return t == Type::String ? "const char *" : "s64
 namespace {
 
 bool has_side_effects(const Expr &e) {
-  if (e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec || e.kind == ExprKind::EmbeddedC) return true;
+  if (e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec || e.kind == ExprKind::EmbeddedC)
+    return true;
   if (e.kind == ExprKind::Call) {
     if (e.function) return true;
     const Builtin *b = e.builtin;
-    if (b && b->result != Type::String && b->kind != BuiltinKind::Plain) return true;  // output, exit, error
+    if (b && b->result != Type::String && b->kind != BuiltinKind::Plain)
+      return true;  // output, exit, error
     if (b && b->side_effects) return true;
   }
   for (const auto &a : e.args)
@@ -116,10 +118,12 @@ std::string BodyEmitter::index_read(const Expr &e) {
   std::string k = keys(e, &pre);
   if (e.type == Type::String) {
     std::string t = string_temp();
-    return "({ " + pre + "xtap_map_get_str(" + m + ", " + k + ", " + t + "); (const char *)" + t + "; })";
+    return "({ " + pre + "xtap_map_get_str(" + m + ", " + k + ", " + t + "); (const char *)" + t +
+           "; })";
   }
   std::string v = unique("_v");
-  return "({ " + pre + "s64 " + v + "; xtap_map_get_long(" + m + ", " + k + ", &" + v + "); " + v + "; })";
+  return "({ " + pre + "s64 " + v + "; xtap_map_get_long(" + m + ", " + k + ", &" + v + "); " + v +
+         "; })";
 }
 
 std::string BodyEmitter::expr(const Expr &e) {
@@ -133,8 +137,8 @@ std::string BodyEmitter::expr(const Expr &e) {
       std::string pre;
       std::string k = keys(e, &pre);
       if (unsigned any = slice_mask(e))
-        return wrap(pre, "((s64)xtap_map_exists_slice(" + global_c_name(*e.global) + ", " + k + ", " +
-                             std::to_string(any) + "))");
+        return wrap(pre, "((s64)xtap_map_exists_slice(" + global_c_name(*e.global) + ", " + k +
+                             ", " + std::to_string(any) + "))");
       return wrap(pre, "((s64)xtap_map_exists(" + global_c_name(*e.global) + ", " + k + "))");
     }
     case ExprKind::Star: return "0";  // its key slot is not compared
@@ -157,7 +161,7 @@ std::string BodyEmitter::expr(const Expr &e) {
     case ExprKind::Aggregate: return aggregate(e);
     case ExprKind::Target: return target_read(e);
     case ExprKind::Defined: return number(e.number);  // pass 2 replaces these
-    case ExprKind::Entry: return "0";  // expand_entry rewrites every @entry
+    case ExprKind::Entry: return "0";                 // expand_entry rewrites every @entry
   }
   return "0";
 }
@@ -170,7 +174,8 @@ std::string BodyEmitter::binary(const Expr &e) {
 
 std::string BodyEmitter::binary_of(const Expr &e, const std::string &a, const std::string &b) {
   switch (e.op) {
-    case Op::Concat: return "((const char *)xtap_str_concat(" + string_temp() + ", " + a + ", " + b + "))";
+    case Op::Concat:
+      return "((const char *)xtap_str_concat(" + string_temp() + ", " + a + ", " + b + "))";
     case Op::Match:
     case Op::NoMatch:
       return "((s64)(xtap_regex_match(c, " + std::to_string(e.number) + ", " + a + ") " +
@@ -191,9 +196,9 @@ std::string BodyEmitter::long_op(const Expr &e, Op op, const std::string &a, con
     case Op::Div:
     case Op::Mod: {
       std::string v = unique("_r");
-      return "({ s64 " + v + " = " + (op == Op::Div ? "xtap_div" : "xtap_mod") + "(c, " + a + ", " + b + ", " +
-             where(e.loc, "operator '" + e.op_spelling() + "'") + "); if (unlikely(c->error)) " + on_error() +
-             " " + v + "; })";
+      return "({ s64 " + v + " = " + (op == Op::Div ? "xtap_div" : "xtap_mod") + "(c, " + a + ", " +
+             b + ", " + where(e.loc, "operator '" + e.op_spelling() + "'") +
+             "); if (unlikely(c->error)) " + on_error() + " " + v + "; })";
     }
     case Op::Shl: return "((s64)((u64)(" + a + ") << ((" + b + ") & 63)))";
     case Op::Shr: return "((s64)((" + a + ") >> ((" + b + ") & 63)))";
@@ -223,8 +228,8 @@ std::string BodyEmitter::aggregate(const Expr &e) {
     return "({ " + pre + "s64 " + v + "; if (xtap_map_stat_get(c, " + g + ", " + k + ", " +
            stat_op_constant(e.text) + ", &" + v + ")) " + on_error() + " " + v + "; })";
   }
-  return "({ s64 " + v + "; if (xtap_stat_get(c, " + g + ", " + stat_op_constant(e.text) + ", &" + v +
-         ")) " + on_error() + " " + v + "; })";
+  return "({ s64 " + v + "; if (xtap_stat_get(c, " + g + ", " + stat_op_constant(e.text) + ", &" +
+         v + ")) " + on_error() + " " + v + "; })";
 }
 
 // print(@hist_log(s)) and friends: the runtime prints the histogram.
@@ -245,12 +250,13 @@ std::string BodyEmitter::assign(const Expr &e) {
   std::string r = expr(rhs);
   if (e.op == Op::StatAdd) {
     std::string g = global_c_name(*lhs.global);
-    if (lhs.kind != ExprKind::Index) return "({ s64 _s = " + r + "; xtap_stat_add(" + g + ", _s); _s; })";
+    if (lhs.kind != ExprKind::Index)
+      return "({ s64 _s = " + r + "; xtap_stat_add(" + g + ", _s); _s; })";
     std::string rv = unique("_rv");
     std::string pre = "s64 " + rv + " = " + r + "; ";
     std::string k = keys(lhs, &pre);
-    return "({ " + pre + "if (xtap_map_stat_add(c, " + g + ", " + k + ", " + rv + ")) " + on_error() +
-           " " + rv + "; })";
+    return "({ " + pre + "if (xtap_map_stat_add(c, " + g + ", " + k + ", " + rv + ")) " +
+           on_error() + " " + rv + "; })";
   }
   if (lhs.kind == ExprKind::Target) return target_write(lhs, r);
   if (lhs.kind == ExprKind::Index) {
@@ -277,23 +283,25 @@ std::string BodyEmitter::index_assign(const Expr &e, const std::string &m, const
       std::string kv = unique("_k");
       std::string old = string_temp();
       return "({ const struct xtap_key *" + kv + " = " + k + "; const char *" + v +
-             "; xtap_map_get_str(" + m + ", " + kv + ", " + old + "); " + v + " = xtap_str_concat(" +
-             string_temp() + ", " + old + ", " + r + "); if (xtap_map_set_str(c, " + m + ", " + kv +
-             ", " + v + ")) " + on_error() + " " + v + "; })";
+             "; xtap_map_get_str(" + m + ", " + kv + ", " + old + "); " + v +
+             " = xtap_str_concat(" + string_temp() + ", " + old + ", " + r +
+             "); if (xtap_map_set_str(c, " + m + ", " + kv + ", " + v + ")) " + on_error() + " " +
+             v + "; })";
     }
     if (e.op == Op::None)
       return "({ s64 " + v + " = " + r + "; if (xtap_map_set_long(c, " + m + ", " + k + ", " + v +
              ")) " + on_error() + " " + v + "; })";
     if (e.op == Op::Add || e.op == Op::Sub)
       return "({ s64 " + v + "; if (xtap_map_add_long(c, " + m + ", " + k + ", " +
-             (e.op == Op::Sub ? "(s64)(0ULL - (u64)(" + r + "))" : r) + ", &" + v + ")) " + on_error() + " " +
-             v + "; })";
+             (e.op == Op::Sub ? "(s64)(0ULL - (u64)(" + r + "))" : r) + ", &" + v + ")) " +
+             on_error() + " " + v + "; })";
     // Other compound operators: read, combine, store (one key evaluation).
     std::string kv = unique("_k");
     std::string old = unique("_o");
-    return "({ const struct xtap_key *" + kv + " = " + k + "; s64 " + old + ", " + v + "; xtap_map_get_long(" +
-           m + ", " + kv + ", &" + old + "); " + v + " = " + long_op(e, e.op, old, r) +
-           "; if (xtap_map_set_long(c, " + m + ", " + kv + ", " + v + ")) " + on_error() + " " + v + "; })";
+    return "({ const struct xtap_key *" + kv + " = " + k + "; s64 " + old + ", " + v +
+           "; xtap_map_get_long(" + m + ", " + kv + ", &" + old + "); " + v + " = " +
+           long_op(e, e.op, old, r) + "; if (xtap_map_set_long(c, " + m + ", " + kv + ", " + v +
+           ")) " + on_error() + " " + v + "; })";
   }
 }
 
@@ -320,8 +328,9 @@ std::string BodyEmitter::incdec(const Expr &e) {
     std::string res = e.postfix ? "(" + v + " - (" + std::to_string(delta) + "))" : v;
     std::string pre;
     std::string k = keys(t, &pre);
-    return "({ " + pre + "s64 " + v + "; if (xtap_map_add_long(c, " + global_c_name(*t.global) + ", " +
-           k + ", " + std::to_string(delta) + ", &" + v + ")) " + on_error() + " " + res + "; })";
+    return "({ " + pre + "s64 " + v + "; if (xtap_map_add_long(c, " + global_c_name(*t.global) +
+           ", " + k + ", " + std::to_string(delta) + ", &" + v + ")) " + on_error() + " " + res +
+           "; })";
   }
   std::string lv = var_ref(t);
   std::string v = unique("_v");
@@ -383,7 +392,8 @@ std::string BodyEmitter::print_call(const Expr &e, bool newline) {
     if (a->kind == ExprKind::Aggregate && a->text.rfind("hist_", 0) == 0) {
       std::string seq = "({ ";
       for (const auto &b : e.args) {
-        if (b->kind == ExprKind::Aggregate && b->text.rfind("hist_", 0) == 0) seq += histogram(*b) + "; ";
+        if (b->kind == ExprKind::Aggregate && b->text.rfind("hist_", 0) == 0)
+          seq += histogram(*b) + "; ";
         else if (b->type == Type::String) seq += "xtap_print_str(c, " + expr(*b) + "); ";
         else seq += "xtap_print_long(c, " + expr(*b) + "); ";
       }
@@ -429,7 +439,8 @@ std::string BodyEmitter::values_call(const Expr &e, size_t from, bool newline, b
   }
   if (newline) fmt += "\n";
   if (to_string)
-    return wrap(prelude, "((const char *)xtap_sprintf(" + string_temp() + ", " + c_string_literal(fmt) + args + "))");
+    return wrap(prelude, "((const char *)xtap_sprintf(" + string_temp() + ", " +
+                             c_string_literal(fmt) + args + "))");
   return wrap(prelude, "xtap_printf(c, " + c_string_literal(fmt) + args + ")");
 }
 
@@ -437,16 +448,20 @@ namespace {
 
 // The vsnprintf arguments of one conversion (its '*' width and precision
 // first), cast to what kernel_format() told vsnprintf to expect.
-std::string conversion_args(const FormatPiece &p, const std::vector<std::string> &vals, size_t *next) {
+std::string conversion_args(const FormatPiece &p, const std::vector<std::string> &vals,
+                            size_t *next) {
   std::string out;
-  auto arg = [&](const char *cast) { out += std::string(", ") + cast + "(" + vals[(*next)++] + ")"; };
+  auto arg = [&](const char *cast) {
+    out += std::string(", ") + cast + "(" + vals[(*next)++] + ")";
+  };
   if (p.width == "*") arg("XTAP_FMT_WIDTH");
   // kernel_format() drops a %p precision, so its '*' value is not passed
   // (it was evaluated in order already, where it has side effects).
   if (p.precision == "*" && p.conv == 'p') ++*next;
   else if (p.precision == "*") arg("XTAP_FMT_WIDTH");
   switch (p.conv) {
-    case 'd': case 'i': arg("(long long)"); break;
+    case 'd':
+    case 'i': arg("(long long)"); break;
     case 'c': arg("(int)"); break;
     case 's': arg("(const char *)"); break;
     default: arg("(unsigned long long)"); break;
@@ -495,7 +510,8 @@ std::string BodyEmitter::raw_format_seq(const Format &f, const std::vector<std::
 }
 
 // The text path of printf and sprintf: the kernel's vsnprintf.
-std::string BodyEmitter::text_format(const Format &f, const std::vector<std::string> &vals, bool to_string) {
+std::string BodyEmitter::text_format(const Format &f, const std::vector<std::string> &vals,
+                                     bool to_string) {
   std::string args;
   size_t next = 0;
   for (const auto &p : f.pieces)
@@ -520,15 +536,18 @@ std::string BodyEmitter::format_call(const Expr &e, bool to_string) {
     std::vector<std::string> staged;
     for (size_t i = 0; i < vals.size(); ++i) {
       bool str = list[i]->type == Type::String;
-      init += std::string(i ? ", " : "") + (str ? "(u64)(unsigned long)(" : "(u64)(") + vals[i] + ")";
+      init +=
+          std::string(i ? ", " : "") + (str ? "(u64)(unsigned long)(" : "(u64)(") + vals[i] + ")";
       staged.push_back(str ? "(const char *)(unsigned long)" + v + "[" + std::to_string(i) + "]"
                            : "(s64)" + v + "[" + std::to_string(i) + "]");
     }
     std::string text = f.has_raw_conversions() ? "({ " + raw_format_seq(f, staged) + "})"
                                                : text_format(f, staged, false);
-    return "({ " + prelude + "const u64 " + v + "[" + std::to_string(std::max<size_t>(vals.size(), 1)) +
-           "] = { " + (init.empty() ? "0" : init) + " }; if (!(xtap_binary_output && xtap_bprintf(c, " +
-           std::to_string(e.number) + ", " + c_string_literal(kinds) + ", " + v + "))) " + text + "; })";
+    return "({ " + prelude + "const u64 " + v + "[" +
+           std::to_string(std::max<size_t>(vals.size(), 1)) + "] = { " +
+           (init.empty() ? "0" : init) + " }; if (!(xtap_binary_output && xtap_bprintf(c, " +
+           std::to_string(e.number) + ", " + c_string_literal(kinds) + ", " + v + "))) " + text +
+           "; })";
   }
   if (f.has_raw_conversions()) {
     // Arguments are consumed in order, so evaluate them all first.

@@ -70,8 +70,7 @@ void BodyEmitter::stmt(const Stmt &s) {
       if (s.expr) {
         if (function_->return_type == Type::String)
           w_.line("xtap_str_copy(ret, " + expr(*s.expr) + ");");
-        else
-          w_.line("ret = " + expr(*s.expr) + ";");
+        else w_.line("ret = " + expr(*s.expr) + ";");
       }
       w_.line("goto out;");
       return;
@@ -94,7 +93,8 @@ void BodyEmitter::foreach_stmt(const Stmt &s) {
   w_.open("for (" + e + " = xtap_map_first(" + m + "); " + e + "; " + e + " = " + n + ") {");
   w_.line(n + " = xtap_map_next(" + m + ", " + e + ");");
   // As stap: `limit` counts the entries visited, the slice's or not.
-  if (s.limit) w_.line("if (" + left + "-- <= 0)\n" + std::string(w_.indent() + 1, '\t') + "break;");
+  if (s.limit)
+    w_.line("if (" + left + "-- <= 0)\n" + std::string(w_.indent() + 1, '\t') + "break;");
   if (!slice.empty())
     w_.line("if (!xtap_entry_in_slice(" + m + ", " + e + ", " + slice + ", " +
             std::to_string(slice_mask(*s.expr)) + "))\n" + std::string(w_.indent() + 1, '\t') +
@@ -102,16 +102,15 @@ void BodyEmitter::foreach_stmt(const Stmt &s) {
   if (const LocalVar *v = s.foreach_value_var) {
     if (v->type == Type::String)
       w_.line("xtap_str_copy(f->l_" + v->name + ", xtap_entry_value_str(" + m + ", " + e + "));");
-    else
-      w_.line("f->l_" + v->name + " = xtap_entry_value_long(" + m + ", " + e + ");");
+    else w_.line("f->l_" + v->name + " = xtap_entry_value_long(" + m + ", " + e + ");");
   }
   for (size_t i = 0; i < s.foreach_vars.size(); ++i) {
     const LocalVar &v = *s.foreach_vars[i];
     std::string idx = std::to_string(i);
     if (v.type == Type::String)
-      w_.line("xtap_str_copy(f->l_" + v.name + ", xtap_entry_key_str(" + m + ", " + e + ", " + idx + "));");
-    else
-      w_.line("f->l_" + v.name + " = xtap_entry_key_long(" + m + ", " + e + ", " + idx + ");");
+      w_.line("xtap_str_copy(f->l_" + v.name + ", xtap_entry_key_str(" + m + ", " + e + ", " + idx +
+              "));");
+    else w_.line("f->l_" + v.name + " = xtap_entry_key_long(" + m + ", " + e + ", " + idx + ");");
   }
   w_.line("XTAP_ACTIONS(c, 1, out);");
   stmt(*s.body[0]);
@@ -170,9 +169,9 @@ void BodyEmitter::delete_stmt(const Stmt &s) {
     std::string k = keys(t, &pre);
     if (unsigned any = slice_mask(t))
       w_.line(wrap(pre, "xtap_map_delete_slice(" + global_c_name(*t.global) + ", " + k + ", " +
-                            std::to_string(any) + ")") + ";");
-    else
-      w_.line(wrap(pre, "xtap_map_delete(" + global_c_name(*t.global) + ", " + k + ")") + ";");
+                            std::to_string(any) + ")") +
+              ";");
+    else w_.line(wrap(pre, "xtap_map_delete(" + global_c_name(*t.global) + ", " + k + ")") + ";");
   } else if (t.global && t.global->is_array) {
     w_.line("xtap_map_clear(" + global_c_name(*t.global) + ");");
   } else if (t.global && t.global->type == Type::Stat) {

@@ -22,9 +22,7 @@ std::string BodyEmitter::target_ops(const Expr &e, const std::string &t, size_t 
   for (size_t i = 0; i < n; ++i) {
     const AccessOp &op = acc.ops[i];
     switch (op.kind) {
-      case AccessOp::Kind::Offset:
-        s += t + " += " + std::to_string(op.offset) + "ULL; ";
-        break;
+      case AccessOp::Kind::Offset: s += t + " += " + std::to_string(op.offset) + "ULL; "; break;
       case AccessOp::Kind::Index:
         s += t + " += (u64)(" + expr(*e.arg(static_cast<size_t>(op.index_arg))) + ") * " +
              std::to_string(op.size) + "ULL; ";
@@ -32,8 +30,8 @@ std::string BodyEmitter::target_ops(const Expr &e, const std::string &t, size_t 
       case AccessOp::Kind::Load: {
         std::string bits = std::to_string(op.size * 8);
         std::string v = unique("_m");
-        s += "{ u" + bits + " " + v + "; if (" + (acc.user ? "xtap_uread" : "xtap_kread") + "(c, " + t + ", &" + v + ", " + std::to_string(op.size) +
-             ")) " + on_error() + " " + t + " = ";
+        s += "{ u" + bits + " " + v + "; if (" + (acc.user ? "xtap_uread" : "xtap_kread") + "(c, " +
+             t + ", &" + v + ", " + std::to_string(op.size) + ")) " + on_error() + " " + t + " = ";
         if (op.bit_size) {
           // A bitfield: its bits of the loaded unit, sign-extended if signed.
           std::string up = std::to_string(64 - op.bit_offset - op.bit_size);
@@ -57,8 +55,8 @@ std::string BodyEmitter::target_write(const Expr &lhs, const std::string &value)
   const TargetAccess &acc = *lhs.target->access;
   std::string v = unique("_w");
   if (acc.store_reg >= 0)
-    return "({ s64 " + v + " = " + value + "; xtap_dwarf_set_reg(c, " + std::to_string(acc.store_reg) +
-           ", (u64)" + v + "); " + v + "; })";
+    return "({ s64 " + v + " = " + value + "; xtap_dwarf_set_reg(c, " +
+           std::to_string(acc.store_reg) + ", (u64)" + v + "); " + v + "; })";
   // The value first, then the address (as for array elements).
   std::string t = unique("_t");
   std::string bits = std::to_string(acc.store_size * 8);
@@ -67,18 +65,20 @@ std::string BodyEmitter::target_write(const Expr &lhs, const std::string &value)
   if (acc.store_bit_size) {
     // A bitfield: read its unit, replace its bits, write the unit back (as
     // the compiler does; not atomic against the kernel's own writes).
-    std::string mask = acc.store_bit_size >= 64 ? "~0ULL"
-                       : "(((1ULL << " + std::to_string(acc.store_bit_size) + ") - 1) << " +
-                             std::to_string(acc.store_bit_offset) + ")";
+    std::string mask = acc.store_bit_size >= 64
+                           ? "~0ULL"
+                           : "(((1ULL << " + std::to_string(acc.store_bit_size) + ") - 1) << " +
+                                 std::to_string(acc.store_bit_offset) + ")";
     std::string size = std::to_string(acc.store_size);
-    return "({ s64 " + v + " = " + value + "; " + place + "{ u" + bits + " " + u + "; if (xtap_kread(c, " + t +
-           ", &" + u + ", " + size + ")) " + on_error() + " " + u + " = (u" + bits + ")((" + u + " & ~" + mask +
-           ") | (((u64)" + v + " << " + std::to_string(acc.store_bit_offset) + ") & " + mask +
-           ")); if (xtap_kwrite(c, " + t + ", &" + u + ", " + size + ")) " + on_error() + " } " + v + "; })";
+    return "({ s64 " + v + " = " + value + "; " + place + "{ u" + bits + " " + u +
+           "; if (xtap_kread(c, " + t + ", &" + u + ", " + size + ")) " + on_error() + " " + u +
+           " = (u" + bits + ")((" + u + " & ~" + mask + ") | (((u64)" + v + " << " +
+           std::to_string(acc.store_bit_offset) + ") & " + mask + ")); if (xtap_kwrite(c, " + t +
+           ", &" + u + ", " + size + ")) " + on_error() + " } " + v + "; })";
   }
-  return "({ s64 " + v + " = " + value + "; " + place + "{ u" + bits + " " + u + " = (u" + bits + ")" + v +
-         "; if (xtap_kwrite(c, " + t + ", &" + u + ", " + std::to_string(acc.store_size) + ")) " +
-         on_error() + " } " + v + "; })";
+  return "({ s64 " + v + " = " + value + "; " + place + "{ u" + bits + " " + u + " = (u" + bits +
+         ")" + v + "; if (xtap_kwrite(c, " + t + ", &" + u + ", " + std::to_string(acc.store_size) +
+         ")) " + on_error() + " } " + v + "; })";
 }
 
 }  // namespace xtap

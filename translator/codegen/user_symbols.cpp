@@ -21,8 +21,9 @@ namespace {
 
 // The tapset functions (tapsets/ucontext.stp) that read the tables.
 const std::set<std::string> kSymbolFunctions = {
-    "usymname",    "usymdata",     "umodname",      "ubacktrace",    "print_ubacktrace", "sprint_ubacktrace",
-    "ustack",      "print_usyms",  "sprint_usyms",  "print_ustack",  "sprint_ustack",    "ucallers"};
+    "usymname",         "usymdata",          "umodname",      "ubacktrace",
+    "print_ubacktrace", "sprint_ubacktrace", "ustack",        "print_usyms",
+    "sprint_usyms",     "print_ustack",      "sprint_ustack", "ucallers"};
 const std::set<std::string> kLineFunctions = {"usymfileline", "usymfile", "usymline"};
 
 // A line table larger than this is left out: the module would be huge.
@@ -41,7 +42,8 @@ std::vector<std::string> ldd_libraries(const std::string &file) {
   if (!p) return libs;
   char buf[4096];
   while (fgets(buf, sizeof buf, p)) {
-    // "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" or "\t/lib64/ld-linux-x86-64.so.2 (0x...)"
+    // "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" or "\t/lib64/ld-linux-x86-64.so.2
+    // (0x...)"
     std::string line = buf;
     size_t arrow = line.find("=> ");
     size_t start = line.find('/', arrow == std::string::npos ? 0 : arrow);
@@ -54,8 +56,9 @@ std::vector<std::string> ldd_libraries(const std::string &file) {
 }
 
 std::string find_libc(const std::string &sysroot) {
-  for (const char *dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
-                          "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"}) {
+  for (const char *dir :
+       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"}) {
     std::string p = std::string(dir) + "/libc.so.6";
     if (is_file(sysroot + p)) return p;
   }
@@ -112,18 +115,21 @@ std::vector<std::string> user_symbol_files(const Elaborated &e, const UserSymbol
     if (std::string f = dp->user_file(); !f.empty()) named.push_back(f);
   if (!src.command.empty()) {
     std::string prog = command_program(src.command, src.sysroot);
-    if (prog.empty()) notes->push_back("-c: no program '" + src.command + "' found in $PATH for its symbols");
+    if (prog.empty())
+      notes->push_back("-c: no program '" + src.command + "' found in $PATH for its symbols");
     else named.push_back(prog);
   }
   for (const auto &m : src.modules) {
     // -d NAME without a '/' that is no file here is a kernel module: kallsyms has it
     if (m.find('/') == std::string::npos && !is_file(src.sysroot + m)) continue;
     std::string p = m[0] == '/' ? m : fs::absolute(m).lexically_normal().string();
-    if (!is_file(src.sysroot + p)) notes->push_back("-d " + m + ": no such file; its symbols are left out");
+    if (!is_file(src.sysroot + p))
+      notes->push_back("-d " + m + ": no such file; its symbols are left out");
     else named.push_back(p);
   }
   if (src.ldd) {
-    if (!src.sysroot.empty()) notes->push_back("--ldd: not with --sysroot (ldd resolves on this machine)");
+    if (!src.sysroot.empty())
+      notes->push_back("--ldd: not with --sysroot (ldd resolves on this machine)");
     else
       for (size_t i = 0, n = named.size(); i < n; ++i)
         for (auto &lib : ldd_libraries(named[i])) named.push_back(lib);
@@ -140,8 +146,8 @@ std::vector<std::string> user_symbol_files(const Elaborated &e, const UserSymbol
   return files;
 }
 
-std::string emit_user_symbol_tables(const std::vector<std::string> &files, bool lines, const std::string &sysroot,
-                                    std::vector<std::string> *notes) {
+std::string emit_user_symbol_tables(const std::vector<std::string> &files, bool lines,
+                                    const std::string &sysroot, std::vector<std::string> *notes) {
   CWriter w;
   std::vector<std::string> entries;
   for (const auto &file : files) {
@@ -167,19 +173,21 @@ std::string emit_user_symbol_tables(const std::vector<std::string> &files, bool 
       w.open("static const struct xtap_usym xtap_usyms_" + id + "[] = {");
       size_t name_at = 0;
       for (const auto &[off, f] : by_offset) {
-        w.line("{ " + hex(off) + ", " + std::to_string(std::min<uint64_t>(f->size, UINT32_MAX)) + ", " +
-               std::to_string(name_at) + " },");
+        w.line("{ " + hex(off) + ", " + std::to_string(std::min<uint64_t>(f->size, UINT32_MAX)) +
+               ", " + std::to_string(name_at) + " },");
         name_at += f->name.size() + 1;
       }
       w.close("};");
       w.open("static const char xtap_unames_" + id + "[] =");
-      for (const auto &[off, f] : by_offset) w.line(c_string_literal(f->name + std::string(1, '\0')));
+      for (const auto &[off, f] : by_offset)
+        w.line(c_string_literal(f->name + std::string(1, '\0')));
       w.close(";");
       fields += ", .syms = xtap_usyms_" + id + ", .nsyms = " + std::to_string(by_offset.size()) +
                 ", .names = xtap_unames_" + id;
     }
     LineTable table;
-    if (lines && !read_line_table(host, elf->build_id(), &table, &why)) notes->push_back(file + ": " + why);
+    if (lines && !read_line_table(host, elf->build_id(), &table, &why))
+      notes->push_back(file + ": " + why);
     std::vector<LineRow> rows;
     for (const auto &r : table.rows) {
       // an end row may sit one past its segment: place it after the last byte
@@ -191,13 +199,15 @@ std::string emit_user_symbol_tables(const std::vector<std::string> &files, bool 
     });
     if (rows.size() > kMaxLineRows) {
       notes->push_back(file + ": its line table has " + std::to_string(rows.size()) +
-                       " rows, more than the " + std::to_string(kMaxLineRows) + " a module carries; left out");
+                       " rows, more than the " + std::to_string(kMaxLineRows) +
+                       " a module carries; left out");
       rows.clear();
     }
     if (!rows.empty()) {
       w.open("static const struct xtap_uline xtap_ulines_" + id + "[] = {");
       for (const auto &r : rows)
-        w.line("{ " + hex(r.address) + ", " + std::to_string(r.file) + ", " + std::to_string(r.line) + " },");
+        w.line("{ " + hex(r.address) + ", " + std::to_string(r.file) + ", " +
+               std::to_string(r.line) + " },");
       w.close("};");
       w.open("static const char *const xtap_ufiles_" + id + "[] = {");
       for (const auto &f : table.files) w.line(c_string_literal(f) + ",");

@@ -37,7 +37,7 @@ std::vector<std::string> user_symbol_files(const Elaborated &e, const UserSymbol
 
 // The C tables and the xtap_ubinaries array for `files` (lines: with line
 // tables); *notes as above. Empty when `files` is.
-std::string emit_user_symbol_tables(const std::vector<std::string> &files, bool lines, const std::string &sysroot,
-                                    std::vector<std::string> *notes);
+std::string emit_user_symbol_tables(const std::vector<std::string> &files, bool lines,
+                                    const std::string &sysroot, std::vector<std::string> *notes);
 
 }  // namespace xtap

@@ -14,10 +14,10 @@ enum class Severity { Error, Warning };
 
 struct Diagnostic {
   Severity severity = Severity::Error;
-  std::string code;     // stable, e.g. "XTP1001"; documented in docs/errors/
+  std::string code;  // stable, e.g. "XTP1001"; documented in docs/errors/
   Location loc;
   std::string message;
-  std::string hint;     // "did you mean 'foo'?" or empty
+  std::string hint;  // "did you mean 'foo'?" or empty
 };
 
 class Diagnostics {

@@ -22,7 +22,8 @@ std::string kernel_format(const Format &f) {
     out += p.width;
     if (p.has_precision) out += '.' + p.precision;
     switch (p.conv) {
-      case 'd': case 'i': out += "lld"; break;
+      case 'd':
+      case 'i': out += "lld"; break;
       case 'u': out += "llu"; break;
       case 'x': out += "llx"; break;
       case 'X': out += "llX"; break;

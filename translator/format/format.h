@@ -11,7 +11,9 @@
 namespace xtap {
 
 // What a conversion consumes.
-inline Type format_arg_type(const FormatPiece &p) { return p.conv == 's' ? Type::String : Type::Long; }
+inline Type format_arg_type(const FormatPiece &p) {
+  return p.conv == 's' ? Type::String : Type::Long;
+}
 
 // The format translated for the kernel's vsnprintf, with each script
 // argument cast so that it matches (see FormatPiece::conv).

@@ -47,15 +47,20 @@ const char *op_token(Op op) {
 
 bool is_comparison(Op op) {
   switch (op) {
-    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: return true;
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge: return true;
     default: return false;
   }
 }
 
 Op binary_op_of(const std::string &token) {
-  for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Mod, Op::Shl, Op::Shr, Op::BitAnd, Op::BitOr,
-                Op::BitXor, Op::Concat, Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge, Op::Match,
-                Op::NoMatch, Op::And, Op::Or})
+  for (Op op : {Op::Add,    Op::Sub,   Op::Mul,    Op::Div,    Op::Mod,     Op::Shl, Op::Shr,
+                Op::BitAnd, Op::BitOr, Op::BitXor, Op::Concat, Op::Eq,      Op::Ne,  Op::Lt,
+                Op::Le,     Op::Gt,    Op::Ge,     Op::Match,  Op::NoMatch, Op::And, Op::Or})
     if (token == op_token(op)) return op;
   return Op::None;
 }
@@ -78,10 +83,8 @@ std::string ProbePoint::str() const {
     s += c.name;
     if (c.has_arg) {
       s += '(';
-      if (c.arg_is_string)
-        s += '"' + c.str_arg + '"';
-      else
-        s += std::to_string(c.num_arg);
+      if (c.arg_is_string) s += '"' + c.str_arg + '"';
+      else s += std::to_string(c.num_arg);
       s += ')';
     }
   }

@@ -23,28 +23,28 @@ struct FunctionDecl;
 // --------------------------------------------------------------- expressions
 
 enum class ExprKind {
-  Number,    // value
-  String,    // text
-  Var,       // name -> global or local
-  Index,     // array[keys]
-  Call,      // name(args)
-  Unary,     // op operand: - ! ~ +
-  Binary,    // lhs op rhs: arithmetic, bitwise, comparison, . (concat)
-  Logical,   // && ||
-  Ternary,   // cond ? a : b
-  Assign,    // lvalue op rhs: = += -= ... .=
-  IncDec,    // ++x x++ --x x--
-  In,        // [keys] in array
-  Aggregate, // @count(s) ... : text = the aggregate, args[0] = the statistic (Var or Index),
-             // args[1..] = @hist_linear's lo, hi, step
-  Target,    // $var, $$parms, @cast(e, "type"): `target` describes it; args = the @cast
-             // operand (first) and the [index] expressions of its components
-  Defined,   // @defined(target): args[0] the Target; pass 2 replaces it by 0 or 1
-  Entry,     // @entry(e) in a .return probe: args[0] = e, evaluated at entry; pass 2
-             // (expand_entry) replaces it by a value saved then
-  Star,      // `*`, any key, in a slice: [k, *] in a, delete a[k, *], foreach (.. in a[k, *])
-  EmbeddedC, // %{ C expression %} (guru mode): text = the C; a long, or a string
-             // when the C holds the /* string */ pragma
+  Number,     // value
+  String,     // text
+  Var,        // name -> global or local
+  Index,      // array[keys]
+  Call,       // name(args)
+  Unary,      // op operand: - ! ~ +
+  Binary,     // lhs op rhs: arithmetic, bitwise, comparison, . (concat)
+  Logical,    // && ||
+  Ternary,    // cond ? a : b
+  Assign,     // lvalue op rhs: = += -= ... .=
+  IncDec,     // ++x x++ --x x--
+  In,         // [keys] in array
+  Aggregate,  // @count(s) ... : text = the aggregate, args[0] = the statistic (Var or Index),
+              // args[1..] = @hist_linear's lo, hi, step
+  Target,     // $var, $$parms, @cast(e, "type"): `target` describes it; args = the @cast
+              // operand (first) and the [index] expressions of its components
+  Defined,    // @defined(target): args[0] the Target; pass 2 replaces it by 0 or 1
+  Entry,      // @entry(e) in a .return probe: args[0] = e, evaluated at entry; pass 2
+              // (expand_entry) replaces it by a value saved then
+  Star,       // `*`, any key, in a slice: [k, *] in a, delete a[k, *], foreach (.. in a[k, *])
+  EmbeddedC,  // %{ C expression %} (guru mode): text = the C; a long, or a string
+              // when the C holds the /* string */ pragma
 };
 
 // What an operator does. Binary, Logical and Unary expressions carry their
@@ -53,13 +53,32 @@ enum class ExprKind {
 // carries Add (`++`) or Sub (`--`).
 enum class Op {
   None,
-  Add, Sub, Mul, Div, Mod, Shl, Shr, BitAnd, BitOr, BitXor,  // on longs
-  Concat,                                                     // .
-  Eq, Ne, Lt, Le, Gt, Ge,                                     // on longs or strings
-  Match, NoMatch,                                             // =~ !~
-  And, Or,                                                    // && ||
-  Neg, Plus, Not, BitNot,                                     // unary - + ! ~
-  StatAdd,                                                    // <<<
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Shl,
+  Shr,
+  BitAnd,
+  BitOr,
+  BitXor,  // on longs
+  Concat,  // .
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,  // on longs or strings
+  Match,
+  NoMatch,  // =~ !~
+  And,
+  Or,  // && ||
+  Neg,
+  Plus,
+  Not,
+  BitNot,   // unary - + ! ~
+  StatAdd,  // <<<
 };
 
 // The operator's own token: "+" for Add, "=~" for Match, "-" for Neg, "" for None.
@@ -79,12 +98,12 @@ struct TargetComponent {
 };
 
 struct TargetRef {
-  std::string name;        // "$prev", "$$parms", "@cast"
-  std::string cast_type;   // @cast(ptr, "type"[, "module"])
+  std::string name;       // "$prev", "$$parms", "@cast"
+  std::string cast_type;  // @cast(ptr, "type"[, "module"])
   std::string cast_module;
   std::vector<TargetComponent> components;
-  int pretty = 0;          // a trailing $ (1) or $$ (2): pretty-print as a string
-  bool address_of = false; // &$var->member
+  int pretty = 0;           // a trailing $ (1) or $$ (2): pretty-print as a string
+  bool address_of = false;  // &$var->member
   // Pass 2: how to read it. Pretty-prints are rewritten into sprintf calls instead.
   std::shared_ptr<const TargetAccess> access;
   std::string spelling() const;  // as written, for messages: "$prev->pid"
@@ -104,14 +123,13 @@ struct Expr {
   // Resolution (pass 2): the variable or array this name refers to.
   GlobalDecl *global = nullptr;
   LocalVar *local = nullptr;
-  FunctionDecl *function = nullptr;  // Call of a script function
-  const Builtin *builtin = nullptr;  // Call of a builtin (builtins/builtins.h)
-  std::unique_ptr<TargetRef> target; // Target
+  FunctionDecl *function = nullptr;   // Call of a script function
+  const Builtin *builtin = nullptr;   // Call of a builtin (builtins/builtins.h)
+  std::unique_ptr<TargetRef> target;  // Target
 
   Expr(ExprKind k, Location l) : kind(k), loc(l) {}
   Expr *arg(size_t i) const { return args[i].get(); }
   std::string op_spelling() const;  // as written: "+=", "++", "<<<", "-"
-
 };
 
 using ExprPtr = std::unique_ptr<Expr>;
@@ -119,7 +137,18 @@ using ExprPtr = std::unique_ptr<Expr>;
 // --------------------------------------------------------------- statements
 
 enum class StmtKind {
-  Block, Expr, If, While, For, Foreach, Delete, Next, Break, Continue, Return, Empty,
+  Block,
+  Expr,
+  If,
+  While,
+  For,
+  Foreach,
+  Delete,
+  Next,
+  Break,
+  Continue,
+  Return,
+  Empty,
   Try,  // body[0] try block, body[1] catch block; catch_var the message variable, if any
 };
 
@@ -128,8 +157,8 @@ struct Stmt {
   Location loc;
 
   std::vector<std::unique_ptr<Stmt>> body;  // Block: statements; If: then[, else]; loops: [body]
-  ExprPtr expr;                              // Expr/If/While cond/Delete target/Return value
-  ExprPtr init, step;                        // For
+  ExprPtr expr;                             // Expr/If/While cond/Delete target/Return value
+  ExprPtr init, step;                       // For
   // Foreach: `foreach ([k1, k2] in array)`
   std::vector<std::string> foreach_keys;
   std::vector<Location> foreach_key_locs;
@@ -139,13 +168,13 @@ struct Stmt {
   // expr: foreach (... in a[k, *]): the slice, an Index of the array whose
   // Star keys match any key
   GlobalDecl *foreach_global = nullptr;
-  std::string foreach_value;        // foreach (v = [k] in a): v
+  std::string foreach_value;  // foreach (v = [k] in a): v
   Location foreach_value_loc;
   LocalVar *foreach_value_var = nullptr;
-  int sort_column = -1;             // -1 unsorted, 0 by value, N by key N (1-based)
+  int sort_column = -1;  // -1 unsorted, 0 by value, N by key N (1-based)
   bool sort_desc = false;
-  std::string sort_stat;            // foreach (k in s @sum -): the aggregate to sort by
-  ExprPtr limit;                    // foreach (... limit N)
+  std::string sort_stat;  // foreach (k in s @sum -): the aggregate to sort by
+  ExprPtr limit;          // foreach (... limit N)
   // Try: `catch (msg)`: the variable that receives the error message (empty: none).
   std::string catch_var;
   Location catch_var_loc;
@@ -167,30 +196,30 @@ struct LocalVar {
   std::string name;
   Location loc;
   Type type = Type::Unknown;
-  Type declared = Type::Unknown;  // parameter annotation, as in f(x:string)
+  Type declared = Type::Unknown;       // parameter annotation, as in f(x:string)
   bool read = false, written = false;  // for the unused-local warning
 };
 
 struct GlobalDecl {
   std::string name;
   Location loc;
-  ExprPtr init;            // optional initializer (literal)
+  ExprPtr init;  // optional initializer (literal)
   long long max_entries = 0;
-  bool wrap = false;       // `global a%`: when full, the oldest entry makes room
+  bool wrap = false;  // `global a%`: when full, the oldest entry makes room
   Location wrap_loc;
-  bool is_array = false;   // used with [..] anywhere
-  int arity = -1;          // number of keys, once known
-  Type type = Type::Unknown;            // scalar type or array value type
+  bool is_array = false;      // used with [..] anywhere
+  int arity = -1;             // number of keys, once known
+  Type type = Type::Unknown;  // scalar type or array value type
   std::vector<Type> key_types;
-  bool read = false, written = false;   // usage, for locking and warnings
+  bool read = false, written = false;  // usage, for locking and warnings
   // Statistics: the histogram all @hist_* uses agree on (runtime xtap_stat_desc).
-  int hist = 0;                         // 0 none, 1 linear, 2 log
+  int hist = 0;  // 0 none, 1 linear, 2 log
   long long hist_lo = 0, hist_hi = 0, hist_step = 0;
   Location hist_loc;
-  int variance_shift = -1;              // @variance(s, N); -1: not given (0)
-  bool uses_variance = false;           // some @variance reads it
+  int variance_shift = -1;     // @variance(s, N); -1: not given (0)
+  bool uses_variance = false;  // some @variance reads it
   Location variance_loc;
-  int index = 0;                        // declaration order: lock table index
+  int index = 0;  // declaration order: lock table index
   bool from_tapset = false;
 };
 
@@ -206,8 +235,9 @@ struct ProbePointComponent {
 struct ProbePoint {
   std::vector<ProbePointComponent> components;
   Location loc;
-  bool optional = false;    // pp? : skip silently if it cannot be resolved or registered
-  bool sufficient = false;  // pp! : optional, and once it resolves the probe's later points are skipped
+  bool optional = false;  // pp? : skip silently if it cannot be resolved or registered
+  bool sufficient =
+      false;  // pp! : optional, and once it resolves the probe's later points are skipped
   // pp if (cond): this point's own condition, as in stap; pass 2
   // (expand_aliases) moves it into the probe's, splitting the probe.
   std::shared_ptr<const Expr> condition;
@@ -221,13 +251,14 @@ struct Body {
   Location loc;
   std::vector<std::unique_ptr<LocalVar>> locals;
   std::vector<GlobalDecl *> globals_read, globals_written;
-  std::vector<FunctionDecl *> calls;  // script functions called directly
+  std::vector<FunctionDecl *> calls;             // script functions called directly
   std::vector<GlobalDecl *> globals_aggregated;  // only added to with <<< (shared lock)
 };
 
 struct ProbeDecl : Body {
   std::vector<ProbePoint> points;
-  std::string alias;  // the probe alias the script's point named, as matched (syscall.openat), for -l/-L
+  std::string
+      alias;  // the probe alias the script's point named, as matched (syscall.openat), for -l/-L
   ExprPtr condition;  // probe ... if (cond): the body runs only while cond holds
   // @entry (pass 2, expand_entry): a .return probe and the probe synthesized
   // to save its @entry values share a non-zero group; the saving probe has
@@ -252,21 +283,22 @@ struct AliasDecl {
 
 struct FunctionDecl : Body {
   std::string name;
-  std::vector<LocalVar *> params;  // owned by locals, first in order
+  std::vector<LocalVar *> params;        // owned by locals, first in order
   Type declared_return = Type::Unknown;  // from `function f:long(...)`
   Type return_type = Type::Unknown;
-  bool returns_value = false;            // has a `return expr`
+  bool returns_value = false;  // has a `return expr`
   int index = 0;
-  int overload = 0;                      // f(a) and f(a, b): 0 for the first, then 1, 2 ...
+  int overload = 0;  // f(a) and f(a, b): 0 for the first, then 1, 2 ...
   bool from_tapset = false;
-  bool embedded = false;                 // body is C: `function f:long(x:long) %{ ... %}`
+  bool embedded = false;  // body is C: `function f:long(x:long) %{ ... %}`
   std::string embedded_c;
 };
 
 struct Script {
   SourceFile *file = nullptr;
   std::vector<std::unique_ptr<SourceFile>> tapset_files;  // kept alive for locations
-  std::vector<std::string> pruned_functions;  // tapset functions dropped as unused (for suggestions)
+  std::vector<std::string>
+      pruned_functions;  // tapset functions dropped as unused (for suggestions)
   std::vector<std::unique_ptr<GlobalDecl>> globals;
   std::vector<std::unique_ptr<ProbeDecl>> probes;
   std::vector<std::unique_ptr<FunctionDecl>> functions;

@@ -7,17 +7,16 @@
 namespace xtap {
 namespace {
 
-constexpr std::array kKeywords = {"probe", "global", "function", "if",    "else",
-                                  "while", "for",    "foreach",  "in",    "delete",
-                                  "next",  "break",  "continue", "return", "limit",
-                                  "private", "try",  "catch"};
+constexpr std::array kKeywords = {"probe",    "global",  "function", "if",      "else", "while",
+                                  "for",      "foreach", "in",       "delete",  "next", "break",
+                                  "continue", "return",  "limit",    "private", "try",  "catch"};
 
 // Longest first, so that the lexer takes "<<=" before "<<" before "<".
 constexpr std::array kOperators = {
-    "->", "%(", "%?", "%:", "%)", "<<<", "<<=", ">>=", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=",
-    "/=",  "%=",  "&=",  "|=", "^=", ".=", "<<", ">>", "=~", "!~", "{",  "}",  "(",  ")",
-    "[",   "]",   ",",   ";",  ":",  "?",  "+",  "-",  "*",  "/",  "%",  "<",  ">",  "=",
-    "!",   "~",   "&",   "|",  "^",  "."};
+    "->", "%(", "%?", "%:", "%)", "<<<", "<<=", ">>=", "==", "!=", "<=", ">=", "&&", "||",
+    "++", "--", "+=", "-=", "*=", "/=",  "%=",  "&=",  "|=", "^=", ".=", "<<", ">>", "=~",
+    "!~", "{",  "}",  "(",  ")",  "[",   "]",   ",",   ";",  ":",  "?",  "+",  "-",  "*",
+    "/",  "%",  "<",  ">",  "=",  "!",   "~",   "&",   "|",  "^",  "."};
 
 class Lexer {
  public:

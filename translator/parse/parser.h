@@ -23,7 +23,7 @@ std::unique_ptr<Script> parse_script(SourceFile &file, Diagnostics &diags,
                                      const ParseOptions &opts = {});
 
 // Parses `file` (a tapset or another script file) into an existing script.
-void parse_into(Script &script, SourceFile &file, Diagnostics &diags,
-                const PreprocessContext *ctx, const ParseOptions &opts);
+void parse_into(Script &script, SourceFile &file, Diagnostics &diags, const PreprocessContext *ctx,
+                const ParseOptions &opts);
 
 }  // namespace xtap

@@ -133,7 +133,8 @@ class Preprocessor {
       ++j;
     }
     if (j >= end || !in[j].is_op("%(")) {
-      diags_.error("XTP1031", in[std::min(j, end)].loc, "@define " + name + " needs a body in %( ... %)");
+      diags_.error("XTP1031", in[std::min(j, end)].loc,
+                   "@define " + name + " needs a body in %( ... %)");
       return std::min(j, end - 1);
     }
     size_t close = matching_close(in, j, end);
@@ -151,7 +152,8 @@ class Preprocessor {
     if (depth > kMaxExpansionDepth) {
       // Once: a macro that uses itself twice would report it at every leaf.
       if (!reported_too_deep_)
-        diags_.error("XTP1034", t[begin].loc, "macro expansion nests too deeply (recursive @define?)");
+        diags_.error("XTP1034", t[begin].loc,
+                     "macro expansion nests too deeply (recursive @define?)");
       reported_too_deep_ = true;
       return;
     }
@@ -160,9 +162,11 @@ class Preprocessor {
       if (depth > 0 && ++expanded_ > kMaxExpandedTokens) {
         if (!reported_too_many_) {
           reported_too_many_ = true;
-          diags_.error("XTP2272", tok.loc,
-                       "macro expansion goes through more than " + std::to_string(kMaxExpandedTokens) +
-                           " tokens (macros expanding into copies of each other?)")
+          diags_
+              .error("XTP2272", tok.loc,
+                     "macro expansion goes through more than " +
+                         std::to_string(kMaxExpandedTokens) +
+                         " tokens (macros expanding into copies of each other?)")
               .hint = "a macro used several times in another macro doubles its size at each level";
         }
         return;
@@ -199,7 +203,8 @@ class Preprocessor {
     return done;
   }
 
-  bool expand_argument(const Toks &t, size_t i, size_t end, Toks &out, int depth, size_t *last_out) {
+  bool expand_argument(const Toks &t, size_t i, size_t end, Toks &out, int depth,
+                       size_t *last_out) {
     size_t &last = *last_out;
     const Token &tok = t[i];
     std::string rest = tok.text.substr(1);
@@ -215,9 +220,10 @@ class Preprocessor {
     if (!rest.empty() && std::all_of(rest.begin(), rest.end(), ::isdigit)) {
       size_t idx = std::stoul(rest);
       if (idx < 1 || idx > ctx_.args.size()) {
-        diags_.error("XTP1036", tok.loc,
-                     "script argument " + tok.text + " is missing: " + std::to_string(ctx_.args.size()) +
-                         " given")
+        diags_
+            .error("XTP1036", tok.loc,
+                   "script argument " + tok.text +
+                       " is missing: " + std::to_string(ctx_.args.size()) + " given")
             .hint = "pass arguments after the script: xtap script.stp ARG1 ARG2 ...";
         return true;
       }
@@ -238,7 +244,9 @@ class Preprocessor {
         out.push_back(a);
       }
       if (sub.has_errors())
-        diags_.error("XTP1037", tok.loc, "script argument " + tok.text + " ('" + arg + "') is not a valid token")
+        diags_
+            .error("XTP1037", tok.loc,
+                   "script argument " + tok.text + " ('" + arg + "') is not a valid token")
             .hint = "use @" + rest + " to take the argument as a string";
       return true;
     }
@@ -255,8 +263,9 @@ class Preprocessor {
     std::vector<Toks> args;
     if (!m.params.empty()) {
       if (i + 1 >= end || !t[i + 1].is_op("(")) {
-        diags_.error("XTP1038", tok.loc, "macro @" + rest + " takes " + std::to_string(m.params.size()) +
-                                             " argument(s)");
+        diags_.error(
+            "XTP1038", tok.loc,
+            "macro @" + rest + " takes " + std::to_string(m.params.size()) + " argument(s)");
         return true;
       }
       int paren = 0;
@@ -272,8 +281,9 @@ class Preprocessor {
         args.back().push_back(a);
       }
       if (args.size() != m.params.size()) {
-        diags_.error("XTP1038", tok.loc, "macro @" + rest + " takes " + std::to_string(m.params.size()) +
-                                             " argument(s), " + std::to_string(args.size()) + " given");
+        diags_.error("XTP1038", tok.loc,
+                     "macro @" + rest + " takes " + std::to_string(m.params.size()) +
+                         " argument(s), " + std::to_string(args.size()) + " given");
         return true;
       }
     }
@@ -303,8 +313,10 @@ class Preprocessor {
   size_t conditional(const Toks &t, size_t open, size_t end, Toks &out, int depth) {
     size_t close = matching_close(t, open, end);
     if (conditional_depth_ >= kMaxConditionalDepth) {
-      diags_.error("XTP2273", t[open].loc,
-                   "'%(' conditionals nest more than " + std::to_string(kMaxConditionalDepth) + " levels deep")
+      diags_
+          .error("XTP2273", t[open].loc,
+                 "'%(' conditionals nest more than " + std::to_string(kMaxConditionalDepth) +
+                     " levels deep")
           .hint = "join the conditions with && and ||";
       return close == end ? end - 1 : close;
     }
@@ -314,7 +326,8 @@ class Preprocessor {
       ~Level() { --depth; }
     } level(conditional_depth_);
     if (close == end) {
-      diags_.error("XTP1032", t[open].loc, "unterminated '%(' conditional").hint = "close it with '%)'";
+      diags_.error("XTP1032", t[open].loc, "unterminated '%(' conditional").hint =
+          "close it with '%)'";
       return end - 1;
     }
     size_t q = close, colon = close;
@@ -348,7 +361,8 @@ class Preprocessor {
         throw CondError{cond[pos_].loc, "unexpected '" + cond[pos_].text + "' in condition"};
     } catch (const CondError &e) {
       diags_.error("XTP1040", e.loc, "bad preprocessor condition: " + e.what).hint =
-          "conditions compare kernel_v, kernel_vr, arch, runtime, systemtap_v, systemtap_privilege, "
+          "conditions compare kernel_v, kernel_vr, arch, runtime, systemtap_v, "
+          "systemtap_privilege, "
           "guru_mode or CONFIG_* with a literal, or two literals ($#, @1, a macro), "
           "joined by && and ||";
       return close;
@@ -412,8 +426,9 @@ class Preprocessor {
     const bool lhs_config = lhs.kind == Tok::Identifier && n.rfind("CONFIG_", 0) == 0;
     const bool rhs_config = rhs.kind == Tok::Identifier && rhs.text.rfind("CONFIG_", 0) == 0;
     if (rhs.kind != Tok::String && rhs.kind != Tok::Number && !(lhs_config && rhs_config))
-      throw CondError{rhs.loc, lhs_config ? "the right side must be a literal or another CONFIG_ option"
-                                          : "the right side must be a literal"};
+      throw CondError{rhs.loc, lhs_config
+                                   ? "the right side must be a literal or another CONFIG_ option"
+                                   : "the right side must be a literal"};
     std::string rv = rhs.kind == Tok::String ? rhs.text : std::to_string(rhs.number);
 
     auto cmp_result = [&](int c) {
@@ -450,7 +465,8 @@ class Preprocessor {
       return cmp_result(lhs.text.compare(rhs.text));
     }
     if (lhs.kind != Tok::Identifier) throw CondError{lhs.loc, "expected a condition name"};
-    if (n == "kernel_v") return ver_cmp(ctx_.kernel_release.substr(0, ctx_.kernel_release.find('-')));
+    if (n == "kernel_v")
+      return ver_cmp(ctx_.kernel_release.substr(0, ctx_.kernel_release.find('-')));
     if (n == "kernel_vr") return ver_cmp(ctx_.kernel_release);
     if (n == "systemtap_v") return ver_cmp(ctx_.compat_version);
     if (n == "arch") return str_cmp(ctx_.arch);
@@ -514,8 +530,8 @@ void collect_library_macros(const std::vector<Token> &toks, PreprocessContext *c
   std::vector<Token> rest = Preprocessor(*ctx, diags).run_library(toks, &found);
   for (const auto &t : rest)
     if (t.kind != Tok::End) {
-      diags.error("XTP1042", t.loc, "a macro file (.stpm) holds only @define macros")
-          .hint = "put probes, functions and globals in a .stp tapset";
+      diags.error("XTP1042", t.loc, "a macro file (.stpm) holds only @define macros").hint =
+          "put probes, functions and globals in a .stp tapset";
       break;
     }
   for (auto &[name, m] : found) {

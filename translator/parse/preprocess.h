@@ -22,12 +22,12 @@ struct MacroDef {
 };
 
 struct PreprocessContext {
-  std::string kernel_release;               // kernel_vr, e.g. 6.1.0-56-cloud-amd64
+  std::string kernel_release;  // kernel_vr, e.g. 6.1.0-56-cloud-amd64
   std::string arch = "x86_64";
   std::map<std::string, std::string> kconfig;  // CONFIG_FOO -> "y", "m", "42", ...
-  std::vector<std::string> args;            // script arguments, $1 and @1 onwards
-  std::string compat_version = "4.8";       // systemtap_v: the stap we follow
-  bool guru = false;                        // guru_mode: -g
+  std::vector<std::string> args;               // script arguments, $1 and @1 onwards
+  std::string compat_version = "4.8";          // systemtap_v: the stap we follow
+  bool guru = false;                           // guru_mode: -g
   // The macros of the tapsets' .stpm files, visible to every script and
   // tapset; a script's own @define of the same name takes precedence.
   std::map<std::string, MacroDef> library_macros;

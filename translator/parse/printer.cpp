@@ -45,9 +45,10 @@ void print_stmt(const Stmt &s, int depth, std::string &out) {
       print_body(*s.body[0], depth, out);
       return;
     case StmtKind::For:
-      line(out, depth, "for (" + (s.init ? print_expr(*s.init) : "") + "; " +
-                           (s.expr ? print_expr(*s.expr) : "") + "; " +
-                           (s.step ? print_expr(*s.step) : "") + ")");
+      line(out, depth,
+           "for (" + (s.init ? print_expr(*s.init) : "") + "; " +
+               (s.expr ? print_expr(*s.expr) : "") + "; " + (s.step ? print_expr(*s.step) : "") +
+               ")");
       print_body(*s.body[0], depth, out);
       return;
     case StmtKind::Foreach: {
@@ -109,12 +110,14 @@ std::string print_expr(const Expr &e) {
         s += t.name;
       }
       for (const auto &c : t.components)
-        s += c.kind == TargetComponent::Kind::Member ? "->" + c.member : "[" + print_expr(*e.arg(c.arg)) + "]";
+        s += c.kind == TargetComponent::Kind::Member ? "->" + c.member
+                                                     : "[" + print_expr(*e.arg(c.arg)) + "]";
       return s + std::string(static_cast<size_t>(t.pretty), '$');
     }
     case ExprKind::Unary: return e.op_spelling() + print_expr(*e.arg(0));
     case ExprKind::IncDec:
-      return e.postfix ? print_expr(*e.arg(0)) + e.op_spelling() : e.op_spelling() + print_expr(*e.arg(0));
+      return e.postfix ? print_expr(*e.arg(0)) + e.op_spelling()
+                       : e.op_spelling() + print_expr(*e.arg(0));
     case ExprKind::Ternary:
       return "(" + print_expr(*e.arg(0)) + " ? " + print_expr(*e.arg(1)) + " : " +
              print_expr(*e.arg(2)) + ")";
@@ -122,7 +125,8 @@ std::string print_expr(const Expr &e) {
       return print_expr(*e.arg(0)) + " " + e.op_spelling() + " " + print_expr(*e.arg(1));
     case ExprKind::Binary:
     case ExprKind::Logical:
-      return "(" + print_expr(*e.arg(0)) + " " + e.op_spelling() + " " + print_expr(*e.arg(1)) + ")";
+      return "(" + print_expr(*e.arg(0)) + " " + e.op_spelling() + " " + print_expr(*e.arg(1)) +
+             ")";
   }
   return "?";
 }
@@ -141,7 +145,10 @@ std::string print_script(const Script &s) {
   auto points = [](const std::vector<ProbePoint> &pps) {
     std::string pts;
     for (const auto &pp : pps)
-      pts += (pts.empty() ? "" : ", ") + pp.str() + (pp.sufficient ? "!" : pp.optional ? "?" : "") +
+      pts += (pts.empty() ? "" : ", ") + pp.str() +
+             (pp.sufficient ? "!"
+              : pp.optional ? "?"
+                            : "") +
              (pp.condition ? " if (" + print_expr(*pp.condition) + ")" : "");
     return pts;
   };
@@ -159,7 +166,9 @@ std::string print_script(const Script &s) {
   }
   for (const auto &p : s.probes) {
     if (p->from_tapset) continue;
-    line(out, 0, "probe " + points(p->points) + (p->condition ? " if (" + print_expr(*p->condition) + ")" : ""));
+    line(out, 0,
+         "probe " + points(p->points) +
+             (p->condition ? " if (" + print_expr(*p->condition) + ")" : ""));
     print_stmt(*p->body, 0, out);
   }
   return out;

@@ -17,8 +17,8 @@ namespace {
 bool files_under(const std::string &dir, const std::string &ext, std::vector<fs::path> *files,
                  std::string *error) {
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec))
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
     if (it->is_regular_file() && it->path().extension() == ext) files->push_back(it->path());
   if (ec) {
     *error = "cannot read tapset directory '" + dir + "': " + ec.message();

@@ -12,9 +12,9 @@ enum class Tok {
   Identifier,  // foo, $foo, @foo
   Number,
   String,
-  Keyword,     // probe global function if else while for foreach in delete next break continue return
-  Operator,    // punctuation and operators, spelled in `text`
-  EmbeddedC,   // %{ ... %}, the C text in `text`
+  Keyword,   // probe global function if else while for foreach in delete next break continue return
+  Operator,  // punctuation and operators, spelled in `text`
+  EmbeddedC,  // %{ ... %}, the C text in `text`
 };
 
 struct Token {

@@ -17,8 +17,7 @@ bool side_effect_free(const Expr &e) {
     case ExprKind::Call:
     case ExprKind::Assign:
     case ExprKind::IncDec:
-    case ExprKind::EmbeddedC:
-      return false;
+    case ExprKind::EmbeddedC: return false;
     default:
       for (const auto &a : e.args)
         if (!side_effect_free(*a)) return false;
@@ -44,16 +43,19 @@ class Checker {
     for (const auto &a : e.args) expr(*a);
     if (!unresolved(e)) return;
     const TargetRef &t = *e.target;
-    std::string op = t.components.empty()
-                         ? (t.address_of ? "&" : "$")
-                         : t.components.front().kind == TargetComponent::Kind::Member
-                               ? "->" + t.components.front().member
-                               : "[...]";
+    std::string op = t.components.empty() ? (t.address_of ? "&" : "$")
+                     : t.components.front().kind == TargetComponent::Kind::Member
+                         ? "->" + t.components.front().member
+                         : "[...]";
     Location loc = t.components.empty() ? e.loc : t.components.front().loc;
-    diags_.error("XTP2231", loc, "cannot apply '" + op + "' here: the C type of the value it applies to is unknown")
-        .hint = "autocasts apply to values whose C type xtap knows: a target variable, &@cast(p, \"type\"), "
-                "a local or function given only such values; otherwise write @cast(value, \"type\")" +
-                (t.components.empty() ? std::string() : "->" + t.components.front().member);
+    diags_
+        .error("XTP2231", loc,
+               "cannot apply '" + op + "' here: the C type of the value it applies to is unknown")
+        .hint =
+        "autocasts apply to values whose C type xtap knows: a target variable, &@cast(p, "
+        "\"type\"), "
+        "a local or function given only such values; otherwise write @cast(value, \"type\")" +
+        (t.components.empty() ? std::string() : "->" + t.components.front().member);
   }
 
  private:

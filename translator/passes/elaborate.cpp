@@ -4,7 +4,8 @@
 
 namespace xtap {
 
-bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags, const ElaborateOptions &opts) {
+bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags,
+               const ElaborateOptions &opts) {
   generate_tapsets(s, env, diags);
   if (diags.has_errors()) return false;
   expand_aliases(s, diags);

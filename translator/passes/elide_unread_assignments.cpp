@@ -51,15 +51,13 @@ class Elider {
       case ExprKind::Unary:
       case ExprKind::Binary:
       case ExprKind::Logical:
-      case ExprKind::Ternary:
-        break;
+      case ExprKind::Ternary: break;
       case ExprKind::Call: {
         const FunctionDecl *f = script_.find_function(e.text);
         if (!(f ? f->from_tapset : e.text == "sprintf")) return false;
         break;
       }
-      default:
-        return false;
+      default: return false;
     }
     for (const auto &a : e.args)
       if (!pure(*a)) return false;

@@ -56,13 +56,15 @@ std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasUse &u, const P
   n->alias = p.alias;
   if (n->alias.empty()) {
     ProbePoint named = a.name;
-    named.components.insert(named.components.end(), use.components.begin() + u.matched, use.components.end());
+    named.components.insert(named.components.end(), use.components.begin() + u.matched,
+                            use.components.end());
     n->alias = named.str();
   }
   for (const auto &pp : a.points) {
     n->points.push_back(pp);
     auto &added = n->points.back();
-    added.components.insert(added.components.end(), use.components.begin() + u.matched, use.components.end());
+    added.components.insert(added.components.end(), use.components.begin() + u.matched,
+                            use.components.end());
     if (optional) added.optional = true;
   }
   auto body = std::make_unique<Stmt>(StmtKind::Block, p.body->loc);
@@ -138,7 +140,8 @@ void expand_aliases(Script &s, Diagnostics &diags) {
         continue;
       }
       if (depth >= kMaxAliasDepth) {
-        diags.error("XTP2120", pp.loc, "probe alias '" + pp.str() + "' expands too deeply (recursive alias?)");
+        diags.error("XTP2120", pp.loc,
+                    "probe alias '" + pp.str() + "' expands too deeply (recursive alias?)");
         continue;
       }
       for (const auto &u : as) split.push_back(expand(*p, u, pp, pp.optional));

@@ -77,10 +77,8 @@ bool entry_point_of(const ProbePoint &pp, ProbePoint *out) {
   if (cs.size() == 2 && cs[0].name == "kernel" && cs[1].name == "trace" && cs[1].arg_is_string) {
     const std::string &tp = cs[1].str_arg;
     std::string entry;
-    if (tp.rfind("syscalls:sys_exit_", 0) == 0)
-      entry = "syscalls:sys_enter_" + tp.substr(18);
-    else if (tp == "raw_syscalls:sys_exit")
-      entry = "raw_syscalls:sys_enter";
+    if (tp.rfind("syscalls:sys_exit_", 0) == 0) entry = "syscalls:sys_enter_" + tp.substr(18);
+    else if (tp == "raw_syscalls:sys_exit") entry = "raw_syscalls:sys_enter";
     if (entry.empty()) return false;
     *out = pp;
     out->components[1].str_arg = entry;
@@ -205,8 +203,8 @@ void expand_entry(Script &s, Diagnostics &diags) {
   for (auto &p : s.probes) {
     if (p->condition)
       if (const Expr *e = find_entry(*p->condition)) {
-        diags.error("XTP2165", e->loc, "@entry cannot be used in a probe's condition")
-            .hint = "test it in the body: if (@entry(...)) { ... }";
+        diags.error("XTP2165", e->loc, "@entry cannot be used in a probe's condition").hint =
+            "test it in the body: if (@entry(...)) { ... }";
         continue;
       }
     const Expr *first = find_entry(*p->body);
@@ -225,8 +223,9 @@ void expand_entry(Script &s, Diagnostics &diags) {
         continue;
       }
       if (!entry_point_of(pp, &ep)) {
-        auto &d = diags.error("XTP2165", first->loc,
-                              "@entry can only be used in a .return probe, not in '" + pp.str() + "'");
+        auto &d =
+            diags.error("XTP2165", first->loc,
+                        "@entry can only be used in a .return probe, not in '" + pp.str() + "'");
         d.hint =
             "@entry(expr) saves expr's value at the entry of the function whose return is "
             "probed: kernel.function(\"f\").return, kprobe.function(\"f\").return, "
@@ -239,7 +238,8 @@ void expand_entry(Script &s, Diagnostics &diags) {
     if (!ok || unknown || entry_points.empty()) continue;
 
     EntryCollector collect;
-    for (const auto &pp : p->points) collect.same_targets = collect.same_targets && is_kretprobe_point(pp);
+    for (const auto &pp : p->points)
+      collect.same_targets = collect.same_targets && is_kretprobe_point(pp);
     collect.stmt(*p->body);
     ++group;
     std::string prefix = "__xtap_entry_" + std::to_string(group) + "_";
@@ -283,7 +283,8 @@ void expand_entry(Script &s, Diagnostics &diags) {
     {
       auto one = std::make_unique<Expr>(ExprKind::Number, loc);
       one->number = 1;
-      save_body->body.push_back(assign(keyed(ExprKind::Index, seen, var(kKeyLocal, loc)), std::move(one)));
+      save_body->body.push_back(
+          assign(keyed(ExprKind::Index, seen, var(kKeyLocal, loc)), std::move(one)));
       auto unseen = std::make_unique<Stmt>(StmtKind::If, loc);
       auto in = keyed(ExprKind::In, seen, var(kKeyLocal, loc));
       auto no = std::make_unique<Expr>(ExprKind::Unary, loc);
@@ -302,14 +303,16 @@ void expand_entry(Script &s, Diagnostics &diags) {
       add_global(array, at);
       const ExprPtr &guard = collect.guards[i];
       save_body->body.push_back(guarded(
-          guard, assign(keyed(ExprKind::Index, array, var(kKeyLocal, at)), std::move(collect.saved[i]))));
+          guard,
+          assign(keyed(ExprKind::Index, array, var(kKeyLocal, at)), std::move(collect.saved[i]))));
       auto take = std::make_unique<Stmt>(StmtKind::Block, at);
       take->body.push_back(assign(var("__xtap_entry_" + std::to_string(i), at),
                                   keyed(ExprKind::Index, array, var(kKeyLocal, at))));
       auto del = std::make_unique<Stmt>(StmtKind::Delete, at);
       del->expr = keyed(ExprKind::Index, array, var(kKeyLocal, at));
       take->body.push_back(std::move(del));
-      prologue->body.push_back(collect.same_targets ? guarded(guard, std::move(take)) : std::move(take));
+      prologue->body.push_back(collect.same_targets ? guarded(guard, std::move(take))
+                                                    : std::move(take));
     }
     saver->body = std::move(save_body);
     prologue->body.push_back(std::move(p->body));

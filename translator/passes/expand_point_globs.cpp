@@ -35,15 +35,17 @@ std::vector<std::string> spelling_names(const std::string &spelling) {
     else if (depth == 0) out.back() += c;
   }
   for (const auto &n : out)
-    if (n.empty() || std::all_of(n.begin(), n.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || c == '_'; }))
+    if (n.empty() || std::all_of(n.begin(), n.end(), [](char c) {
+          return std::isupper(static_cast<unsigned char>(c)) || c == '_';
+        }))
       return {};
   return out;
 }
 
 // Matches the user's components from `u` against the spelling's names from
 // `s`; on success fills `out` with the concrete components.
-bool match(const std::vector<ProbePointComponent> &user, size_t u, const std::vector<std::string> &names,
-           size_t s, std::vector<ProbePointComponent> &out) {
+bool match(const std::vector<ProbePointComponent> &user, size_t u,
+           const std::vector<std::string> &names, size_t s, std::vector<ProbePointComponent> &out) {
   if (u == user.size()) return s == names.size();
   const ProbePointComponent &c = user[u];
   const bool spans = c.name.find("**") != std::string::npos;
@@ -82,7 +84,8 @@ std::vector<ProbePoint> expand(const ProbePoint &pp) {
       ProbePoint concrete = pp;
       concrete.components = std::move(comps);
       if (!provider->matches(concrete)) continue;
-      bool seen = std::any_of(out.begin(), out.end(), [&](const ProbePoint &o) { return o.str() == concrete.str(); });
+      bool seen = std::any_of(out.begin(), out.end(),
+                              [&](const ProbePoint &o) { return o.str() == concrete.str(); });
       if (!seen) out.push_back(std::move(concrete));
     }
   return out;

@@ -66,7 +66,8 @@ void generate_tapsets(Script &s, const ProbeEnv &env, Diagnostics &diags) {
   const KernelCatalog *cat = env.catalog ? env.catalog(&error) : nullptr;
   if (!cat) {
     diags.error("XTP2140", use->loc, "syscall probes need the kernel's syscall catalog: " + error)
-        .hint = "install the target kernel's headers (linux-headers-KVER) or point -r at a build directory";
+        .hint =
+        "install the target kernel's headers (linux-headers-KVER) or point -r at a build directory";
     return;
   }
   auto file = std::make_unique<SourceFile>();

@@ -42,8 +42,8 @@ class TypeInferrer {
             if (k == Type::Unknown) k = Type::Long;
         continue;
       }
-      diags_.error("XTP2302", g->loc, "cannot tell the type of global '" + g->name + "'")
-          .hint = "assign it a number or a string somewhere";
+      diags_.error("XTP2302", g->loc, "cannot tell the type of global '" + g->name + "'").hint =
+          "assign it a number or a string somewhere";
     }
     for (auto &g : script_.globals)
       for (size_t i = 0; i < g->key_types.size(); ++i)
@@ -66,9 +66,10 @@ class TypeInferrer {
           l->type = Type::Long;
           continue;
         }
-        diags_.error("XTP2224", l->loc,
-                     "parameter '" + l->name + "' of embedded-C function '" + function_->name +
-                         "' needs a type: no call to it tells whether it is a number or a string")
+        diags_
+            .error("XTP2224", l->loc,
+                   "parameter '" + l->name + "' of embedded-C function '" + function_->name +
+                       "' needs a type: no call to it tells whether it is a number or a string")
             .hint = "write " + l->name + ":long or " + l->name + ":string";
         continue;
       }
@@ -170,13 +171,9 @@ class TypeInferrer {
         if (e.global->type == Type::Stat) return stat_misuse(e);
         unify(e.global->type, want, e.loc, "array '" + e.text + "'");
         return set(e, e.global->type);
-      case ExprKind::In:
-        keys(e);
-        return set(e, Type::Long);
+      case ExprKind::In: keys(e); return set(e, Type::Long);
       case ExprKind::Call: return call(e);
-      case ExprKind::Unary:
-        expect(*e.arg(0), Type::Long);
-        return set(e, Type::Long);
+      case ExprKind::Unary: expect(*e.arg(0), Type::Long); return set(e, Type::Long);
       case ExprKind::Logical:
         expect(*e.arg(0), Type::Long);
         expect(*e.arg(1), Type::Long);
@@ -195,16 +192,14 @@ class TypeInferrer {
       case ExprKind::Aggregate: {
         Expr &st = *e.arg(0);
         if (report_ && !hist_ok_ && e.text.rfind("hist_", 0) == 0)
-          diags_.error("XTP2315", e.loc, "a histogram can only be printed")
-              .hint = "as in print(@" + e.text + "(...))";
+          diags_.error("XTP2315", e.loc, "a histogram can only be printed").hint =
+              "as in print(@" + e.text + "(...))";
         if (st.kind == ExprKind::Index) keys(st);
         if (st.global) unify(st.global->type, Type::Stat, st.loc, "'" + st.text + "'");
         st.type = Type::Stat;
         return set(e, Type::Long);
       }
-      case ExprKind::IncDec:
-        expect(*e.arg(0), Type::Long);
-        return set(e, Type::Long);
+      case ExprKind::IncDec: expect(*e.arg(0), Type::Long); return set(e, Type::Long);
       case ExprKind::Target:  // @cast's pointer and [index] expressions are numbers
         for (auto &a : e.args) expect(*a, Type::Long);
         return set(e, Type::Long);
@@ -240,7 +235,9 @@ class TypeInferrer {
       Expr &re = *e.arg(1);
       if (re.kind != ExprKind::String) {
         if (report_)
-          diags_.error("XTP2307", re.loc, "the right side of " + e.op_spelling() + " must be a literal regular expression");
+          diags_.error(
+              "XTP2307", re.loc,
+              "the right side of " + e.op_spelling() + " must be a literal regular expression");
         return set(e, Type::Long);
       }
       re.type = Type::String;
@@ -333,8 +330,9 @@ class TypeInferrer {
         size_t from = b->kind == BuiltinKind::PrintDelimited ? 1 : 0;
         if (e.args.size() <= from) {
           if (report_)
-            diags_.error("XTP2309", e.loc, "'" + e.text + "' needs " +
-                                               (from ? "a delimiter and values" : "at least one value"));
+            diags_.error("XTP2309", e.loc,
+                         "'" + e.text + "' needs " +
+                             (from ? "a delimiter and values" : "at least one value"));
           break;
         }
         if (from) expect(*e.arg(0), Type::String);
@@ -373,7 +371,8 @@ class TypeInferrer {
       return;
     }
     if (f.has_raw_conversions() && e.text == "sprintf" && report_)
-      diags_.error("XTP2319", e.arg(0)->loc, "%b, %m and %M write raw bytes: use them with printf, not sprintf");
+      diags_.error("XTP2319", e.arg(0)->loc,
+                   "%b, %m and %M write raw bytes: use them with printf, not sprintf");
     std::vector<Type> want;
     for (const auto &p : f.pieces) {
       if (p.literal) continue;
@@ -401,15 +400,12 @@ class TypeInferrer {
 
   void stmt(Stmt &s) {
     switch (s.kind) {
-      case StmtKind::Expr:
-        expr(*s.expr, Type::Unknown);
-        break;
+      case StmtKind::Expr: expr(*s.expr, Type::Unknown); break;
       case StmtKind::If:
-      case StmtKind::While:
-        expect(*s.expr, Type::Long);
-        break;
+      case StmtKind::While: expect(*s.expr, Type::Long); break;
       case StmtKind::Try:
-        if (LocalVar *v = s.catch_local) unify(v->type, Type::String, v->loc, "local '" + v->name + "'");
+        if (LocalVar *v = s.catch_local)
+          unify(v->type, Type::String, v->loc, "local '" + v->name + "'");
         break;
       case StmtKind::Return:
         if (s.expr && function_) {
@@ -425,7 +421,8 @@ class TypeInferrer {
         break;
       case StmtKind::Delete:
         if (s.expr->kind == ExprKind::Index) keys(*s.expr);
-        else if (!s.expr->global || (!s.expr->global->is_array && s.expr->global->type != Type::Stat))
+        else if (!s.expr->global ||
+                 (!s.expr->global->is_array && s.expr->global->type != Type::Stat))
           expr(*s.expr, Type::Unknown);
         break;
       case StmtKind::Foreach:
@@ -435,8 +432,8 @@ class TypeInferrer {
           if (s.foreach_global->type == Type::Stat) {
             if (report_)
               diags_.error("XTP2317", s.foreach_value_loc,
-                           "a statistic array has no values to bind: use @count(" + s.foreach_array +
-                               "[...]) and friends in the loop");
+                           "a statistic array has no values to bind: use @count(" +
+                               s.foreach_array + "[...]) and friends in the loop");
           } else {
             unify(s.foreach_value_var->type, s.foreach_global->type, s.foreach_value_loc,
                   "local '" + s.foreach_value + "'");
@@ -446,7 +443,8 @@ class TypeInferrer {
         }
         if (!s.sort_stat.empty() && s.foreach_global && s.foreach_global->type != Type::Stat &&
             s.foreach_global->type != Type::Unknown && report_)
-          diags_.error("XTP2223", s.foreach_array_loc, "'@" + s.sort_stat + "' sorts statistics only");
+          diags_.error("XTP2223", s.foreach_array_loc,
+                       "'@" + s.sort_stat + "' sorts statistics only");
         if (s.foreach_global) {
           auto &kt = keys_of(*s.foreach_global);
           for (size_t i = 0; i < s.foreach_vars.size() && i < kt.size(); ++i) {
@@ -457,8 +455,7 @@ class TypeInferrer {
           }
         }
         break;
-      default:
-        break;
+      default: break;
     }
     for (auto &b : s.body) stmt(*b);
   }

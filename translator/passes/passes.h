@@ -1,19 +1,23 @@
 // Pass 2 (elaborate): the checks and resolutions between parsing and code
 // generation, run in this order by elaborate():
-//   generate_tapsets tapsets made from the kernel catalog (syscall.*), if used
-//   expand_aliases  probe alias uses -> the alias's points and bodies; point conditions -> probe conditions
-//   expand_point_globs wildcards in a family's names (kerne*.funct*("f").*) -> the family's points
-//   expand_entry    @entry(e) in .return probes -> values saved by a companion entry probe
-//   resolve_probes  probe points -> derived probes of their providers (probes/);
-//                   probes reading context variables split per location
-//   require_probes  at least one derived probe, else "no probes found"
-//   resolve_targets $vars, @cast, @defined -> typed reads (symbols/target_access)
-//   elide_dead_code drop if-branches with constant conditions (@defined)
-//   elide_unread_assignments drop what aliases compute and probes never read
-//   prune_tapsets   drop tapset functions and globals nothing uses
-//   check_autocasts autocasts left untyped: dropped as statements, else errors
-//   resolve_names   variables -> globals or probe locals, calls -> builtins
-//   infer_types     types of every variable, array and expression
+//   generate_tapsets  tapsets made from the kernel catalog (syscall.*), if used
+//   expand_aliases    probe alias uses -> the alias's points and bodies;
+//                     point conditions -> probe conditions
+//   expand_point_globs  wildcards in a family's names (kerne*.funct*("f").*)
+//                     -> the family's points
+//   expand_entry      @entry(e) in .return probes -> values saved by a
+//                     companion entry probe
+//   resolve_probes    probe points -> derived probes of their providers
+//                     (probes/); probes reading context variables split per
+//                     location
+//   require_probes    at least one derived probe, else "no probes found"
+//   resolve_targets   $vars, @cast, @defined -> typed reads (symbols/target_access)
+//   elide_dead_code   drop if-branches with constant conditions (@defined)
+//   elide_unread_assignments  drop what aliases compute and probes never read
+//   prune_tapsets     drop tapset functions and globals nothing uses
+//   check_autocasts   autocasts left untyped: dropped as statements, else errors
+//   resolve_names     variables -> globals or probe locals, calls -> builtins
+//   infer_types       types of every variable, array and expression
 #pragma once
 
 #include <set>
@@ -67,8 +71,8 @@ void infer_types(Script &s, Diagnostics &diags);
 const DerivedProbe *single_location(const Elaborated &e, const ProbeDecl &decl);
 
 struct ElaborateOptions {
-  bool keep_unused = false;  // -u, -L: keep what aliases compute for nobody
-  bool skip_badvars = false; // --skip-badvars: unknown $vars read as 0 (resolve_targets)
+  bool keep_unused = false;   // -u, -L: keep what aliases compute for nobody
+  bool skip_badvars = false;  // --skip-badvars: unknown $vars read as 0 (resolve_targets)
 };
 
 // Runs every pass 2 step; stops after the first step that reported errors.

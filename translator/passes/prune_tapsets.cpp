@@ -94,7 +94,9 @@ void prune_tapset_probes(Script &s) {
     }
     if (uses.follow_calls(s)) more = true;
   }
-  std::erase_if(s.probes, [&](const std::unique_ptr<ProbeDecl> &p) { return p->from_tapset && !kept.count(p.get()); });
+  std::erase_if(s.probes, [&](const std::unique_ptr<ProbeDecl> &p) {
+    return p->from_tapset && !kept.count(p.get());
+  });
 }
 
 std::set<std::string> reachable_function_names(const Script &s) {

@@ -141,12 +141,13 @@ class NameResolver {
       // An aggregate of it has been reported already.
       if (read_undeclared_stats_.count({body, target.text})) continue;
       if (has_local(target.text)) {
-        diags_.error("XTP2219", target.loc, "statistic '" + target.text + "' is not declared").hint =
-            "statistics must be global: add 'global " + target.text + "'";
+        diags_.error("XTP2219", target.loc, "statistic '" + target.text + "' is not declared")
+            .hint = "statistics must be global: add 'global " + target.text + "'";
         continue;
       }
-      diags_.warning("XTP2320", target.loc,
-                     "'" + target.text + "' is no global and nothing reads it: this '<<<' is dropped")
+      diags_
+          .warning("XTP2320", target.loc,
+                   "'" + target.text + "' is no global and nothing reads it: this '<<<' is dropped")
           .hint = "declare it with 'global " + target.text + "' to keep the statistic";
       // The value of `s <<< v` is v: what is left of it.
       ExprPtr value = std::move(e->args[1]);
@@ -206,7 +207,8 @@ class NameResolver {
       g->arity = 0;
       e.global = g;
     } else {
-      diags_.error("XTP2219", e.loc, "'<<<' and @aggregates need a global statistic or an element of one");
+      diags_.error("XTP2219", e.loc,
+                   "'<<<' and @aggregates need a global statistic or an element of one");
       return;
     }
     if (!e.global) return;
@@ -226,7 +228,9 @@ class NameResolver {
       return;
     }
     if (g.variance_shift >= 0 && g.variance_shift != n) {
-      diags_.error("XTP2226", e.arg(1)->loc, "statistic '" + g.name + "' is used with different @variance bit shifts")
+      diags_
+          .error("XTP2226", e.arg(1)->loc,
+                 "statistic '" + g.name + "' is used with different @variance bit shifts")
           .hint = "the other one is at " + g.variance_loc.str();
       return;
     }
@@ -249,8 +253,8 @@ class NameResolver {
         return;
       }
       if ((hi - lo) / step > 1000) {
-        diags_.error("XTP2221", e.loc, "@hist_linear would have more than 1000 buckets")
-            .hint = "use a larger step";
+        diags_.error("XTP2221", e.loc, "@hist_linear would have more than 1000 buckets").hint =
+            "use a larger step";
         return;
       }
     }
@@ -288,7 +292,8 @@ class NameResolver {
       return nullptr;
     }
     if (g->arity == 0) {
-      diags_.error("XTP2202", loc, "'" + name + "' is used as a scalar elsewhere, here as an array");
+      diags_.error("XTP2202", loc,
+                   "'" + name + "' is used as a scalar elsewhere, here as an array");
       return nullptr;
     }
     if (arity > 9) {
@@ -316,7 +321,8 @@ class NameResolver {
     } else if (e.kind == ExprKind::Target && e.target->access && !read) {
       for (auto &a : e.args) expr(*a);  // a target pass 2b made a place (guru mode)
     } else {
-      diags_.error("XTP2205", e.loc, "the left side of an assignment must be a variable or an array element");
+      diags_.error("XTP2205", e.loc,
+                   "the left side of an assignment must be a variable or an array element");
     }
   }
 
@@ -346,10 +352,8 @@ class NameResolver {
   void expr(Expr &e) {
     switch (e.kind) {
       case ExprKind::Number:
-      case ExprKind::String:
-        return;
-      case ExprKind::Var:
-        return var(e, true, false);
+      case ExprKind::String: return;
+      case ExprKind::Var: return var(e, true, false);
       case ExprKind::Index:
         for (auto &k : e.args) expr(*k);
         if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, true, false);
@@ -358,14 +362,12 @@ class NameResolver {
         slice_keys(e);
         if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, true, false);
         return;
-      case ExprKind::EmbeddedC:
-        embedded_args(e);
-        return;
+      case ExprKind::EmbeddedC: embedded_args(e); return;
       case ExprKind::Entry:  // rewritten by expand_entry before this pass
         return;
       case ExprKind::Star:
-        diags_.error("XTP2242", e.loc, "'*' (any key) is only allowed in a slice")
-            .hint = "slices are 'foreach (k in a[x, *])', 'delete a[x, *]' and '[x, *] in a'";
+        diags_.error("XTP2242", e.loc, "'*' (any key) is only allowed in a slice").hint =
+            "slices are 'foreach (k in a[x, *])', 'delete a[x, *]' and '[x, *] in a'";
         return;
       case ExprKind::Call: {
         for (auto &a : e.args) expr(*a);
@@ -385,7 +387,8 @@ class NameResolver {
           auto &d = diags_.error("XTP2207", e.loc, "unknown function '" + e.text + "'");
           std::vector<std::string> names = builtin_names();
           for (auto &f : script_.functions) names.push_back(f->name);
-          names.insert(names.end(), script_.pruned_functions.begin(), script_.pruned_functions.end());
+          names.insert(names.end(), script_.pruned_functions.begin(),
+                       script_.pruned_functions.end());
           std::string guess = closest_match(e.text, names);
           if (!guess.empty()) d.hint = "did you mean '" + guess + "'?";
         }
@@ -403,9 +406,7 @@ class NameResolver {
         if (e.arg(0)->global && e.text == "variance") e.arg(0)->global->uses_variance = true;
         if (e.arg(0)->global && e.text == "variance" && e.args.size() > 1) variance_shift(e);
         return;
-      case ExprKind::IncDec:
-        target(*e.arg(0), true);
-        return;
+      case ExprKind::IncDec: target(*e.arg(0), true); return;
       case ExprKind::Unary:
       case ExprKind::Binary:
       case ExprKind::Logical:
@@ -429,8 +430,9 @@ class NameResolver {
           l->read = found = true;
         }
       if (!found)
-        diags_.error("XTP2243", e.loc, "embedded C reads STAP_ARG_" + name + ", but '" + name +
-                                           "' is not a parameter or local here");
+        diags_.error("XTP2243", e.loc,
+                     "embedded C reads STAP_ARG_" + name + ", but '" + name +
+                         "' is not a parameter or local here");
     }
   }
 
@@ -471,7 +473,8 @@ class NameResolver {
             target(*s.expr, false);
           }
         } else {
-          diags_.error("XTP2208", s.expr->loc, "'delete' needs a variable, an array or an array element");
+          diags_.error("XTP2208", s.expr->loc,
+                       "'delete' needs a variable, an array or an array element");
         }
         return;
       case StmtKind::Foreach: {
@@ -496,8 +499,7 @@ class NameResolver {
           if (script_.find_global(s.foreach_value))
             diags_.error("XTP2209", s.foreach_value_loc,
                          "foreach value '" + s.foreach_value + "' must be a local, not a global");
-          else
-            s.foreach_value_var = local(s.foreach_value, s.foreach_value_loc);
+          else s.foreach_value_var = local(s.foreach_value, s.foreach_value_loc);
         }
         if (s.limit) expr(*s.limit);
         if (!s.sort_stat.empty()) {
@@ -517,8 +519,7 @@ class NameResolver {
           // A parameter or local of that name hides a global, as elsewhere.
           if (!has_local(s.catch_var) && script_.find_global(s.catch_var) && s.body.size() > 1)
             catch_into_global(s);
-          else
-            s.catch_local = local(s.catch_var, s.catch_var_loc);
+          else s.catch_local = local(s.catch_var, s.catch_var_loc);
         }
         for (auto &b : s.body) stmt(*b);
         return;
@@ -560,7 +561,10 @@ class NameResolver {
       if (f->name == e.text) defs.push_back(f.get());
     std::string takes;
     for (size_t i = 0; i < defs.size(); ++i)
-      takes += (i == 0 ? "" : i + 1 == defs.size() ? " or " : ", ") + std::to_string(defs[i]->params.size());
+      takes += (i == 0                 ? ""
+                : i + 1 == defs.size() ? " or "
+                                       : ", ") +
+               std::to_string(defs[i]->params.size());
     auto &d = diags_.error("XTP2214", e.loc,
                            "function '" + e.text + "' takes " + takes + " argument(s), " +
                                std::to_string(e.args.size()) + " given");
@@ -581,7 +585,7 @@ class NameResolver {
   Body *body_ = nullptr;
   FunctionDecl *function_ = nullptr;
   std::vector<std::pair<Expr *, Body *>> pending_deletes_;
-  std::vector<std::pair<Expr *, Body *>> pending_stat_adds_;  // s <<< v, s undeclared
+  std::vector<std::pair<Expr *, Body *>> pending_stat_adds_;        // s <<< v, s undeclared
   std::set<std::pair<Body *, std::string>> read_undeclared_stats_;  // @count(s), s undeclared
   int loops_ = 0;
 };
@@ -593,7 +597,9 @@ void resolve_names(Script &s, Diagnostics &diags) {
   for (auto &g : s.globals) {
     if (g->max_entries > 0) g->is_array = true;
     if (g->wrap && !g->is_array && (g->read || g->written)) {
-      diags.error("XTP2240", g->wrap_loc, "'" + g->name + "' is a scalar: only arrays can wrap around")
+      diags
+          .error("XTP2240", g->wrap_loc,
+                 "'" + g->name + "' is a scalar: only arrays can wrap around")
           .hint = "remove the '%' after the name, or use '" + g->name + "' with keys";
       continue;
     }

@@ -10,7 +10,8 @@ namespace {
 
 bool uses_context(const Expr &e) {
   // An autocast alone (task_current()->pid) reads no context variable.
-  if ((e.kind == ExprKind::Target && e.target->name != "@autocast") || e.kind == ExprKind::Defined) return true;
+  if ((e.kind == ExprKind::Target && e.target->name != "@autocast") || e.kind == ExprKind::Defined)
+    return true;
   for (const auto &a : e.args)
     if (uses_context(*a)) return true;
   return false;

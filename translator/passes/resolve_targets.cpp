@@ -11,9 +11,9 @@
 #include <set>
 
 #include "passes/passes.h"
+#include "probes/kernel_function.h"
 #include "symbols/btf.h"
 #include "symbols/catalog.h"
-#include "probes/kernel_function.h"
 #include "symbols/target_access.h"
 
 namespace xtap {
@@ -25,15 +25,20 @@ constexpr int kMaxPrettyMembers = 64;  // members shown per struct in a pretty-p
 // type (`&@cast(p, "T")`, resolved where it is used, as stap does), or a
 // type of a table pass 2 walked (a target's result).
 struct CType {
-  enum class Kind { None, Cast, Typed, Mixed } kind = Kind::None;  // Mixed: assigned different types
-  std::string cast_type, cast_module;                             // Cast
-  const TypeTable *types = nullptr;                                // Typed
+  enum class Kind {
+    None,
+    Cast,
+    Typed,
+    Mixed
+  } kind = Kind::None;                 // Mixed: assigned different types
+  std::string cast_type, cast_module;  // Cast
+  const TypeTable *types = nullptr;    // Typed
   int type = -1;
   bool address = false;  // Typed: the value is the address of a `type`
   bool user = false;     // Typed: it points into the probed program
   bool operator==(const CType &o) const {
-    return kind == o.kind && cast_type == o.cast_type && cast_module == o.cast_module && types == o.types &&
-           type == o.type && address == o.address && user == o.user;
+    return kind == o.kind && cast_type == o.cast_type && cast_module == o.cast_module &&
+           types == o.types && type == o.type && address == o.address && user == o.user;
   }
   // The type of a variable assigned both: the same, or none.
   void merge(const CType &o) {
@@ -45,8 +50,13 @@ struct CType {
 
 class TargetResolver {
  public:
-  TargetResolver(const Script &script, const ProbeEnv &env, Diagnostics &diags, bool skip_badvars = false)
-      : script_(script), env_(env), diags_(diags), guru_(script.guru), skip_badvars_(skip_badvars) {}
+  TargetResolver(const Script &script, const ProbeEnv &env, Diagnostics &diags,
+                 bool skip_badvars = false)
+      : script_(script),
+        env_(env),
+        diags_(diags),
+        guru_(script.guru),
+        skip_badvars_(skip_badvars) {}
 
   // `function` (null for a probe) is the function whose body this is: its
   // returns give its calls their type.
@@ -148,7 +158,8 @@ class TargetResolver {
       return;
     }
     for (size_t i = 0; i < e->args.size(); ++i)
-      if (!(i == 0 && (e->kind == ExprKind::Ternary || e->kind == ExprKind::Logical))) expr(e->args[i]);
+      if (!(i == 0 && (e->kind == ExprKind::Ternary || e->kind == ExprKind::Logical)))
+        expr(e->args[i]);
     if (e->kind == ExprKind::Call && raw_access_name(e->text)) return raw_access(e);
     // x = typed value: x carries the type to its autocasts.
     if (e->kind == ExprKind::Assign && e->op == Op::None && e->arg(0)->kind == ExprKind::Var)
@@ -212,7 +223,8 @@ class TargetResolver {
     if (raw_access_name(t.name)) return t.access != nullptr;  // made by raw_access
     std::string constant;
     if (where_ && where_->string_constant(t.name, &constant)) return for_defined;
-    if (t.pretty || t.name.starts_with("$$")) return for_defined && where_ && !where_->context_vars().empty();
+    if (t.pretty || t.name.starts_with("$$"))
+      return for_defined && where_ && !where_->context_vars().empty();
     const TypeTable *types = nullptr;
     int base = -1, base_reg = -1;
     std::string base_c;
@@ -242,7 +254,8 @@ class TargetResolver {
       // &@cast(p, "T") in a tapset function is p: its type is looked up
       // only where an autocast uses it (task_current()->pid), so that
       // calling the function loads no type information.
-      if (function_ && function_->from_tapset && t.address_of && t.components.empty() && !writing_) {
+      if (function_ && function_->from_tapset && t.address_of && t.components.empty() &&
+          !writing_) {
         t.access = std::make_shared<TargetAccess>();
         e.type = Type::Long;
         return true;
@@ -288,21 +301,25 @@ class TargetResolver {
         types = where_ ? where_->types() : nullptr;
         // A global of the probed function's compilation unit, unless a
         // parameter or local of the same name shadows it.
-        if (!cv && where_ && where_->global_var(t.name.substr(1), "", &global, &types)) cv = &global;
+        if (!cv && where_ && where_->global_var(t.name.substr(1), "", &global, &types))
+          cv = &global;
       }
       if (!cv) {
         unknown_variable(e);
         return false;
       }
       if (!cv->unavailable.empty()) {
-        auto &d = diags_.error("XTP2154", e.loc,
-                               "target variable '" + t.spelling() + "' cannot be read" +
-                                   (where_ ? " at " + where_->name() : "") + ": " + cv->unavailable);
+        auto &d =
+            diags_.error("XTP2154", e.loc,
+                         "target variable '" + t.spelling() + "' cannot be read" +
+                             (where_ ? " at " + where_->name() : "") + ": " + cv->unavailable);
         // A value DWARF only knows as it was at entry: the entry probe has it.
         if (cv->unavailable.find("DW_OP_entry_value") != std::string::npos)
-          d.hint = "read it where the function is entered (a kernel.function(\"NAME\") probe, where "
-                   "parameters are in their argument registers) and keep it in a global keyed by "
-                   "tid() until this point; guard this use with @defined(" + t.spelling() + ")";
+          d.hint =
+              "read it where the function is entered (a kernel.function(\"NAME\") probe, where "
+              "parameters are in their argument registers) and keep it in a global keyed by "
+              "tid() until this point; guard this use with @defined(" +
+              t.spelling() + ")";
         return false;
       }
       // A variable of a process probe (not a kernel global @var found):
@@ -319,8 +336,8 @@ class TargetResolver {
       }
     }
     TargetWalkError err;
-    std::shared_ptr<TargetAccess> access =
-        walk_target(*types, base, base_c, address, t, &err, type_only_, t.name == "@cast" || address);
+    std::shared_ptr<TargetAccess> access = walk_target(*types, base, base_c, address, t, &err,
+                                                       type_only_, t.name == "@cast" || address);
     // A chain through a struct the headers only declare (task_struct's
     // ->files, a files_struct): the whole chain again in BTF's types.
     if (!access && t.name == "@cast") access = walk_cast_in_btf(t, base_c, types);
@@ -338,8 +355,9 @@ class TargetResolver {
     if (writing_) {
       std::string why = make_store(*access, base_reg, address);
       if (!why.empty()) {
-        diags_.error("XTP2156", e.loc, "cannot assign to '" + t.spelling() + "'" +
-                                           (where_ ? " at " + where_->name() : "") + ": " + why);
+        diags_.error("XTP2156", e.loc,
+                     "cannot assign to '" + t.spelling() + "'" +
+                         (where_ ? " at " + where_->name() : "") + ": " + why);
         return false;
       }
     }
@@ -360,7 +378,8 @@ class TargetResolver {
     auto acc = std::make_shared<TargetAccess>();
     if (deref) {
       if (n != 1 && n != 2 && n != 4 && n != 8) {
-        diags_.error("XTP2232", e->arg(0)->loc, op + " reads 1, 2, 4 or 8 bytes, not " + std::to_string(n));
+        diags_.error("XTP2232", e->arg(0)->loc,
+                     op + " reads 1, 2, 4 or 8 bytes, not " + std::to_string(n));
         return;
       }
       t->args.push_back(std::move(e->args[1]));
@@ -372,13 +391,17 @@ class TargetResolver {
       // the kernel's elsewhere: each operator reads only its own.
       const bool here_user = where_ && where_->user_memory();
       if (n < 0 || n > 16) {
-        diags_.error("XTP2232", e->arg(0)->loc, op + "(" + std::to_string(n) +
-                                                    "): x86-64 registers are 0 to 16 in DWARF's numbering");
+        diags_.error(
+            "XTP2232", e->arg(0)->loc,
+            op + "(" + std::to_string(n) + "): x86-64 registers are 0 to 16 in DWARF's numbering");
         return;
       }
       if (where_ && user != here_user) {
-        diags_.error("XTP2232", e->loc, op + " needs a " + (user ? "process" : "kernel") + " probe's registers")
-            .hint = user ? "use it in a process(...) probe" : "in a process(...) probe use @uregister(n)";
+        diags_
+            .error("XTP2232", e->loc,
+                   op + " needs a " + (user ? "process" : "kernel") + " probe's registers")
+            .hint =
+            user ? "use it in a process(...) probe" : "in a process(...) probe use @uregister(n)";
         return;
       }
       acc->base_c = "(u64)xtap_dwarf_reg(c, " + std::to_string(n) + ")";
@@ -435,12 +458,15 @@ class TargetResolver {
         c.address = t.access->address;
         c.user = t.access->user;
         // A value that is no pointer (an int member) types nothing.
-        if (!c.address && c.types->at(c.types->strip_typedefs(c.type)).kind != KTypeKind::Pointer) return {};
+        if (!c.address && c.types->at(c.types->strip_typedefs(c.type)).kind != KTypeKind::Pointer)
+          return {};
         return c;
       }
       case ExprKind::Var: {
         auto it = locals_.find(e.text);
-        if (it == locals_.end() || it->second.kind == CType::Kind::Mixed || script_.find_global(e.text)) return {};
+        if (it == locals_.end() || it->second.kind == CType::Kind::Mixed ||
+            script_.find_global(e.text))
+          return {};
         return it->second;
       }
       case ExprKind::Call: {
@@ -453,10 +479,8 @@ class TargetResolver {
         CType a = ctype_of(*e.arg(1)), b = ctype_of(*e.arg(2));
         return a == b ? a : CType{};
       }
-      case ExprKind::Assign:
-        return e.op == Op::None ? ctype_of(*e.arg(1)) : CType{};
-      default:
-        return {};
+      case ExprKind::Assign: return e.op == Op::None ? ctype_of(*e.arg(1)) : CType{};
+      default: return {};
     }
   }
 
@@ -493,7 +517,8 @@ class TargetResolver {
     }
     const AccessOp &last = acc.ops.back();
     if (acc.user) return "it is in the probed program's memory, which xtap does not write";
-    if (last.kind != AccessOp::Kind::Load) return "it is an array or function, not a value; assign to its elements";
+    if (last.kind != AccessOp::Kind::Load)
+      return "it is an array or function, not a value; assign to its elements";
     acc.store_size = last.size;
     acc.store_bit_offset = last.bit_offset;
     acc.store_bit_size = last.bit_size;
@@ -506,12 +531,16 @@ class TargetResolver {
     Expr &lhs = *e.args[0];
     const TargetRef &t = *lhs.target;
     if (!guru_) {
-      diags_.error("XTP2155", lhs.loc, "assigning to target variable '" + t.spelling() + "' needs guru mode")
-          .hint = "run with -g (guru mode): writing kernel variables can crash or corrupt the kernel";
+      diags_
+          .error("XTP2155", lhs.loc,
+                 "assigning to target variable '" + t.spelling() + "' needs guru mode")
+          .hint =
+          "run with -g (guru mode): writing kernel variables can crash or corrupt the kernel";
       return;
     }
     if (t.pretty || t.name.starts_with("$$") || t.address_of) {
-      diags_.error("XTP2156", lhs.loc, "cannot assign to '" + t.spelling() + "': it is not a variable or member");
+      diags_.error("XTP2156", lhs.loc,
+                   "cannot assign to '" + t.spelling() + "': it is not a variable or member");
       return;
     }
     if (e.op == Op::Concat) {
@@ -544,7 +573,8 @@ class TargetResolver {
       name.erase(at);
     }
     if (name.empty()) {
-      diags_.error("XTP2227", e.loc, "@var needs a variable name").hint = "as in @var(\"jiffies\") or @var(\"counter@kernel/fork.c\")";
+      diags_.error("XTP2227", e.loc, "@var needs a variable name").hint =
+          "as in @var(\"jiffies\") or @var(\"counter@kernel/fork.c\")";
       return nullptr;
     }
     if (where_ && t.cast_module.empty()) {
@@ -559,7 +589,8 @@ class TargetResolver {
     std::string error;
     if (!dwarf_global_var(env_, t.cast_module, name, file, global, types, &error)) {
       diags_.error("XTP2227", e.loc, error).hint =
-          "@var(\"name@FILE\"[, \"module\"]) reads a global or file static; install the kernel's -dbg package "
+          "@var(\"name@FILE\"[, \"module\"]) reads a global or file static; install the kernel's "
+          "-dbg package "
           "or point at the debuginfo with --debuginfo PATH";
       return nullptr;
     }
@@ -583,22 +614,27 @@ class TargetResolver {
     }
     std::string no_debuginfo = where_->missing_debuginfo();
     if (!no_debuginfo.empty() && name != "$$return") {
-      diags_.error("XTP2157", e.loc, "target variable '" + name + "' needs the DWARF debuginfo of " + where_->name() +
-                                         ": " + no_debuginfo)
-          .hint = "install the program's -dbg or -dbgsym package (its debuginfo under /usr/lib/debug), or "
-                  "build it with -g; guard uses with @defined(" + name + ")";
+      diags_
+          .error("XTP2157", e.loc,
+                 "target variable '" + name + "' needs the DWARF debuginfo of " + where_->name() +
+                     ": " + no_debuginfo)
+          .hint =
+          "install the program's -dbg or -dbgsym package (its debuginfo under /usr/lib/debug), or "
+          "build it with -g; guard uses with @defined(" +
+          name + ")";
       return;
     }
-    if (skip_badvars_ && !writing_ && !e.target->pretty &&
-        !e.target->name.starts_with("$$")) {
-      diags_.warning("XTP2249", e.loc, "target variable '" + name + "' is not available at " + where_->name() +
-                                           ": it reads as 0 (--skip-badvars)");
+    if (skip_badvars_ && !writing_ && !e.target->pretty && !e.target->name.starts_with("$$")) {
+      diags_.warning("XTP2249", e.loc,
+                     "target variable '" + name + "' is not available at " + where_->name() +
+                         ": it reads as 0 (--skip-badvars)");
       badvar_ = true;
       return;
     }
     std::vector<std::string> names;
     for (const auto &v : where_->context_vars()) names.push_back("$" + v.name);
-    auto &d = diags_.error("XTP2225", e.loc, "target variable '" + name + "' is not available at " + where_->name());
+    auto &d = diags_.error("XTP2225", e.loc,
+                           "target variable '" + name + "' is not available at " + where_->name());
     if (names.empty()) {
       d.hint = "this probe point has no target variables; guard uses with @defined(" + name + ")";
       return;
@@ -606,7 +642,8 @@ class TargetResolver {
     std::string guess = closest_match(name, names);
     std::string all;
     for (const auto &n : names) all += (all.empty() ? "" : " ") + n;
-    d.hint = guess.empty() ? "available: " + all : "did you mean '" + guess + "'? (available: " + all + ")";
+    d.hint = guess.empty() ? "available: " + all
+                           : "did you mean '" + guess + "'? (available: " + all + ")";
   }
 
   // ----------------------------------------------------------- pretty-prints
@@ -643,13 +680,14 @@ class TargetResolver {
       if (char_like) {
         fmt += "%s";
         auto call = std::make_unique<Expr>(ExprKind::Call, target->loc);
-        call->text = where_ && where_->user_memory() ? "user_string_quoted" : "kernel_string_quoted";
+        call->text =
+            where_ && where_->user_memory() ? "user_string_quoted" : "kernel_string_quoted";
         call->args.push_back(std::move(target));
         args.push_back(std::move(call));
         return;
       }
-      if (t.kind == KTypeKind::Pointer && depth > 0 && (elem.kind == KTypeKind::Struct || elem.kind == KTypeKind::Union) &&
-          elem.complete) {
+      if (t.kind == KTypeKind::Pointer && depth > 0 &&
+          (elem.kind == KTypeKind::Struct || elem.kind == KTypeKind::Union) && elem.complete) {
         // Followed into its struct, but a NULL pointer (an optional
         // argument, an unset member) prints as the address "0x0", as
         // stap's pretty-prints do, instead of a read fault that ends the
@@ -689,8 +727,8 @@ class TargetResolver {
     fmt += "?";
   }
 
-  void pretty_record(const TypeTable &types, const KType &rec, const Expr &base, int depth, std::string &fmt,
-                     std::vector<ExprPtr> &args) {
+  void pretty_record(const TypeTable &types, const KType &rec, const Expr &base, int depth,
+                     std::string &fmt, std::vector<ExprPtr> &args) {
     fmt += "{";
     int shown = 0;
     for (const auto &m : rec.members) {
@@ -761,7 +799,8 @@ class TargetResolver {
     return call;
   }
 
-  static ExprPtr sprintf_call(const Location &loc, const std::string &fmt, std::vector<ExprPtr> &args) {
+  static ExprPtr sprintf_call(const Location &loc, const std::string &fmt,
+                              std::vector<ExprPtr> &args) {
     auto call = std::make_unique<Expr>(ExprKind::Call, loc);
     call->text = "sprintf";
     auto f = std::make_unique<Expr>(ExprKind::String, loc);
@@ -789,10 +828,10 @@ class TargetResolver {
   const ProbeEnv &env_;
   Diagnostics &diags_;
   const DerivedProbe *where_ = nullptr;
-  const FunctionDecl *function_ = nullptr;          // whose body this is
-  std::map<std::string, CType> locals_;             // this body's typed locals
-  std::map<const FunctionDecl *, CType> returns_;   // what functions return
-  bool learning_ = false;                           // the quiet walk that learns locals' types
+  const FunctionDecl *function_ = nullptr;         // whose body this is
+  std::map<std::string, CType> locals_;            // this body's typed locals
+  std::map<const FunctionDecl *, CType> returns_;  // what functions return
+  bool learning_ = false;                          // the quiet walk that learns locals' types
   bool type_only_ = false;
   bool guru_ = false;
   bool writing_ = false;
@@ -828,7 +867,8 @@ void order_functions(const Script &s, FunctionDecl *f, std::set<FunctionDecl *> 
 
 }  // namespace
 
-void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags, bool skip_badvars) {
+void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags,
+                     bool skip_badvars) {
   TargetResolver r(s, env, diags, skip_badvars);
   // Tapset functions nothing calls are dropped later (prune_tapsets): their
   // @cast types need not exist in this kernel.

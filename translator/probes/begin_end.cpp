@@ -1,6 +1,6 @@
 // begin, end and error probes: run once, in script order, when the session
-// starts and when it stops (error instead of end when an error stopped it). They are session phases rather than registrations, so
-// they fill the script's begin/end tables instead of a probe group.
+// starts and when it stops (error instead of end when an error stopped it). They are session phases
+// rather than registrations, so they fill the script's begin/end tables instead of a probe group.
 #include "probes/begin_end.h"
 
 #include <algorithm>
@@ -9,7 +9,9 @@ namespace xtap {
 namespace {
 
 class BeginEndProvider : public ProbeProvider {
-  static std::string phase_of(const BeginEndProbe &p) { return p.is_error ? "error" : p.is_end ? "end" : "begin"; }
+  static std::string phase_of(const BeginEndProbe &p) {
+    return p.is_error ? "error" : p.is_end ? "end" : "begin";
+  }
 
  public:
   std::vector<std::string> spellings() const override { return {"begin", "end", "error"}; }
@@ -23,8 +25,8 @@ class BeginEndProvider : public ProbeProvider {
               Diagnostics &diags) const override {
     const auto &first = pp.components.front();
     if (pp.components.size() > 1 || (first.has_arg && first.arg_is_string)) {
-      diags.error("XTP2101", pp.loc, "'" + first.name + "' takes only a sequence number")
-          .hint = "write 'probe " + first.name + " { ... }' or 'probe " + first.name + "(N) { ... }'";
+      diags.error("XTP2101", pp.loc, "'" + first.name + "' takes only a sequence number").hint =
+          "write 'probe " + first.name + " { ... }' or 'probe " + first.name + "(N) { ... }'";
       return;
     }
     auto dp = std::make_unique<BeginEndProbe>();
@@ -34,7 +36,8 @@ class BeginEndProvider : public ProbeProvider {
     out.push_back(std::move(dp));
   }
 
-  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
     for (const char *phase : {"begin", "end", "error"}) {
       std::vector<const BeginEndProbe *> group;
       for (const auto *dp : mine) {
@@ -42,7 +45,8 @@ class BeginEndProvider : public ProbeProvider {
         if (phase_of(*be) == phase) group.push_back(be);
       }
       // begin(N)/end(N)/error(N) run in order of N, script order among equals.
-      std::stable_sort(group.begin(), group.end(), [](auto *a, auto *b) { return a->sequence < b->sequence; });
+      std::stable_sort(group.begin(), group.end(),
+                       [](auto *a, auto *b) { return a->sequence < b->sequence; });
       if (group.empty()) continue;
       std::string f = phase;
       std::string arr = "xtap_" + f + "_probes";

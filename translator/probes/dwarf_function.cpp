@@ -76,7 +76,8 @@ Spec parse_location_text(const std::string &text) {
 
 }  // namespace
 
-std::vector<DwarfLine> DwarfLocationSpec::lines_of(const KernelDwarf &d, const DwarfFunction &f) const {
+std::vector<DwarfLine> DwarfLocationSpec::lines_of(const KernelDwarf &d,
+                                                   const DwarfFunction &f) const {
   if (all_lines) return d.lines(f, 1, 1 << 30);
   if (relative >= 0) return d.lines(f, f.line + relative, f.line + relative);
   return d.lines(f, first, last);
@@ -104,8 +105,8 @@ std::string family_prefix(const KernelDwarf &d) {
 // `entry_frame`: the entry_frame_key() of the function the statement is
 // in, whose calls keep their entry values for DW_OP_entry_value; `user`:
 // the probed program's memory rather than the kernel's.
-ContextVar dwarf_context_var(const TypeTable &types, const DwarfVar &v, const std::string &entry_frame,
-                             bool user) {
+ContextVar dwarf_context_var(const TypeTable &types, const DwarfVar &v,
+                             const std::string &entry_frame, bool user) {
   ContextVar cv;
   cv.name = v.name;
   cv.type = v.type;
@@ -117,22 +118,23 @@ ContextVar dwarf_context_var(const TypeTable &types, const DwarfVar &v, const st
       cv.reg = v.reg;
       cv.c_value = register_value(types, v.type, reg);
       if (cv.c_value.empty())
-        cv.unavailable = "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
+        cv.unavailable =
+            "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
       break;
     case DwarfVar::Where::Memory:
       in_memory_at(t, "(" + reg + " + (" + std::to_string(v.offset) + "LL))", &cv, user);
       break;
-    case DwarfVar::Where::Constant:
-      cv.c_value = "(u64)" + std::to_string(v.offset) + "LL";
-      break;
+    case DwarfVar::Where::Constant: cv.c_value = "(u64)" + std::to_string(v.offset) + "LL"; break;
     case DwarfVar::Where::Address: {
       if (user) {
         // Relocated by a kernel symbol; a program's statics move with its
         // load address, which the probe does not know yet.
-        cv.unavailable = "it is a static of the program at a fixed address, which xtap cannot place yet";
+        cv.unavailable =
+            "it is a static of the program at a fixed address, which xtap cannot place yet";
         break;
       }
-      std::string addr = "((u64)xtap_data_symbol(\"" + v.symbol + "\") + (" + std::to_string(v.offset) + "LL))";
+      std::string addr =
+          "((u64)xtap_data_symbol(\"" + v.symbol + "\") + (" + std::to_string(v.offset) + "LL))";
       if (!v.in_memory) {
         cv.c_value = addr;  // the address is the value
         break;
@@ -163,7 +165,8 @@ ContextVar dwarf_context_var(const TypeTable &types, const DwarfVar &v, const st
       if (!v.in_memory) {
         cv.c_value = register_value(types, v.type, value);
         if (cv.c_value.empty())
-          cv.unavailable = "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
+          cv.unavailable =
+              "it is a " + types.spelling(v.type) + " in a register, which xtap cannot read";
         break;
       }
       in_memory_at(t, value, &cv, user);
@@ -189,7 +192,8 @@ ContextVar global_context_var(const DwarfGlobal &g) {
     cv.unavailable = g.why;
     return cv;
   }
-  cv.address_c = "((u64)xtap_data_symbol(\"" + g.symbol + "\") + (" + std::to_string(g.offset) + "LL))";
+  cv.address_c =
+      "((u64)xtap_data_symbol(\"" + g.symbol + "\") + (" + std::to_string(g.offset) + "LL))";
   cv.c_value = cv.address_c;
   return cv;
 }
@@ -201,7 +205,8 @@ ContextVar global_context_var(const DwarfGlobal &g) {
 // is at the clone's entry is the truth: in an argument register (read as
 // that argument, which a .return probe saved at entry), a constant, or an
 // address the compiler fixed.
-std::vector<ContextVar> clone_entry_vars(const TypeTable &types, const std::vector<DwarfVar> &at_entry,
+std::vector<ContextVar> clone_entry_vars(const TypeTable &types,
+                                         const std::vector<DwarfVar> &at_entry,
                                          const KFunction &proto, bool is_return) {
   std::vector<ContextVar> vars;
   for (const DwarfVar &v : at_entry) {
@@ -209,14 +214,17 @@ std::vector<ContextVar> clone_entry_vars(const TypeTable &types, const std::vect
     if (v.where == DwarfVar::Where::Register) {
       int slot = argument_slot(v.reg);
       if (slot >= 0) {
-        cv.c_value = register_value(types, v.type, "xtap_kfunc_arg(c, " + std::to_string(slot) + ")");
+        cv.c_value =
+            register_value(types, v.type, "xtap_kfunc_arg(c, " + std::to_string(slot) + ")");
         if (is_return) cv.reg = -1;  // a copy saved at entry
       } else if (is_return) {
         cv.c_value.clear();
         cv.reg = -1;
-        cv.unavailable = "it is not in an argument register at entry, so a .return probe has no copy";
+        cv.unavailable =
+            "it is not in an argument register at entry, so a .return probe has no copy";
       }
-    } else if ((v.where == DwarfVar::Where::Memory || v.where == DwarfVar::Where::Computed) && is_return) {
+    } else if ((v.where == DwarfVar::Where::Memory || v.where == DwarfVar::Where::Computed) &&
+               is_return) {
       cv = ContextVar{};
       cv.name = v.name;
       cv.type = v.type;
@@ -246,7 +254,8 @@ struct CalleeSite {
 // The calls `caller` makes to functions matching `callee`, from its DWARF
 // call sites. A tail call (a jump) leaves no return address of the caller
 // to tell it apart by, so it is not one, as in stap.
-std::vector<CalleeSite> callees_of(const KernelDwarf &d, const DwarfFunction &caller, const Spec &callee) {
+std::vector<CalleeSite> callees_of(const KernelDwarf &d, const DwarfFunction &caller,
+                                   const Spec &callee) {
   std::vector<CalleeSite> out;
   if (caller.inlined) return out;
   for (const DwarfCallSite &s : d.call_sites(caller)) {
@@ -274,7 +283,8 @@ std::vector<CalleeSite> callees_of(const KernelDwarf &d, const DwarfFunction &ca
 // variables DWARF has there; kernel.statement(ADDR).absolute (guru mode):
 // a kprobe at ADDR as given, with no debuginfo and no variables, for the
 // running kernel only (KASLR moves it on every boot).
-void derive_statement_address(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags) {
+void derive_statement_address(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
+                              Diagnostics &diags) {
   const auto &cs = pp.components;
   uint64_t addr = static_cast<uint64_t>(cs[1].num_arg);
   bool absolute = cs.size() == 3 && cs[2].name == "absolute" && !cs[2].has_arg;
@@ -287,7 +297,8 @@ void derive_statement_address(const ProbePoint &pp, const ProbeEnv &env, Derived
   if (absolute) {
     if (!env.guru) {
       diags.error("XTP2151", cs[2].loc, "kernel.statement(ADDR).absolute needs guru mode").hint =
-          "run with -g: a kprobe at an address that is not an instruction boundary corrupts the kernel";
+          "run with -g: a kprobe at an address that is not an instruction boundary corrupts the "
+          "kernel";
       return;
     }
     dp->address = addr;
@@ -296,18 +307,21 @@ void derive_statement_address(const ProbePoint &pp, const ProbeEnv &env, Derived
     return;
   }
   std::string error;
-  std::vector<const KernelDwarf *> sources = env.dwarf ? env.dwarf("", &error) : std::vector<const KernelDwarf *>{};
+  std::vector<const KernelDwarf *> sources =
+      env.dwarf ? env.dwarf("", &error) : std::vector<const KernelDwarf *>{};
   const DwarfFunction *f = sources.empty() ? nullptr : sources.front()->function_at(addr);
   if (!f) {
     if (pp.optional) return;
     auto &d = diags.error("XTP2153", cs[1].loc,
-                          sources.empty() ? "kernel.statement(ADDR) needs the kernel's DWARF debuginfo: " +
-                                                (error.empty() ? "none found" : error)
-                                          : "no function of this kernel has code at " + hex_address(addr));
-    d.hint = sources.empty() ? "install Debian's package linux-image-KVER-dbg, or point at the debuginfo with "
-                               "--debuginfo PATH"
-                             : "ADDR is an address as linked (System.map, the -dbg package's vmlinux); "
-                               "kernel.statement(ADDR).absolute (guru mode) takes a running kernel's";
+                          sources.empty()
+                              ? "kernel.statement(ADDR) needs the kernel's DWARF debuginfo: " +
+                                    (error.empty() ? "none found" : error)
+                              : "no function of this kernel has code at " + hex_address(addr));
+    d.hint = sources.empty()
+                 ? "install Debian's package linux-image-KVER-dbg, or point at the debuginfo with "
+                   "--debuginfo PATH"
+                 : "ADDR is an address as linked (System.map, the -dbg package's vmlinux); "
+                   "kernel.statement(ADDR).absolute (guru mode) takes a running kernel's";
     return;
   }
   const KernelDwarf *d = sources.front();
@@ -343,8 +357,8 @@ bool unique_global(const KernelDwarf &d, const std::string &name, const std::str
     return false;
   }
   if (gs.size() > 1) {
-    *error = "'" + name + "' names " + std::to_string(gs.size()) + " variables (in " + files_of(gs) +
-             "): say which with @var(\"" + name + "@FILE\")";
+    *error = "'" + name + "' names " + std::to_string(gs.size()) + " variables (in " +
+             files_of(gs) + "): say which with @var(\"" + name + "@FILE\")";
     return false;
   }
   *out = global_context_var(gs.front());
@@ -356,14 +370,17 @@ bool unique_global(const KernelDwarf &d, const std::string &name, const std::str
 bool dwarf_global_var(const ProbeEnv &env, const std::string &module, const std::string &name,
                       const std::string &file, ContextVar *out, const TypeTable **types,
                       std::string *error) {
-  std::vector<const KernelDwarf *> sources = env.dwarf ? env.dwarf(module, error) : std::vector<const KernelDwarf *>{};
+  std::vector<const KernelDwarf *> sources =
+      env.dwarf ? env.dwarf(module, error) : std::vector<const KernelDwarf *>{};
   if (sources.empty()) {
-    *error = "@var needs the DWARF debuginfo of " + (module.empty() ? "the kernel" : "module \"" + module + "\"") +
-             ": " + (error->empty() ? "none found" : *error);
+    *error = "@var needs the DWARF debuginfo of " +
+             (module.empty() ? "the kernel" : "module \"" + module + "\"") + ": " +
+             (error->empty() ? "none found" : *error);
     return false;
   }
   if (sources.size() > 1) {
-    *error = "@var needs one module, but '" + module + "' matches " + std::to_string(sources.size());
+    *error =
+        "@var needs one module, but '" + module + "' matches " + std::to_string(sources.size());
     return false;
   }
   if (!unique_global(*sources.front(), name, file, out, error)) return false;
@@ -410,22 +427,26 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
                           cs[1].has_arg && !cs[1].arg_is_string
                               ? "a " + kind + " probe at an address is not supported"
                               : kind + " needs a location in quotes");
-    d.hint = is_statement ? "as in kernel.statement(\"vfs_read@fs/read_write.c:460\")"
-                          : "as in kernel.function(\"vfs_read\") or kernel.function(\"*@fs/open.c\")";
+    d.hint = is_statement
+                 ? "as in kernel.statement(\"vfs_read@fs/read_write.c:460\")"
+                 : "as in kernel.function(\"vfs_read\") or kernel.function(\"*@fs/open.c\")";
     return;
   }
   std::string error;
-  std::vector<const KernelDwarf *> sources =
-      env.dwarf ? env.dwarf(is_module ? cs[0].str_arg : "", &error) : std::vector<const KernelDwarf *>{};
+  std::vector<const KernelDwarf *> sources = env.dwarf
+                                                 ? env.dwarf(is_module ? cs[0].str_arg : "", &error)
+                                                 : std::vector<const KernelDwarf *>{};
   if (sources.empty()) {
     if (pp.optional) return;
-    auto &d = diags.error("XTP2150", pp.loc,
-                          (is_module ? "module(\"" + cs[0].str_arg + "\")." + kind
-                           : is_statement ? std::string("kernel.statement")
-                           : cs.size() >= 3 ? "kernel.function(...)." + cs[2].name
-                                            : "a source location (" + at_file(cs[1].str_arg) + ")") +
-                              (is_module ? " needs the module's DWARF debuginfo: " : " needs the kernel's DWARF debuginfo: ") +
-                              (error.empty() ? "none found" : error));
+    auto &d =
+        diags.error("XTP2150", pp.loc,
+                    (is_module        ? "module(\"" + cs[0].str_arg + "\")." + kind
+                     : is_statement   ? std::string("kernel.statement")
+                     : cs.size() >= 3 ? "kernel.function(...)." + cs[2].name
+                                      : "a source location (" + at_file(cs[1].str_arg) + ")") +
+                        (is_module ? " needs the module's DWARF debuginfo: "
+                                   : " needs the kernel's DWARF debuginfo: ") +
+                        (error.empty() ? "none found" : error));
     d.hint = is_module || is_statement
                  ? "install Debian's package linux-image-KVER-dbg, or point at the debuginfo "
                    "with --debuginfo PATH"
@@ -457,8 +478,7 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
     }
   } else if (cs.size() >= 3) {
     if (pp.optional) return;
-    bool later = cs[2].name == "callee" ||
-                 cs[2].name == "callees";
+    bool later = cs[2].name == "callee" || cs[2].name == "callees";
     auto &d = diags.error("XTP2151", cs[2].loc,
                           cs[2].name == "callee" && cs.size() > 3
                               ? "." + cs[3].name + " after .callee(...) is not supported yet"
@@ -533,12 +553,17 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
         dp->table = &d->types();
         dp->display = family_prefix(*d) + "." + kind + "(\"" +
                       where(*f, label.empty() ? f->line : l.line) + "\")" +
-                      (is_return ? ".return" : is_call ? ".call" : inline_only ? ".inline" : "");
+                      (is_return     ? ".return"
+                       : is_call     ? ".call"
+                       : inline_only ? ".inline"
+                                     : "");
         if (!label.empty()) dp->display += ".label(\"" + label_names[li] + "\")";
-        if (is_statement) dp->display = family_prefix(*d) + ".statement(\"" + where(*f, l.line) + "\")";
+        if (is_statement)
+          dp->display = family_prefix(*d) + ".statement(\"" + where(*f, l.line) + "\")";
         if (call)
-          dp->display = family_prefix(*d) + ".function(\"" + where(*call->caller, call->caller->line) +
-                        "\").callee(\"" + where(*f, f->line) + "\")";
+          dp->display = family_prefix(*d) + ".function(\"" +
+                        where(*call->caller, call->caller->line) + "\").callee(\"" +
+                        where(*f, f->line) + "\")";
         dp->pattern = pp.str();
         // An inlined copy's parameters are variables of its DIE, wherever
         // the caller's code left them: read as at a statement.
@@ -603,24 +628,25 @@ void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
       }
     }
   }
-  bool several = out.size() - before > 1 || kfunc_is_glob(spec.function) || kfunc_is_glob(spec.file) ||
-                 kfunc_is_glob(label) ||
-                 spec.all_lines || spec.last > spec.first;
+  bool several = out.size() - before > 1 || kfunc_is_glob(spec.function) ||
+                 kfunc_is_glob(spec.file) || kfunc_is_glob(label) || spec.all_lines ||
+                 spec.last > spec.first;
   for (size_t i = before; i < out.size(); ++i) {
     auto &kf = static_cast<KernelFunctionProbe &>(*out[i]);
     kf.from_pattern = several;
   }
   if (out.size() == before && !pp.optional) {
     std::string what = is_module ? "module \"" + cs[0].str_arg + "\"" : "this kernel";
-    auto &d = diags.error("XTP2153", label.empty() ? cs[1].loc : cs[2].loc,
-                          !label.empty() ? "no label '" + label + "' in a function of " + what +
-                                               " matching '" + cs[1].str_arg + "'"
-                          : is_statement ? "no line of " + what + " matches '" + cs[1].str_arg + "'"
-                          : !callee.function.empty()
-                              ? "no function of " + what + " matching '" + cs[1].str_arg +
-                                    "' calls one matching '" + cs[2].str_arg + "'"
-                          : inline_only  ? "no inlined copy of a function of " + what + " matches '" + cs[1].str_arg + "'"
-                                         : "no function of " + what + " matches '" + cs[1].str_arg + "'");
+    auto &d = diags.error(
+        "XTP2153", label.empty() ? cs[1].loc : cs[2].loc,
+        !label.empty() ? "no label '" + label + "' in a function of " + what + " matching '" +
+                             cs[1].str_arg + "'"
+        : is_statement             ? "no line of " + what + " matches '" + cs[1].str_arg + "'"
+        : !callee.function.empty() ? "no function of " + what + " matching '" + cs[1].str_arg +
+                                         "' calls one matching '" + cs[2].str_arg + "'"
+        : inline_only
+            ? "no inlined copy of a function of " + what + " matches '" + cs[1].str_arg + "'"
+            : "no function of " + what + " matches '" + cs[1].str_arg + "'");
     // A named function that exists, but not at that line: say where its lines are.
     std::vector<std::string> names;
     for (const KernelDwarf *k : sources)

@@ -33,7 +33,10 @@ bool is_scalar(const KType &t) {
 class ExprToC {
  public:
   ExprToC(const DwarfVar &v, const std::string &entry_frame, bool user, ContextVar *cv)
-      : v_(v), entry_frame_(entry_frame), load_(user ? "xtap_dwarf_uload" : "xtap_dwarf_load"), cv_(cv) {}
+      : v_(v),
+        entry_frame_(entry_frame),
+        load_(user ? "xtap_dwarf_uload" : "xtap_dwarf_load"),
+        cv_(cv) {}
 
   // The C of the piece's operations: the entry on top of the stack at the
   // end. False with *why set.
@@ -49,10 +52,12 @@ class ExprToC {
           break;
         case K::Symbol:
           if (load_ == "xtap_dwarf_uload") {
-            *why = "it uses a static of the program at a fixed address, which xtap cannot place yet";
+            *why =
+                "it uses a static of the program at a fixed address, which xtap cannot place yet";
             return false;
           }
-          st.push_back("((u64)xtap_data_symbol(\"" + op.symbol + "\") + " + u64_literal(op.number) + ")");
+          st.push_back("((u64)xtap_data_symbol(\"" + op.symbol + "\") + " + u64_literal(op.number) +
+                       ")");
           break;
         case K::EntryReg: {
           std::string entry;
@@ -101,8 +106,10 @@ class ExprToC {
              "registers of a call";
       return false;
     }
-    std::string cfa = "(xtap_dwarf_reg(c, " + std::to_string(v_.cfa_reg) + ") + " + u64_literal(v_.cfa_offset) + ")";
-    *out = "xtap_entry_arg(c, &" + entry_frames_c_name(entry_frame_) + ", " + std::to_string(slot) + ", " + cfa + ")";
+    std::string cfa = "(xtap_dwarf_reg(c, " + std::to_string(v_.cfa_reg) + ") + " +
+                      u64_literal(v_.cfa_offset) + ")";
+    *out = "xtap_entry_arg(c, &" + entry_frames_c_name(entry_frame_) + ", " + std::to_string(slot) +
+           ", " + cfa + ")";
     cv_->entry_frame = entry_frame_;
     cv_->c_decl = "static struct xtap_entry_frames " + entry_frames_c_name(entry_frame_) + ";";
     cv_->can_fail = true;
@@ -148,7 +155,8 @@ class ExprToC {
       *why = "its location divides by a value known only at run time";
       return false;
     }
-    *a = atom == DW_OP_div ? "((u64)((s64)" + *a + " / (s64)" + b + "))" : "(" + *a + " % " + b + ")";
+    *a = atom == DW_OP_div ? "((u64)((s64)" + *a + " / (s64)" + b + "))"
+                           : "(" + *a + " % " + b + ")";
     return true;
   }
 
@@ -159,7 +167,8 @@ class ExprToC {
 };
 
 std::string low_bytes(const std::string &value, uint32_t size) {
-  return size >= 8 ? value : "(" + value + " & " + u64_literal((int64_t{1} << (8 * size)) - 1) + ")";
+  return size >= 8 ? value
+                   : "(" + value + " & " + u64_literal((int64_t{1} << (8 * size)) - 1) + ")";
 }
 
 }  // namespace
@@ -173,10 +182,9 @@ void in_memory_at(const KType &t, const std::string &addr, ContextVar *cv, bool 
   cv->address_c = addr;
   bool loadable = t.size == 1 || t.size == 2 || t.size == 4 || t.size == 8;
   if (is_scalar(t) && loadable)
-    cv->c_value = std::string(user ? "xtap_dwarf_uload" : "xtap_dwarf_load") + "(c, " + addr + ", " + std::to_string(t.size) + ", " +
-                  (t.is_signed ? "1" : "0") + ")";
-  else
-    cv->c_value = addr;
+    cv->c_value = std::string(user ? "xtap_dwarf_uload" : "xtap_dwarf_load") + "(c, " + addr +
+                  ", " + std::to_string(t.size) + ", " + (t.is_signed ? "1" : "0") + ")";
+  else cv->c_value = addr;
 }
 
 void computed_context_var(const TypeTable &types, const DwarfVar &v, const std::string &entry_frame,
@@ -213,7 +221,8 @@ void computed_context_var(const TypeTable &types, const DwarfVar &v, const std::
   // Pieces: a scalar of up to 8 bytes is put together from them, lowest
   // address first (x86-64 is little-endian).
   if (!is_scalar(t) || t.size > 8)
-    return fail("it is a " + types.spelling(v.type) + " split over " + std::to_string(v.pieces.size()) +
+    return fail("it is a " + types.spelling(v.type) + " split over " +
+                std::to_string(v.pieces.size()) +
                 " places (DW_OP_piece), which xtap reads only for integers and pointers");
   std::string value;
   uint32_t at = 0;
@@ -223,14 +232,18 @@ void computed_context_var(const TypeTable &types, const DwarfVar &v, const std::
     std::string c;
     switch (p.kind) {
       case DwarfPiece::Kind::Missing: return fail("part of it is optimised out at this address");
-      case DwarfPiece::Kind::Register: c = "xtap_dwarf_reg(c, " + std::to_string(p.reg) + ")"; break;
+      case DwarfPiece::Kind::Register:
+        c = "xtap_dwarf_reg(c, " + std::to_string(p.reg) + ")";
+        break;
       case DwarfPiece::Kind::Value:
         if (!to_c.run(p.ops, &c, &why)) return fail(why);
         break;
       case DwarfPiece::Kind::Memory:
-        if (size != 1 && size != 2 && size != 4 && size != 8) return fail("it has a piece of " + std::to_string(size) + " bytes in memory");
+        if (size != 1 && size != 2 && size != 4 && size != 8)
+          return fail("it has a piece of " + std::to_string(size) + " bytes in memory");
         if (!to_c.run(p.ops, &c, &why)) return fail(why);
-        c = std::string(user ? "xtap_dwarf_uload" : "xtap_dwarf_load") + "(c, " + c + ", " + std::to_string(size) + ", 0)";
+        c = std::string(user ? "xtap_dwarf_uload" : "xtap_dwarf_load") + "(c, " + c + ", " +
+            std::to_string(size) + ", 0)";
         break;
     }
     std::string part = low_bytes(c, size);

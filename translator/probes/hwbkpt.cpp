@@ -34,9 +34,9 @@ class HwbkptProbe : public DerivedProbe {
 class HwbkptProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
-    return {"kernel.data(ADDRESS).write", "kernel.data(ADDRESS).rw", "kernel.data(\"SYMBOL\").write",
-            "kernel.data(\"SYMBOL\").rw", "kernel.data(ADDRESS).length(N).write",
-            "kernel.data(\"SYMBOL\").length(N).rw"};
+    return {"kernel.data(ADDRESS).write",           "kernel.data(ADDRESS).rw",
+            "kernel.data(\"SYMBOL\").write",        "kernel.data(\"SYMBOL\").rw",
+            "kernel.data(ADDRESS).length(N).write", "kernel.data(\"SYMBOL\").length(N).rw"};
   }
 
   bool matches(const ProbePoint &pp) const override {
@@ -52,8 +52,10 @@ class HwbkptProvider : public ProbeProvider {
     if (cs[0].has_arg || !where.has_arg) return bad_shape(pp, diags);
     if (where.arg_is_string) {
       if (!valid_symbol(where.str_arg)) {
-        diags.error("XTP2194", where.loc, "'" + where.str_arg + "' is not a kernel symbol name").hint =
-            "name a kernel variable, as in kernel.data(\"jiffies\").write, or give its address as a number";
+        diags.error("XTP2194", where.loc, "'" + where.str_arg + "' is not a kernel symbol name")
+            .hint =
+            "name a kernel variable, as in kernel.data(\"jiffies\").write, or give its address as "
+            "a number";
         return;
       }
       dp->symbol = where.str_arg;
@@ -71,23 +73,28 @@ class HwbkptProvider : public ProbeProvider {
       long long n = c.has_arg && !c.arg_is_string ? c.num_arg : 0;
       if (n != 1 && n != 2 && n != 4 && n != 8) {
         diags.error("XTP2195", c.loc, "a watchpoint is 1, 2, 4 or 8 bytes long").hint =
-            "the debug registers watch an aligned 1, 2, 4 or 8 bytes; use .length(8) for a pointer or a long";
+            "the debug registers watch an aligned 1, 2, 4 or 8 bytes; use .length(8) for a pointer "
+            "or a long";
         return;
       }
       dp->len = static_cast<int>(n);
       ++next;
     }
-    if (next + 1 != cs.size() || cs[next].has_arg || (cs[next].name != "write" && cs[next].name != "rw"))
+    if (next + 1 != cs.size() || cs[next].has_arg ||
+        (cs[next].name != "write" && cs[next].name != "rw"))
       return bad_shape(pp, diags);
     dp->type = cs[next].name == "write" ? kBreakpointW : kBreakpointRW;
     if (dp->symbol.empty()) {
       dp->shown = "kernel.data(" + hex_address(dp->address) + ")";
       for (size_t i = 2; i < cs.size(); ++i)
-        dp->shown += "." + cs[i].name + (cs[i].has_arg ? "(" + std::to_string(cs[i].num_arg) + ")" : "");
+        dp->shown +=
+            "." + cs[i].name + (cs[i].has_arg ? "(" + std::to_string(cs[i].num_arg) + ")" : "");
     }
     if (dp->symbol.empty() && dp->address % static_cast<unsigned>(dp->len) != 0) {
-      diags.error("XTP2195", where.loc, "address " + hex_address(dp->address) + " is not aligned to the watchpoint's " +
-                                            std::to_string(dp->len) + " bytes")
+      diags
+          .error("XTP2195", where.loc,
+                 "address " + hex_address(dp->address) + " is not aligned to the watchpoint's " +
+                     std::to_string(dp->len) + " bytes")
           .hint = "watch from an address that is a multiple of the length, or a shorter length";
       return;
     }
@@ -96,15 +103,19 @@ class HwbkptProvider : public ProbeProvider {
 
   // More watchpoints than the CPU has debug registers could never all be
   // armed: refused at the first one too many.
-  void check_family(const std::vector<const DerivedProbe *> &mine, Diagnostics &diags) const override {
+  void check_family(const std::vector<const DerivedProbe *> &mine,
+                    Diagnostics &diags) const override {
     if (mine.size() <= kMaxWatchpoints) return;
-    diags.error("XTP2196", mine[kMaxWatchpoints]->point->loc,
-                "more than " + std::to_string(kMaxWatchpoints) + " kernel.data watchpoints in one script")
+    diags
+        .error("XTP2196", mine[kMaxWatchpoints]->point->loc,
+               "more than " + std::to_string(kMaxWatchpoints) +
+                   " kernel.data watchpoints in one script")
         .hint = "the CPU has " + std::to_string(kMaxWatchpoints) +
                 " debug registers; watch fewer addresses, or one wider range with .length(8)";
   }
 
-  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_hwbkpt_probes", mine);
     w.open("static const struct xtap_hwbkpt_spec xtap_hwbkpt_specs[] = {");
@@ -112,9 +123,9 @@ class HwbkptProvider : public ProbeProvider {
       const auto &p = *static_cast<const HwbkptProbe *>(mine[i]);
       // xtap_data_symbol("sym") becomes the symbol's slot in the table that
       // module_init fills (codegen/data_symbols.h).
-      std::string where = p.symbol.empty()
-                              ? ".address = " + hex_address(p.address) + "UL"
-                              : ".symbol_address = &xtap_data_symbol(" + c_string_literal(p.symbol) + ")";
+      std::string where = p.symbol.empty() ? ".address = " + hex_address(p.address) + "UL"
+                                           : ".symbol_address = &xtap_data_symbol(" +
+                                                 c_string_literal(p.symbol) + ")";
       w.line("{ .probe = &xtap_hwbkpt_probes[" + std::to_string(i) + "], " + where +
              ", .len = " + std::to_string(p.len) + ", .type = " + std::to_string(p.type) +
              ", .optional = " + (p.optional ? "1" : "0") + " },");

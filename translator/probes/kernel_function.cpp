@@ -31,7 +31,8 @@ constexpr int kRegisterArgs = 6;  // XTAP_KFUNC_REG_ARGS: rdi rsi rdx rcx r8 r9
 
 bool kfunc_is_glob(const std::string &s) { return s.find_first_of("*?[") != std::string::npos; }
 
-std::string entry_frame_key(const std::string &symbol, uint64_t offset, const std::string &function) {
+std::string entry_frame_key(const std::string &symbol, uint64_t offset,
+                            const std::string &function) {
   return symbol + "+" + std::to_string(offset) + " " + function;
 }
 
@@ -102,17 +103,22 @@ std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &
       v.unavailable = "it is a floating-point parameter, passed in a vector register";
     } else if (lost.empty()) {
       if (slot >= kRegisterArgs && is_return) {
-        lost = "it is passed on the stack (after the sixth argument register), which a .return "
-               "probe does not keep";
+        lost =
+            "it is passed on the stack (after the sixth argument register), which a .return "
+            "probe does not keep";
       } else if (slot >= kRegisterArgs) {
         // At the entry, above the return address: the seventh at sp + 8,
         // then one 8-byte slot each (the integers and pointers read here).
-        bool scalar = t.kind == KTypeKind::Int || t.kind == KTypeKind::Enum || t.kind == KTypeKind::Pointer;
+        bool scalar =
+            t.kind == KTypeKind::Int || t.kind == KTypeKind::Enum || t.kind == KTypeKind::Pointer;
         if (scalar && t.size <= 8) {
-          in_memory_at(t, "(xtap_dwarf_reg(c, 7) + " + std::to_string(8 * (slot - kRegisterArgs + 1)) + ")", &v);
+          in_memory_at(
+              t, "(xtap_dwarf_reg(c, 7) + " + std::to_string(8 * (slot - kRegisterArgs + 1)) + ")",
+              &v);
           ++slot;
         } else {
-          v.unavailable = "it is a " + types.spelling(p.type) + " passed by value on the stack, which xtap does not read";
+          v.unavailable = "it is a " + types.spelling(p.type) +
+                          " passed by value on the stack, which xtap does not read";
           lost = "it comes after '" + p.name + "', a " + types.spelling(p.type) +
                  " passed by value, so its place on the stack is not known";
         }
@@ -188,7 +194,8 @@ class KernelFunctionProvider : public ProbeProvider {
       size_t before = out.size();
       derive(pp, decl, env, out, diags);
       for (size_t i = before; i < out.size(); ++i)
-        static_cast<KernelFunctionProbe &>(*out[i]).maxactive = static_cast<uint32_t>(wcs[3].num_arg);
+        static_cast<KernelFunctionProbe &>(*out[i]).maxactive =
+            static_cast<uint32_t>(wcs[3].num_arg);
       return;
     }
     const ProbePoint &pp = written;
@@ -278,17 +285,19 @@ class KernelFunctionProvider : public ProbeProvider {
         if (v.used && !v.entry_frame.empty()) frames.emplace(v.entry_frame, i);
     }
     for (const auto &[key, probe] : frames)
-      w.line("static struct xtap_entry_frames " + entry_frames_c_name(key) + " = { .function = " +
-             c_string_literal(entry_frame_site(key).function) + " };");
+      w.line("static struct xtap_entry_frames " + entry_frames_c_name(key) +
+             " = { .function = " + c_string_literal(entry_frame_site(key).function) + " };");
     w.open("static const struct xtap_kprobe_spec xtap_kfuncs[] = {");
     // First, so that they are armed before the statements that read them.
     for (const auto &[key, probe] : frames) {
       EntryFrameSite site = entry_frame_site(key);
       ++nspecs;
-      w.line("{ .probe = &xtap_kfunc_probes[" + std::to_string(probe) + "], .symbol = " +
-             c_string_literal(site.symbol) + (site.offset ? ", .offset = " + std::to_string(site.offset) : "") +
-             ", .is_return = 1, .save_args = 1, .optional = " + (mine[probe]->optional ? "1" : "0") +
-             ", .frames = &" + entry_frames_c_name(key) + " },");
+      w.line(
+          "{ .probe = &xtap_kfunc_probes[" + std::to_string(probe) +
+          "], .symbol = " + c_string_literal(site.symbol) +
+          (site.offset ? ", .offset = " + std::to_string(site.offset) : "") +
+          ", .is_return = 1, .save_args = 1, .optional = " + (mine[probe]->optional ? "1" : "0") +
+          ", .frames = &" + entry_frames_c_name(key) + " },");
     }
     for (size_t i = 0; i < mine.size(); ++i) {
       auto *kf = static_cast<const KernelFunctionProbe *>(mine[i]);
@@ -298,8 +307,7 @@ class KernelFunctionProvider : public ProbeProvider {
       if (kf->from_pattern)
         pattern =
             pattern_ids.emplace(kf->point, static_cast<int>(pattern_ids.size()) + 1).first->second;
-      std::string spec = "{ .probe = &xtap_kfunc_probes[" + std::to_string(i) +
-                         "], .symbol = " +
+      std::string spec = "{ .probe = &xtap_kfunc_probes[" + std::to_string(i) + "], .symbol = " +
                          c_string_literal(kf->symbol.empty() ? kf->function : kf->symbol) +
                          (kf->offset ? ", .offset = " + std::to_string(kf->offset) : "") +
                          ", .is_return = " + (kf->is_return ? "1" : "0") +
@@ -314,12 +322,11 @@ class KernelFunctionProvider : public ProbeProvider {
                 "), .return_offset = " + std::to_string(kf->return_offset);
       if (pattern)
         spec += ", .pattern = " + std::to_string(pattern) + ", .pattern_text = " +
-                c_string_literal(kf->display.empty()
-                                     ? "kernel.function(\"" + kf->pattern + "\")" +
-                                           (kf->is_return ? ".return"
-                                            : kf->is_call ? ".call"
-                                                          : "")
-                                     : kf->pattern);
+                c_string_literal(kf->display.empty() ? "kernel.function(\"" + kf->pattern + "\")" +
+                                                           (kf->is_return ? ".return"
+                                                            : kf->is_call ? ".call"
+                                                                          : "")
+                                                     : kf->pattern);
       w.line(spec + " },");
     }
     w.close("};");
@@ -334,8 +341,9 @@ class KernelFunctionProvider : public ProbeProvider {
     if (cs[1].name == "statement") return "kernel.statement";
     if (cs[1].arg_is_string && cs[1].str_arg.find('@') != std::string::npos)
       return "a source location (" + cs[1].str_arg.substr(cs[1].str_arg.find('@')) + ")";
-    if (cs.size() >= 3 && (cs[2].name == "inline" || cs[2].name == "label" || cs[2].name == "exported" ||
-                           cs[2].name == "callee" || cs[2].name == "callees"))
+    if (cs.size() >= 3 &&
+        (cs[2].name == "inline" || cs[2].name == "label" || cs[2].name == "exported" ||
+         cs[2].name == "callee" || cs[2].name == "callees"))
       return "kernel.function(...)." + cs[2].name;
     return "";
   }

@@ -45,7 +45,8 @@ class KernelFunctionProbe : public DerivedProbe {
     return "kernel.function(\"" + function + "\")" +
            (is_return ? ".return"
             : is_call ? ".call"
-                      : "") + max;
+                      : "") +
+           max;
   }
   // DWARF: the variables are worked out on first use (types and scopes are
   // read only for the probes whose bodies use them).
@@ -66,7 +67,8 @@ class KernelFunctionProbe : public DerivedProbe {
     return decls;
   }
   // DWARF: globals as the probed function's compilation unit sees them.
-  std::function<bool(const std::string &name, const std::string &file, ContextVar *out)> lazy_global;
+  std::function<bool(const std::string &name, const std::string &file, ContextVar *out)>
+      lazy_global;
   bool global_var(const std::string &name, const std::string &file, ContextVar *out,
                   const TypeTable **types) const override {
     if (!lazy_global || !lazy_global(name, file, out)) return false;
@@ -81,7 +83,8 @@ bool kfunc_is_glob(const std::string &s);
 // calls keep their argument registers, as ContextVar::entry_frame names it
 // (its kprobe symbol and offset, and its name for messages), and the C
 // name of its struct xtap_entry_frames in the generated module.
-std::string entry_frame_key(const std::string &symbol, uint64_t offset, const std::string &function);
+std::string entry_frame_key(const std::string &symbol, uint64_t offset,
+                            const std::string &function);
 struct EntryFrameSite {
   std::string symbol;
   uint64_t offset = 0;
@@ -100,8 +103,8 @@ std::string register_value(const TypeTable &types, int type, const std::string &
 // `entry_frame`: the entry_frame_key() of the function the statement is
 // in, whose calls keep their entry values for DW_OP_entry_value. `user`:
 // the variable is a user program's (process probes), in its memory.
-ContextVar dwarf_context_var(const TypeTable &types, const DwarfVar &v, const std::string &entry_frame = "",
-                             bool user = false);
+ContextVar dwarf_context_var(const TypeTable &types, const DwarfVar &v,
+                             const std::string &entry_frame = "", bool user = false);
 
 // The parameters of `f` as context variables read from the argument
 // registers at entry (and $return in a return probe).

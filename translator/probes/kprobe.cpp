@@ -13,8 +13,8 @@ namespace {
 bool valid_symbol(const std::string &s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '*' && c != '?' &&
-        c != '[' && c != ']' && c != '-' && c != '!')
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '*' &&
+        c != '?' && c != '[' && c != ']' && c != '-' && c != '!')
       return false;
   return true;
 }
@@ -34,7 +34,9 @@ class KprobeProvider : public ProbeProvider {
     return {"kprobe.function(\"name\")", "kprobe.function(\"name\").return"};
   }
 
-  bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "kprobe"; }
+  bool matches(const ProbePoint &pp) const override {
+    return pp.components.front().name == "kprobe";
+  }
 
   void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &, DerivedProbes &out,
               Diagnostics &diags) const override {
@@ -52,8 +54,9 @@ class KprobeProvider : public ProbeProvider {
       return;
     }
     if (!valid_symbol(cs[1].str_arg)) {
-      diags.error("XTP2112", cs[1].loc,
-                  "'" + cs[1].str_arg + "' is not a kernel symbol name or a pattern of them")
+      diags
+          .error("XTP2112", cs[1].loc,
+                 "'" + cs[1].str_arg + "' is not a kernel symbol name or a pattern of them")
           .hint = "use letters, digits, '_', and * ? [...] to match several functions";
       return;
     }
@@ -64,7 +67,8 @@ class KprobeProvider : public ProbeProvider {
     out.push_back(std::move(dp));
   }
 
-  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_kprobe_probes", mine);
     // An @entry half is no probe of its own: its return's kretprobe runs it.
@@ -79,9 +83,11 @@ class KprobeProvider : public ProbeProvider {
       specs.push_back(i);
       w.line("{ .probe = &xtap_kprobe_probes[" + std::to_string(i) + "], .symbol = " +
              c_string_literal(kp->symbol) + ", .is_return = " + (kp->is_return ? "1" : "0") +
-             ", .optional = " + (kp->optional ? "1" : "0") + ", .wildcard = " + (kp->wildcard ? "1" : "0") +
-             (entry_half[i] >= 0 ? ", .entry_probe = &xtap_kprobe_probes[" + std::to_string(entry_half[i]) + "]"
-                                 : std::string()) +
+             ", .optional = " + (kp->optional ? "1" : "0") +
+             ", .wildcard = " + (kp->wildcard ? "1" : "0") +
+             (entry_half[i] >= 0
+                  ? ", .entry_probe = &xtap_kprobe_probes[" + std::to_string(entry_half[i]) + "]"
+                  : std::string()) +
              " },");
     }
     w.close("};");
@@ -89,7 +95,8 @@ class KprobeProvider : public ProbeProvider {
     for (size_t n = 0; n < specs.size(); ++n) {
       auto *kp = static_cast<const KprobeProbe *>(mine[specs[n]]);
       if (kp->wildcard)
-        w.line("MODULE_INFO(xtap_wildcard, " + c_string_literal(std::to_string(n) + ":" + kp->symbol) + ");");
+        w.line("MODULE_INFO(xtap_wildcard, " +
+               c_string_literal(std::to_string(n) + ":" + kp->symbol) + ");");
     }
     out.groups.push_back(probe_group("xtap_kprobe_ops", "xtap_kprobes", specs.size()));
   }

@@ -23,13 +23,13 @@ struct NamedNumber {
 // The hooks by the names of the kernel's uapi headers (linux/netfilter.h,
 // netfilter_ipv4.h, netfilter_ipv6.h, netfilter_arp.h, netfilter_bridge.h).
 constexpr NamedNumber kHooks[] = {
-    {"NF_INET_PRE_ROUTING", 0}, {"NF_INET_LOCAL_IN", 1},   {"NF_INET_FORWARD", 2},
+    {"NF_INET_PRE_ROUTING", 0}, {"NF_INET_LOCAL_IN", 1},     {"NF_INET_FORWARD", 2},
     {"NF_INET_LOCAL_OUT", 3},   {"NF_INET_POST_ROUTING", 4}, {"NF_IP_PRE_ROUTING", 0},
-    {"NF_IP_LOCAL_IN", 1},      {"NF_IP_FORWARD", 2},      {"NF_IP_LOCAL_OUT", 3},
-    {"NF_IP_POST_ROUTING", 4},  {"NF_IP6_PRE_ROUTING", 0}, {"NF_IP6_LOCAL_IN", 1},
-    {"NF_IP6_FORWARD", 2},      {"NF_IP6_LOCAL_OUT", 3},   {"NF_IP6_POST_ROUTING", 4},
-    {"NF_ARP_IN", 0},           {"NF_ARP_OUT", 1},         {"NF_ARP_FORWARD", 2},
-    {"NF_BR_PRE_ROUTING", 0},   {"NF_BR_LOCAL_IN", 1},     {"NF_BR_FORWARD", 2},
+    {"NF_IP_LOCAL_IN", 1},      {"NF_IP_FORWARD", 2},        {"NF_IP_LOCAL_OUT", 3},
+    {"NF_IP_POST_ROUTING", 4},  {"NF_IP6_PRE_ROUTING", 0},   {"NF_IP6_LOCAL_IN", 1},
+    {"NF_IP6_FORWARD", 2},      {"NF_IP6_LOCAL_OUT", 3},     {"NF_IP6_POST_ROUTING", 4},
+    {"NF_ARP_IN", 0},           {"NF_ARP_OUT", 1},           {"NF_ARP_FORWARD", 2},
+    {"NF_BR_PRE_ROUTING", 0},   {"NF_BR_LOCAL_IN", 1},       {"NF_BR_FORWARD", 2},
     {"NF_BR_LOCAL_OUT", 3},     {"NF_BR_POST_ROUTING", 4},
 };
 constexpr NamedNumber kFamilies[] = {
@@ -79,7 +79,8 @@ class NetfilterProvider : public ProbeProvider {
   }
 
   bool matches(const ProbePoint &pp) const override {
-    return pp.components[0].name == "netfilter" && pp.components.size() >= 2 && pp.components[1].name == "hook";
+    return pp.components[0].name == "netfilter" && pp.components.size() >= 2 &&
+           pp.components[1].name == "hook";
   }
 
   void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &env, DerivedProbes &out,
@@ -95,26 +96,36 @@ class NetfilterProvider : public ProbeProvider {
         have_pf = true;
       } else if (c.name == "priority" && c.has_arg) {
         char *end = nullptr;
-        dp->priority = c.arg_is_string ? std::strtol(c.str_arg.c_str(), &end, 0) : static_cast<long>(c.num_arg);
+        dp->priority = c.arg_is_string ? std::strtol(c.str_arg.c_str(), &end, 0)
+                                       : static_cast<long>(c.num_arg);
         if (c.arg_is_string && (end == c.str_arg.c_str() || *end)) {
           diags.error("XTP2180", c.loc, "netfilter priority '" + c.str_arg + "' is not a number");
           return;
         }
       } else {
-        diags.error("XTP2181", c.loc, "unexpected '." + c.name + "' in netfilter probe point '" + pp.str() + "'").hint =
-            "write netfilter.hook(\"NF_INET_LOCAL_IN\").pf(\"NFPROTO_IPV4\"), optionally followed by .priority(N)";
+        diags
+            .error("XTP2181", c.loc,
+                   "unexpected '." + c.name + "' in netfilter probe point '" + pp.str() + "'")
+            .hint =
+            "write netfilter.hook(\"NF_INET_LOCAL_IN\").pf(\"NFPROTO_IPV4\"), optionally followed "
+            "by .priority(N)";
         return;
       }
     }
     if (!have_pf) {
-      diags.error("XTP2181", pp.loc, "netfilter probe point '" + pp.str() + "' needs a protocol family").hint =
-          "add .pf(\"NFPROTO_IPV4\"), .pf(\"NFPROTO_IPV6\"), .pf(\"NFPROTO_ARP\") or .pf(\"NFPROTO_BRIDGE\")";
+      diags
+          .error("XTP2181", pp.loc,
+                 "netfilter probe point '" + pp.str() + "' needs a protocol family")
+          .hint =
+          "add .pf(\"NFPROTO_IPV4\"), .pf(\"NFPROTO_IPV6\"), .pf(\"NFPROTO_ARP\") or "
+          ".pf(\"NFPROTO_BRIDGE\")";
       return;
     }
     std::string error;
     const KernelBtf *btf = env.btf ? env.btf(&error) : nullptr;
     if (!btf) {
-      diags.error("XTP2182", pp.loc, "netfilter probes need the kernel's BTF for their variables: " + error);
+      diags.error("XTP2182", pp.loc,
+                  "netfilter probes need the kernel's BTF for their variables: " + error);
       return;
     }
     const TypeTable &types = btf->types();
@@ -122,28 +133,32 @@ class NetfilterProvider : public ProbeProvider {
     int uint = int_type(types, "unsigned int"), ulong = int_type(types, "long unsigned int");
     if (ulong < 0) ulong = int_type(types, "unsigned long");
     if (skb < 0 || dev < 0 || uint < 0 || ulong < 0) {
-      diags.error("XTP2182", pp.loc, "the kernel's BTF (" + btf->origin() +
-                                         ") lacks struct sk_buff, struct net_device or unsigned int");
+      diags.error("XTP2182", pp.loc,
+                  "the kernel's BTF (" + btf->origin() +
+                      ") lacks struct sk_buff, struct net_device or unsigned int");
       return;
     }
     dp->table = &types;
-    dp->vars = {{.name = "hooknum", .type = uint, .c_value = "c->args[0]"},
-                {.name = "skb", .type = skb, .c_value = "c->args[1]"},
-                {.name = "in", .type = dev, .c_value = "c->args[2]"},
-                {.name = "out", .type = dev, .c_value = "c->args[3]"},
-                {.name = "okfn", .type = ulong, .c_value = "c->args[4]"},
-                {.name = "verdict", .type = uint, .c_value = "c->args[5]", .address_c = kVerdictAddress}};
+    dp->vars = {
+        {.name = "hooknum", .type = uint, .c_value = "c->args[0]"},
+        {.name = "skb", .type = skb, .c_value = "c->args[1]"},
+        {.name = "in", .type = dev, .c_value = "c->args[2]"},
+        {.name = "out", .type = dev, .c_value = "c->args[3]"},
+        {.name = "okfn", .type = ulong, .c_value = "c->args[4]"},
+        {.name = "verdict", .type = uint, .c_value = "c->args[5]", .address_c = kVerdictAddress}};
     out.push_back(std::move(dp));
   }
 
-  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_netfilter_probes", mine);
     w.open("static const struct xtap_netfilter_spec xtap_netfilter_hooks[] = {");
     for (size_t i = 0; i < mine.size(); ++i) {
       const auto &n = *static_cast<const NetfilterProbe *>(mine[i]);
-      w.line("{ .probe = &xtap_netfilter_probes[" + std::to_string(i) + "], .hook = " + std::to_string(n.hook) +
-             ", .pf = " + std::to_string(n.pf) + ", .priority = " + std::to_string(n.priority) + " },");
+      w.line("{ .probe = &xtap_netfilter_probes[" + std::to_string(i) +
+             "], .hook = " + std::to_string(n.hook) + ", .pf = " + std::to_string(n.pf) +
+             ", .priority = " + std::to_string(n.priority) + " },");
     }
     w.close("};");
     out.groups.push_back(probe_group("xtap_netfilter_ops", "xtap_netfilter_hooks", mine.size()));
@@ -152,11 +167,12 @@ class NetfilterProvider : public ProbeProvider {
  private:
   // A hook or family given by name ("NF_INET_LOCAL_IN") or number.
   template <size_t N>
-  static bool number_of(const ProbePointComponent &c, const NamedNumber (&table)[N], const std::string &what,
-                        Diagnostics &diags, int *value) {
+  static bool number_of(const ProbePointComponent &c, const NamedNumber (&table)[N],
+                        const std::string &what, Diagnostics &diags, int *value) {
     if (!c.has_arg) {
-      diags.error("XTP2181", c.loc, "netfilter ." + what + " needs a name or a number, as in ." + what + "(\"" +
-                                        table[0].name + "\")");
+      diags.error("XTP2181", c.loc,
+                  "netfilter ." + what + " needs a name or a number, as in ." + what + "(\"" +
+                      table[0].name + "\")");
       return false;
     }
     if (!c.arg_is_string) {
@@ -173,7 +189,8 @@ class NetfilterProvider : public ProbeProvider {
     }
     auto &d = diags.error("XTP2183", c.loc, "unknown netfilter " + what + " '" + c.str_arg + "'");
     std::string guess = closest_match(c.str_arg, names);
-    d.hint = guess.empty() ? "use one of the kernel's names, such as " + names[0] : "did you mean '" + guess + "'?";
+    d.hint = guess.empty() ? "use one of the kernel's names, such as " + names[0]
+                           : "did you mean '" + guess + "'?";
     return false;
   }
 };

@@ -10,12 +10,15 @@ class NeverProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override { return {"never"}; }
 
-  bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "never"; }
+  bool matches(const ProbePoint &pp) const override {
+    return pp.components.front().name == "never";
+  }
 
   void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &, DerivedProbes &out,
               Diagnostics &diags) const override {
     if (pp.components.size() > 1 || pp.components[0].has_arg) {
-      diags.error("XTP2107", pp.loc, "'never' takes no arguments or components").hint = "write 'probe never { ... }'";
+      diags.error("XTP2107", pp.loc, "'never' takes no arguments or components").hint =
+          "write 'probe never { ... }'";
       return;
     }
     out.push_back(std::make_unique<DerivedProbe>());

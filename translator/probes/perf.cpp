@@ -22,14 +22,19 @@ struct NamedEvent {
 };
 // The generic events' config values, in the uapi enums' order.
 constexpr NamedEvent kSoftware[] = {
-    {"cpu_clock", 0},       {"task_clock", 1},       {"page_faults", 2},     {"context_switches", 3},
-    {"cpu_migrations", 4},  {"page_faults_min", 5},  {"page_faults_maj", 6}, {"alignment_faults", 7},
-    {"emulation_faults", 8}};
-constexpr NamedEvent kHardware[] = {
-    {"cpu_cycles", 0},          {"instructions", 1},           {"cache_references", 2},
-    {"cache_misses", 3},        {"branch_instructions", 4},    {"branch_misses", 5},
-    {"bus_cycles", 6},          {"stalled_cycles_frontend", 7}, {"stalled_cycles_backend", 8},
-    {"ref_cpu_cycles", 9}};
+    {"cpu_clock", 0},        {"task_clock", 1},       {"page_faults", 2},
+    {"context_switches", 3}, {"cpu_migrations", 4},   {"page_faults_min", 5},
+    {"page_faults_maj", 6},  {"alignment_faults", 7}, {"emulation_faults", 8}};
+constexpr NamedEvent kHardware[] = {{"cpu_cycles", 0},
+                                    {"instructions", 1},
+                                    {"cache_references", 2},
+                                    {"cache_misses", 3},
+                                    {"branch_instructions", 4},
+                                    {"branch_misses", 5},
+                                    {"bus_cycles", 6},
+                                    {"stalled_cycles_frontend", 7},
+                                    {"stalled_cycles_backend", 8},
+                                    {"ref_cpu_cycles", 9}};
 
 class PerfProbe : public DerivedProbe {
  public:
@@ -51,26 +56,30 @@ class PerfProvider : public ProbeProvider {
 
   bool matches(const ProbePoint &pp) const override {
     const auto &cs = pp.components;
-    return cs[0].name == "perf" || (cs[0].name == "timer" && cs.size() >= 2 && cs[1].name == "profile");
+    return cs[0].name == "perf" ||
+           (cs[0].name == "timer" && cs.size() >= 2 && cs[1].name == "profile");
   }
 
   void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &, DerivedProbes &out,
               Diagnostics &diags) const override {
     auto dp = std::make_unique<PerfProbe>();
-    bool ok = pp.components[0].name == "timer" ? derive_profile(pp, *dp, diags) : derive_perf(pp, *dp, diags);
+    bool ok = pp.components[0].name == "timer" ? derive_profile(pp, *dp, diags)
+                                               : derive_perf(pp, *dp, diags);
     if (ok) out.push_back(std::move(dp));
   }
 
-  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_perf_probes", mine);
     w.open("static const struct xtap_perf_spec xtap_perf_specs[] = {");
     for (size_t i = 0; i < mine.size(); ++i) {
       const auto &p = *static_cast<const PerfProbe *>(mine[i]);
-      w.line("{ .probe = &xtap_perf_probes[" + std::to_string(i) + "], .type = " + std::to_string(p.type) +
-             ", .config = " + std::to_string(p.config) + "ULL, .sample_period = " +
-             std::to_string(p.sample_period) + "ULL, .sample_freq = " + std::to_string(p.sample_freq) +
-             "ULL, .tick = " + (p.tick ? "1" : "0") + ", .optional = " + (p.optional ? "1" : "0") + " },");
+      w.line("{ .probe = &xtap_perf_probes[" + std::to_string(i) +
+             "], .type = " + std::to_string(p.type) + ", .config = " + std::to_string(p.config) +
+             "ULL, .sample_period = " + std::to_string(p.sample_period) + "ULL, .sample_freq = " +
+             std::to_string(p.sample_freq) + "ULL, .tick = " + (p.tick ? "1" : "0") +
+             ", .optional = " + (p.optional ? "1" : "0") + " },");
     }
     w.close("};");
     out.groups.push_back(probe_group("xtap_perf_ops", "xtap_perf_specs", mine.size()));
@@ -79,14 +88,16 @@ class PerfProvider : public ProbeProvider {
  private:
   static void bad_shape(const ProbePoint &pp, Diagnostics &diags) {
     diags.error("XTP2190", pp.loc, "unknown perf probe point '" + pp.str() + "'").hint =
-        "use perf.sw.NAME, perf.hw.NAME or perf.type(N).config(M), optionally followed by .sample(N) "
+        "use perf.sw.NAME, perf.hw.NAME or perf.type(N).config(M), optionally followed by "
+        ".sample(N) "
         "or .hz(N); or timer.profile";
   }
 
   // A positive number argument of component c, or false after saying so.
   static bool positive(const ProbePointComponent &c, Diagnostics &diags, long long *v) {
     if (!c.has_arg || c.arg_is_string || c.num_arg <= 0) {
-      diags.error("XTP2191", c.loc, "'" + c.name + "' needs a positive number, as in ." + c.name + "(1000)");
+      diags.error("XTP2191", c.loc,
+                  "'" + c.name + "' needs a positive number, as in ." + c.name + "(1000)");
       return false;
     }
     *v = c.num_arg;
@@ -108,7 +119,9 @@ class PerfProvider : public ProbeProvider {
     long long hz;
     if (!positive(cs[3], diags, &hz)) return false;
     if (hz > 10000) {
-      diags.error("XTP2192", cs[3].loc, "timer.profile.freq.hz(" + std::to_string(hz) + ") is too fast")
+      diags
+          .error("XTP2192", cs[3].loc,
+                 "timer.profile.freq.hz(" + std::to_string(hz) + ") is too fast")
           .hint = "sample at most 10000 times a second on each CPU";
       return false;
     }
@@ -146,7 +159,8 @@ class PerfProvider : public ProbeProvider {
     const auto &c = cs[next];
     if (c.name == "process" || c.name == "counter") {
       diags.error("XTP2193", c.loc, "perf ." + c.name + "(...) probes are not supported yet").hint =
-          "xtap samples perf events system-wide; count one process's events with a filter on pid() instead";
+          "xtap samples perf events system-wide; count one process's events with a filter on pid() "
+          "instead";
       return false;
     }
     if (next + 1 != cs.size() || (c.name != "sample" && c.name != "hz")) {
@@ -164,7 +178,8 @@ class PerfProvider : public ProbeProvider {
     return true;
   }
 
-  static bool named_event(bool software, const ProbePointComponent &c, PerfProbe &dp, Diagnostics &diags) {
+  static bool named_event(bool software, const ProbePointComponent &c, PerfProbe &dp,
+                          Diagnostics &diags) {
     std::vector<std::string> names;
     const NamedEvent *first = software ? std::begin(kSoftware) : std::begin(kHardware);
     const NamedEvent *last = software ? std::end(kSoftware) : std::end(kHardware);
@@ -177,11 +192,12 @@ class PerfProvider : public ProbeProvider {
       }
     }
     auto &d = diags.error("XTP2190", c.loc,
-                          std::string("unknown ") + (software ? "software" : "hardware") + " perf event '" +
-                              c.name + "'");
+                          std::string("unknown ") + (software ? "software" : "hardware") +
+                              " perf event '" + c.name + "'");
     std::string guess = closest_match(c.name, names);
-    d.hint = guess.empty() ? "see docs/probes.md for the event names"
-                           : std::string("did you mean 'perf.") + (software ? "sw." : "hw.") + guess + "'?";
+    d.hint = guess.empty()
+                 ? "see docs/probes.md for the event names"
+                 : std::string("did you mean 'perf.") + (software ? "sw." : "hw.") + guess + "'?";
     return false;
   }
 };

@@ -68,14 +68,16 @@ std::string ProcessFunctionProbe::name() const {
   std::string suffix = is_return ? ".return" : is_call ? ".call" : "";
   if (plt)
     return "process(\"" + (library.empty() ? path : program) + "\")" +
-           (library.empty() ? "" : ".library(\"" + path + "\")") + ".plt(\"" + function + "\")" + suffix;
+           (library.empty() ? "" : ".library(\"" + path + "\")") + ".plt(\"" + function + "\")" +
+           suffix;
   if (!mark.empty())
-    return "process(\"" + path + "\")" + (provider.empty() ? "" : ".provider(\"" + provider + "\")") +
-           ".mark(\"" + mark + "\")";
+    return "process(\"" + path + "\")" +
+           (provider.empty() ? "" : ".provider(\"" + provider + "\")") + ".mark(\"" + mark + "\")";
   if (!source_line.empty()) return "process(\"" + path + "\").statement(\"" + source_line + "\")";
   if (statement) return "process(\"" + path + "\").statement(" + hex_address(statement) + ")";
   if (!library.empty())
-    return "process(\"" + program + "\").library(\"" + library + "\").function(\"" + function + "\")" + suffix;
+    return "process(\"" + program + "\").library(\"" + library + "\").function(\"" + function +
+           "\")" + suffix;
   return "process(\"" + path + "\").function(\"" + function + "\")" + suffix;
 }
 
@@ -100,8 +102,13 @@ void ProcessFunctionProbe::add_return_var() {
 }
 
 const std::vector<std::string> &library_dirs() {
-  static const std::vector<std::string> dirs = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
-                                                "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib"};
+  static const std::vector<std::string> dirs = {"/lib/x86_64-linux-gnu",
+                                                "/usr/lib/x86_64-linux-gnu",
+                                                "/lib64",
+                                                "/usr/lib64",
+                                                "/lib",
+                                                "/usr/lib",
+                                                "/usr/local/lib"};
   return dirs;
 }
 
@@ -134,14 +141,16 @@ std::string host_path(const std::string &written, const std::string &sysroot, st
   return "";
 }
 
-std::unique_ptr<ElfSymbols> open_program(const ProbePoint &pp, const ProbeEnv &env, std::string *file,
-                                         std::string *target, Diagnostics &diags) {
+std::unique_ptr<ElfSymbols> open_program(const ProbePoint &pp, const ProbeEnv &env,
+                                         std::string *file, std::string *target,
+                                         Diagnostics &diags) {
   const auto &c = pp.components[0];
   *file = host_path(c.str_arg, env.sysroot, target);
   std::string why = "no such file";
   auto elf = file->empty() ? nullptr : ElfSymbols::open(*file, &why);
   if (!elf && !pp.optional)
-    diags.error(file->empty() ? "XTP2171" : "XTP2172", c.loc, "cannot probe '" + c.str_arg + "': " + why);
+    diags.error(file->empty() ? "XTP2171" : "XTP2172", c.loc,
+                "cannot probe '" + c.str_arg + "': " + why);
   return elf;
 }
 
@@ -150,10 +159,12 @@ namespace {
 class ProcessProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
-    return {"process(\"path\").function(\"name\")", "process(\"path\").function(\"name\").call",
+    return {"process(\"path\").function(\"name\")",
+            "process(\"path\").function(\"name\").call",
             "process(\"path\").function(\"name\").return",
             "process(\"path\").library(\"lib\").function(\"name\")[.call|.return]",
-            "process(\"path\").statement(ADDR)", "process(\"path\").statement(\"func@file:line\")",
+            "process(\"path\").statement(ADDR)",
+            "process(\"path\").statement(\"func@file:line\")",
             "process(\"path\").mark(\"name\")",
             "process(\"path\").provider(\"p\").mark(\"name\")",
             "process(\"path\").plt(\"name\")[.return]",
@@ -161,7 +172,9 @@ class ProcessProvider : public ProbeProvider {
             "process.plt(\"name\")[.return] (the -c/-x program)"};
   }
 
-  bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "process"; }
+  bool matches(const ProbePoint &pp) const override {
+    return pp.components.front().name == "process";
+  }
 
   void derive(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
               Diagnostics &diags) const override {
@@ -213,8 +226,9 @@ class ProcessProvider : public ProbeProvider {
       derive_process_source_statement(pp, env, out, diags);
       return;
     }
-    bool shape = cs.size() >= 2 && cs.size() <= 3 && cs[1].name == "function" &&
-                 (cs.size() == 2 || (!cs[2].has_arg && (cs[2].name == "return" || cs[2].name == "call")));
+    bool shape =
+        cs.size() >= 2 && cs.size() <= 3 && cs[1].name == "function" &&
+        (cs.size() == 2 || (!cs[2].has_arg && (cs[2].name == "return" || cs[2].name == "call")));
     if (!shape) {
       // stap drops an optional point it cannot resolve; xtap also one it
       // cannot yet (ucalls.stp's process("php").mark(...)?).
@@ -222,23 +236,25 @@ class ProcessProvider : public ProbeProvider {
       // stap's process(...).syscall[.return] (utrace-era, on the syscall
       // tracepoints) is not implemented: name the equivalent.
       if (cs.size() >= 2 && cs[1].name == "syscall" && !cs[1].has_arg) {
-        diags.error("XTP2170", cs[1].loc, "process(...).syscall probes are not supported yet").hint =
+        diags.error("XTP2170", cs[1].loc, "process(...).syscall probes are not supported yet")
+            .hint =
             "use kernel.trace(\"raw_syscalls:sys_enter\") (or sys_exit) with $id and $args, or "
             "syscall.* aliases, and test the process with pid() or execname()";
         return;
       }
-      diags.error("XTP2170", pp.loc, "unknown or unsupported process probe point '" + pp.str() + "'").hint =
-          "use process(\"PATH\").function(\"NAME\") with .call or .return";
+      diags
+          .error("XTP2170", pp.loc, "unknown or unsupported process probe point '" + pp.str() + "'")
+          .hint = "use process(\"PATH\").function(\"NAME\") with .call or .return";
       return;
     }
     if (!cs[0].has_arg || !cs[0].arg_is_string || cs[0].str_arg.empty()) {
-      diags.error("XTP2170", cs[0].loc, "process(...) needs the program's path in quotes here").hint =
-          "as in process(\"/usr/bin/ls\").function(\"main\")";
+      diags.error("XTP2170", cs[0].loc, "process(...) needs the program's path in quotes here")
+          .hint = "as in process(\"/usr/bin/ls\").function(\"main\")";
       return;
     }
     if (!cs[1].has_arg || !cs[1].arg_is_string || cs[1].str_arg.empty()) {
-      diags.error("XTP2170", cs[1].loc, "process(...).function needs a function name in quotes").hint =
-          "as in process(\"/usr/bin/ls\").function(\"main\") or .function(\"str*\")";
+      diags.error("XTP2170", cs[1].loc, "process(...).function needs a function name in quotes")
+          .hint = "as in process(\"/usr/bin/ls\").function(\"main\") or .function(\"str*\")";
       return;
     }
     if (is_glob(cs[0].str_arg) && cs[0].str_arg.find('/') != std::string::npos) {
@@ -259,10 +275,13 @@ class ProcessProvider : public ProbeProvider {
         derive(one, decl, env, out, diags);
       }
       if (out.size() == before && !pp.optional) {
-        diags.error("XTP2171", cs[0].loc, "no program matching '" + cs[0].str_arg + "' has a function '" +
-                                              cs[1].str_arg + "'" + (env.sysroot.empty() ? "" : " under " + env.sysroot))
-            .hint = files.empty() ? "no file matches the pattern" : "the files matching it: " + files.front() +
-                                                                         (files.size() > 1 ? " ..." : "");
+        diags
+            .error("XTP2171", cs[0].loc,
+                   "no program matching '" + cs[0].str_arg + "' has a function '" + cs[1].str_arg +
+                       "'" + (env.sysroot.empty() ? "" : " under " + env.sysroot))
+            .hint = files.empty() ? "no file matches the pattern"
+                                  : "the files matching it: " + files.front() +
+                                        (files.size() > 1 ? " ..." : "");
       }
       return;
     }
@@ -270,8 +289,9 @@ class ProcessProvider : public ProbeProvider {
     std::string file = host_path(cs[0].str_arg, env.sysroot, &target);
     if (file.empty()) {
       if (pp.optional) return;
-      auto &d = diags.error("XTP2171", cs[0].loc, "no program '" + cs[0].str_arg + "' to probe" +
-                                                      (env.sysroot.empty() ? "" : " under " + env.sysroot));
+      auto &d = diags.error("XTP2171", cs[0].loc,
+                            "no program '" + cs[0].str_arg + "' to probe" +
+                                (env.sysroot.empty() ? "" : " under " + env.sysroot));
       d.hint = cs[0].str_arg.find('/') == std::string::npos
                    ? "give its full path, or put it in $PATH"
                    : "the program is read at translation time; --sysroot DIR reads it from DIR";
@@ -295,14 +315,16 @@ class ProcessProvider : public ProbeProvider {
     }
     if (found.empty()) {
       if (pp.optional) return;
-      auto &d = diags.error("XTP2173", cs[1].loc, "no function of " + file + " matches '" + pattern + "'");
+      auto &d = diags.error("XTP2173", cs[1].loc,
+                            "no function of " + file + " matches '" + pattern + "'");
       std::vector<std::string> names;
       for (const auto &f : elf->functions()) names.push_back(f.name);
       std::string guess = is_glob(pattern) ? "" : closest_match(pattern, names);
-      d.hint = elf->table().empty()          ? "the file has no symbol table (.symtab or .dynsym)"
-               : !guess.empty()              ? "did you mean '" + guess + "'?"
-                                             : "its functions come from its " + elf->table() +
-                                      "; list them with: xtap -l 'process(\"" + cs[0].str_arg + "\").function(\"*\")'";
+      d.hint = elf->table().empty() ? "the file has no symbol table (.symtab or .dynsym)"
+               : !guess.empty()     ? "did you mean '" + guess + "'?"
+                                    : "its functions come from its " + elf->table() +
+                                      "; list them with: xtap -l 'process(\"" + cs[0].str_arg +
+                                      "\").function(\"*\")'";
       return;
     }
     bool is_return = cs.size() == 3 && cs[2].name == "return";
@@ -311,8 +333,10 @@ class ProcessProvider : public ProbeProvider {
       auto off = elf->file_offset(f->address);
       if (!off) {
         if (found.size() > 1 || pp.optional) continue;
-        diags.error("XTP2174", cs[1].loc,
-                    "function '" + f->name + "' of " + file + " is in no loadable segment of the file")
+        diags
+            .error(
+                "XTP2174", cs[1].loc,
+                "function '" + f->name + "' of " + file + " is in no loadable segment of the file")
             .hint = "the file may be corrupt";
         return;
       }
@@ -332,11 +356,13 @@ class ProcessProvider : public ProbeProvider {
   // process("PATH")[.provider("P")].mark("NAME"): the USDT sites of
   // .note.stapsdt whose name (and provider) match, NAME a glob; $arg1..$argN
   // from each site's operand specs; its semaphore is raised while armed.
-  void derive_mark(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags) const {
+  void derive_mark(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
+                   Diagnostics &diags) const {
     const auto &cs = pp.components;
     const ProbePointComponent &mark = cs.back();
     const ProbePointComponent *prov = cs.size() == 3 ? &cs[1] : nullptr;
-    if (!mark.has_arg || !mark.arg_is_string || (prov && (!prov->has_arg || !prov->arg_is_string))) {
+    if (!mark.has_arg || !mark.arg_is_string ||
+        (prov && (!prov->has_arg || !prov->arg_is_string))) {
       if (pp.optional) return;
       diags.error("XTP2170", mark.loc, ".mark and .provider need a name in quotes").hint =
           "as in process(\"/usr/bin/prog\").mark(\"request__start\")";
@@ -372,18 +398,21 @@ class ProcessProvider : public ProbeProvider {
         v.name = "arg" + std::to_string(++i);
         v.type = 0;
         v.c_value = sdt_arg_value(spec);
-        if (v.c_value.empty()) v.unavailable = "its operand '" + spec + "' is of a form xtap cannot read yet";
+        if (v.c_value.empty())
+          v.unavailable = "its operand '" + spec + "' is of a form xtap cannot read yet";
         dp->vars.push_back(v);
       }
       out.push_back(std::move(dp));
     }
     if (out.size() == before && !pp.optional) {
-      auto &d = diags.error("XTP2176", mark.loc, "no USDT probe of " + file + " matches '" + mark.str_arg + "'" +
-                                                     (prov ? " of provider '" + prov->str_arg + "'" : ""));
+      auto &d = diags.error("XTP2176", mark.loc,
+                            "no USDT probe of " + file + " matches '" + mark.str_arg + "'" +
+                                (prov ? " of provider '" + prov->str_arg + "'" : ""));
       std::string guess = closest_match(mark.str_arg, names);
-      d.hint = names.empty()      ? "the file has no .note.stapsdt section (no sys/sdt.h probes)"
-               : !guess.empty() ? "did you mean '" + guess + "'?"
-                                : "list them with: xtap -l 'process(\"" + cs[0].str_arg + "\").mark(\"*\")'";
+      d.hint = names.empty() ? "the file has no .note.stapsdt section (no sys/sdt.h probes)"
+               : !guess.empty()
+                   ? "did you mean '" + guess + "'?"
+                   : "list them with: xtap -l 'process(\"" + cs[0].str_arg + "\").mark(\"*\")'";
     }
   }
 
@@ -421,14 +450,16 @@ class ProcessProvider : public ProbeProvider {
       raw = "(u64)" + std::to_string(v) + "LL";
     } else {
       size_t lp = op.find('('), rp = op.find(')');
-      if (lp == std::string::npos || rp != op.size() - 1 || op.size() < lp + 3 || op[lp + 1] != '%') return "";
+      if (lp == std::string::npos || rp != op.size() - 1 || op.size() < lp + 3 || op[lp + 1] != '%')
+        return "";
       std::string reg = op.substr(lp + 2, rp - lp - 2);
       std::string disp = op.substr(0, lp);
       char *end = nullptr;
       long long d = disp.empty() ? 0 : std::strtoll(disp.c_str(), &end, 0);
       if (!reg_ok(reg) || (!disp.empty() && (!end || *end))) return "";
-      raw = "({ u64 xtap_v = 0; xtap_uread(c, (unsigned long)(xtap_register(c, \"" + reg + "\", 0) + (" +
-            std::to_string(d) + "LL)), &xtap_v, " + std::to_string(size) + "); xtap_v; })";
+      raw = "({ u64 xtap_v = 0; xtap_uread(c, (unsigned long)(xtap_register(c, \"" + reg +
+            "\", 0) + (" + std::to_string(d) + "LL)), &xtap_v, " + std::to_string(size) +
+            "); xtap_v; })";
     }
     if (size == 8) return raw;
     std::string bits = std::to_string(size * 8);
@@ -447,8 +478,10 @@ class ProcessProvider : public ProbeProvider {
     auto off = elf->file_offset(addr);
     if (!off) {
       if (pp.optional) return;
-      diags.error("XTP2174", cs[1].loc, "address " + hex_address(addr) + " is in no loadable segment of " + file).hint =
-          "give a link-time address of an instruction, as objdump -d shows it";
+      diags
+          .error("XTP2174", cs[1].loc,
+                 "address " + hex_address(addr) + " is in no loadable segment of " + file)
+          .hint = "give a link-time address of an instruction, as objdump -d shows it";
       return;
     }
     auto dp = std::make_unique<ProcessFunctionProbe>();
@@ -469,8 +502,8 @@ class ProcessProvider : public ProbeProvider {
   // shared library LIB (a path, or a name or glob searched in the usual
   // library directories), probed in the library's file; -c/-x filter by
   // process as for every process probe. pp() keeps the point as written.
-  void derive_library(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
-                      Diagnostics &diags) const {
+  void derive_library(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env,
+                      DerivedProbes &out, Diagnostics &diags) const {
     const auto &lib = pp.components[1];
     if (!lib.has_arg || !lib.arg_is_string || lib.str_arg.empty()) {
       if (pp.optional) return;
@@ -483,15 +516,18 @@ class ProcessProvider : public ProbeProvider {
       std::string found;
       for (const std::string &dir : library_dirs()) {
         glob_t g{};
-        std::string pattern = env.sysroot + dir + "/" + lib.str_arg + (is_glob(lib.str_arg) ? "" : "*");
+        std::string pattern =
+            env.sysroot + dir + "/" + lib.str_arg + (is_glob(lib.str_arg) ? "" : "*");
         if (glob(pattern.c_str(), 0, nullptr, &g) == 0 && g.gl_pathc > 0) found = g.gl_pathv[0];
         globfree(&g);
         if (!found.empty()) break;
       }
       if (found.empty()) {
         if (pp.optional) return;
-        diags.error("XTP2171", lib.loc, "no shared library '" + lib.str_arg + "' in the library directories" +
-                                            (env.sysroot.empty() ? "" : " under " + env.sysroot))
+        diags
+            .error("XTP2171", lib.loc,
+                   "no shared library '" + lib.str_arg + "' in the library directories" +
+                       (env.sysroot.empty() ? "" : " under " + env.sysroot))
             .hint = "give the library's full path";
         return;
       }
@@ -509,7 +545,8 @@ class ProcessProvider : public ProbeProvider {
     }
   }
 
-  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_uprobe_probes", mine);
     // An @entry half is no probe of its own: its uretprobe's entry hook runs it.
@@ -523,14 +560,18 @@ class ProcessProvider : public ProbeProvider {
       auto *up = static_cast<const ProcessFunctionProbe *>(mine[i]);
       if (up->decl->entry_half) continue;
       ++nspecs;
-      w.line("{ .probe = &xtap_uprobe_probes[" + std::to_string(i) + "], .path = " + c_string_literal(up->path) +
-             ", .offset = " + std::to_string(up->offset) + "ULL, .is_return = " + (up->is_return ? "1" : "0") +
-             ", .optional = " + (up->optional ? "1" : "0") +
-             (up->ref_ctr_offset ? ", .ref_ctr_offset = " + std::to_string(up->ref_ctr_offset) + "ULL" : "") +
-             (up->reads_entry_args() ? ", .save_args = 1" : "") +
-             (entry_half[i] >= 0 ? ", .entry_probe = &xtap_uprobe_probes[" + std::to_string(entry_half[i]) + "]"
-                                 : "") +
-             process_spec_fields(*up) + " },");
+      w.line(
+          "{ .probe = &xtap_uprobe_probes[" + std::to_string(i) +
+          "], .path = " + c_string_literal(up->path) + ", .offset = " + std::to_string(up->offset) +
+          "ULL, .is_return = " + (up->is_return ? "1" : "0") +
+          ", .optional = " + (up->optional ? "1" : "0") +
+          (up->ref_ctr_offset ? ", .ref_ctr_offset = " + std::to_string(up->ref_ctr_offset) + "ULL"
+                              : "") +
+          (up->reads_entry_args() ? ", .save_args = 1" : "") +
+          (entry_half[i] >= 0
+               ? ", .entry_probe = &xtap_uprobe_probes[" + std::to_string(entry_half[i]) + "]"
+               : "") +
+          process_spec_fields(*up) + " },");
     }
     w.close("};");
     out.groups.push_back(probe_group("xtap_uprobe_ops", "xtap_uprobes", nspecs));

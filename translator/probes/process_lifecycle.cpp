@@ -37,7 +37,8 @@ class ProcessLifecycleProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
     return {"process(\"path\").begin", "process(\"path\").end", "process(\"path\").thread.begin",
-            "process(\"path\").thread.end", "process(PID).begin and the other process(\"path\") forms"};
+            "process(\"path\").thread.end",
+            "process(PID).begin and the other process(\"path\") forms"};
   }
 
   // Only the forms with a path or a PID: process.begin is an alias.
@@ -56,8 +57,10 @@ class ProcessLifecycleProvider : public ProbeProvider {
     for (size_t i = 1; i < cs.size(); ++i)
       if (cs[i].has_arg) {
         if (pp.optional) return;
-        diags.error("XTP2170", cs[i].loc, "." + cs[i].name + " takes no argument in '" + pp.str() + "'").hint =
-            "as in process(\"/usr/bin/prog\").begin or .thread.end";
+        diags
+            .error("XTP2170", cs[i].loc,
+                   "." + cs[i].name + " takes no argument in '" + pp.str() + "'")
+            .hint = "as in process(\"/usr/bin/prog\").begin or .thread.end";
         return;
       }
     ProbePoint by_path = pp;
@@ -70,7 +73,10 @@ class ProcessLifecycleProvider : public ProbeProvider {
     const ProbePointComponent &prog = by_path.components[0];
     if (prog.str_arg.empty() || is_glob(prog.str_arg)) {
       if (pp.optional) return;
-      diags.error("XTP2170", cs[0].loc, "process(...)." + cs.back().name + " needs one program's path").hint =
+      diags
+          .error("XTP2170", cs[0].loc,
+                 "process(...)." + cs.back().name + " needs one program's path")
+          .hint =
           "as in process(\"/usr/bin/prog\").begin; without a path, process.begin is every process";
       return;
     }
@@ -79,8 +85,9 @@ class ProcessLifecycleProvider : public ProbeProvider {
     struct stat st;
     if (file.empty() || stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
       if (pp.optional) return;
-      auto &d = diags.error("XTP2171", cs[0].loc, "no program '" + prog.str_arg + "' to probe" +
-                                                      (path_env.sysroot.empty() ? "" : " under " + path_env.sysroot));
+      auto &d = diags.error("XTP2171", cs[0].loc,
+                            "no program '" + prog.str_arg + "' to probe" +
+                                (path_env.sysroot.empty() ? "" : " under " + path_env.sysroot));
       d.hint = prog.str_arg.find('/') == std::string::npos
                    ? "give its full path, or put it in $PATH"
                    : "the path is resolved at translation time; --sysroot DIR reads it from DIR";
@@ -91,20 +98,23 @@ class ProcessLifecycleProvider : public ProbeProvider {
     dp->pid = pid;
     bool thread = cs.size() == 3;
     bool end = cs.back().name == "end";
-    dp->event = thread ? (end ? Event::ThreadEnd : Event::ThreadBegin) : (end ? Event::End : Event::Begin);
+    dp->event =
+        thread ? (end ? Event::ThreadEnd : Event::ThreadBegin) : (end ? Event::End : Event::Begin);
     out.push_back(std::move(dp));
   }
 
-  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
     if (mine.empty()) return;
-    static const char *const events[] = {"XTAP_PROC_BEGIN", "XTAP_PROC_END", "XTAP_PROC_THREAD_BEGIN",
-                                         "XTAP_PROC_THREAD_END"};
+    static const char *const events[] = {"XTAP_PROC_BEGIN", "XTAP_PROC_END",
+                                         "XTAP_PROC_THREAD_BEGIN", "XTAP_PROC_THREAD_END"};
     emit_probe_array(w, "xtap_proclife_probes", mine);
     w.open("static const struct xtap_proclife_spec xtap_proclifes[] = {");
     for (size_t i = 0; i < mine.size(); ++i) {
       auto *p = static_cast<const ProcessLifecycleProbe *>(mine[i]);
-      w.line("{ .probe = &xtap_proclife_probes[" + std::to_string(i) + "], .path = " + c_string_literal(p->path) +
-             ", .pid = " + std::to_string(p->pid) + ", .event = " + events[static_cast<int>(p->event)] +
+      w.line("{ .probe = &xtap_proclife_probes[" + std::to_string(i) +
+             "], .path = " + c_string_literal(p->path) + ", .pid = " + std::to_string(p->pid) +
+             ", .event = " + events[static_cast<int>(p->event)] +
              ", .optional = " + (p->optional ? "1" : "0") + " },");
     }
     w.close("};");

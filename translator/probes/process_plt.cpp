@@ -70,8 +70,8 @@ std::vector<std::string> needed_closure(const std::string &program, const std::s
 std::string base_name(const std::string &path) { return path.substr(path.rfind('/') + 1); }
 
 void probe_file(const std::string &target, const std::string &host, const std::string &pattern,
-                bool is_return, const std::string &program, DerivedProbes &out, std::vector<std::string> *names,
-                std::string *why) {
+                bool is_return, const std::string &program, DerivedProbes &out,
+                std::vector<std::string> *names, std::string *why) {
   auto linkage = read_elf_linkage(host, why);
   if (!linkage) return;
   std::set<std::string> taken;
@@ -93,23 +93,30 @@ void probe_file(const std::string &target, const std::string &host, const std::s
 
 }  // namespace
 
-void derive_process_plt(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags) {
+void derive_process_plt(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
+                        Diagnostics &diags) {
   const auto &cs = pp.components;
   bool in_library = cs.size() >= 2 && cs[1].name == "library";
   size_t at = in_library ? 2 : 1;
-  bool shape = cs.size() > at && cs[at].name == "plt" && (!cs[at].has_arg || cs[at].arg_is_string) &&
+  bool shape = cs.size() > at && cs[at].name == "plt" &&
+               (!cs[at].has_arg || cs[at].arg_is_string) &&
                (!in_library || (cs[1].has_arg && cs[1].arg_is_string && !cs[1].str_arg.empty())) &&
-               (cs.size() == at + 1 || (cs.size() == at + 2 && cs[at + 1].name == "return" && !cs[at + 1].has_arg));
+               (cs.size() == at + 1 ||
+                (cs.size() == at + 2 && cs[at + 1].name == "return" && !cs[at + 1].has_arg));
   if (!shape) {
     if (pp.optional) return;
-    diags.error("XTP2170", pp.loc, "unknown or unsupported process probe point '" + pp.str() + "'").hint =
-        "use process(\"PATH\").plt(\"NAME\") or process(\"PATH\").library(\"LIB\").plt(\"NAME\"), with .return";
+    diags.error("XTP2170", pp.loc, "unknown or unsupported process probe point '" + pp.str() + "'")
+        .hint =
+        "use process(\"PATH\").plt(\"NAME\") or process(\"PATH\").library(\"LIB\").plt(\"NAME\"), "
+        "with .return";
     return;
   }
   if (!cs[0].has_arg || !cs[0].arg_is_string || cs[0].str_arg.empty()) {
     if (pp.optional) return;
-    diags.error("XTP2170", cs[0].loc, "process.plt without a program's path probes the -c or -x program").hint =
-        "run with -c CMD or -x PID, or name the program: process(\"/usr/bin/ls\").plt";
+    diags
+        .error("XTP2170", cs[0].loc,
+               "process.plt without a program's path probes the -c or -x program")
+        .hint = "run with -c CMD or -x PID, or name the program: process(\"/usr/bin/ls\").plt";
     return;
   }
   const std::string pattern = cs[at].has_arg && !cs[at].str_arg.empty() ? cs[at].str_arg : "*";
@@ -118,8 +125,10 @@ void derive_process_plt(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes
   std::string program_host = host_path(cs[0].str_arg, env.sysroot, &program);
   if (program_host.empty()) {
     if (pp.optional) return;
-    diags.error("XTP2171", cs[0].loc, "no program '" + cs[0].str_arg + "' to probe" +
-                                          (env.sysroot.empty() ? "" : " under " + env.sysroot))
+    diags
+        .error("XTP2171", cs[0].loc,
+               "no program '" + cs[0].str_arg + "' to probe" +
+                   (env.sysroot.empty() ? "" : " under " + env.sysroot))
         .hint = cs[0].str_arg.find('/') == std::string::npos
                     ? "give its full path, or put it in $PATH"
                     : "the program is read at translation time; --sysroot DIR reads it from DIR";
@@ -144,10 +153,14 @@ void derive_process_plt(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes
     }
     if (files.empty()) {
       if (pp.optional) return;
-      diags.error("XTP2171", cs[1].loc, "no shared library '" + lib + "' that " + program + " needs" +
-                                            (env.sysroot.empty() ? "" : " under " + env.sysroot))
-          .hint = needed.empty() ? "it needs none (a static program?); give the full path of a library it loads itself"
-                                 : "it needs " + needed + "; give the full path of a library it loads itself";
+      diags
+          .error("XTP2171", cs[1].loc,
+                 "no shared library '" + lib + "' that " + program + " needs" +
+                     (env.sysroot.empty() ? "" : " under " + env.sysroot))
+          .hint =
+          needed.empty()
+              ? "it needs none (a static program?); give the full path of a library it loads itself"
+              : "it needs " + needed + "; give the full path of a library it loads itself";
       return;
     }
   }
@@ -156,7 +169,8 @@ void derive_process_plt(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes
   std::string unreadable;
   for (const auto &file : files) {
     std::string why;
-    probe_file(file, env.sysroot + file, pattern, is_return, in_library ? cs[0].str_arg : "", out, &names, &why);
+    probe_file(file, env.sysroot + file, pattern, is_return, in_library ? cs[0].str_arg : "", out,
+               &names, &why);
     if (!why.empty() && unreadable.empty()) unreadable = file + ": " + why;
   }
   if (out.size() > before || pp.optional) return;
@@ -166,9 +180,12 @@ void derive_process_plt(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes
     return;
   }
   std::string where = files.size() == 1 ? files[0] : std::to_string(files.size()) + " libraries";
-  auto &d = diags.error("XTP2177", cs[at].loc, "no PLT entry of " + where + " matches '" + pattern + "'");
+  auto &d =
+      diags.error("XTP2177", cs[at].loc, "no PLT entry of " + where + " matches '" + pattern + "'");
   if (names.empty()) {
-    d.hint = "the file calls no shared library through a PLT (a static program, or one linked with -fno-plt)";
+    d.hint =
+        "the file calls no shared library through a PLT (a static program, or one linked with "
+        "-fno-plt)";
     return;
   }
   std::string guess = is_glob(pattern) ? "" : closest_match(pattern, names);

@@ -27,12 +27,12 @@ class ProcessFunctionProbe : public DerivedProbe {
 
   std::string program, library;  // .library("LIB") of process("PROGRAM"), as written
 
-  uint64_t statement = 0;  // .statement(ADDR): the address as written
-  std::string source_line;  // .statement("FUNC@FILE:LINE"): as pp() shows it ("f@f.c:12")
-  std::string mark, provider;  // .mark("NAME"): the USDT site's name; .provider("P") as written
-  uint64_t ref_ctr_offset = 0; // USDT: file offset of its semaphore, or 0
-  bool plt = false;            // .plt: `function` is the symbol the PLT entry calls ($$name)
-  int pid = 0;                 // process(PID): fires only in that process
+  uint64_t statement = 0;       // .statement(ADDR): the address as written
+  std::string source_line;      // .statement("FUNC@FILE:LINE"): as pp() shows it ("f@f.c:12")
+  std::string mark, provider;   // .mark("NAME"): the USDT site's name; .provider("P") as written
+  uint64_t ref_ctr_offset = 0;  // USDT: file offset of its semaphore, or 0
+  bool plt = false;             // .plt: `function` is the symbol the PLT entry calls ($$name)
+  int pid = 0;                  // process(PID): fires only in that process
 
   // The file's GNU build-id (raw bytes, "" when it has none) and their
   // offset in the file, checked by the module before arming
@@ -86,8 +86,9 @@ std::string host_path(const std::string &written, const std::string &sysroot, st
 // The program or library `pp` names (its first component), opened for its
 // ELF symbols: *file on this machine, *target as probed. Null after
 // reporting why not (silently for an optional point).
-std::unique_ptr<ElfSymbols> open_program(const ProbePoint &pp, const ProbeEnv &env, std::string *file,
-                                         std::string *target, Diagnostics &diags);
+std::unique_ptr<ElfSymbols> open_program(const ProbePoint &pp, const ProbeEnv &env,
+                                         std::string *file, std::string *target,
+                                         Diagnostics &diags);
 
 // The directories a library named without a '/' is searched in, in order.
 const std::vector<std::string> &library_dirs();
@@ -96,8 +97,8 @@ const std::vector<std::string> &library_dirs();
 // (/proc/PID/exe on this machine; under --sysroot DIR a path inside DIR is
 // taken as the target sees it, any other with *env_out's sysroot cleared).
 // False, with XTP2178 at the PID, when there is no such process.
-bool process_pid_point(const ProbePoint &pp, const ProbeEnv &env, ProbePoint *by_path, ProbeEnv *env_out,
-                       Diagnostics &diags);
+bool process_pid_point(const ProbePoint &pp, const ProbeEnv &env, ProbePoint *by_path,
+                       ProbeEnv *env_out, Diagnostics &diags);
 
 // Records the build-id of the file of each ProcessFunctionProbe of
 // out[from..] (read again under `sysroot`, once per file).
@@ -119,6 +120,7 @@ void derive_process_source_statement(const ProbePoint &pp, const ProbeEnv &env, 
 
 // process[("PATH")][.library("LIB")].plt[("PATTERN")][.return]
 // (process_plt.cpp).
-void derive_process_plt(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags);
+void derive_process_plt(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
+                        Diagnostics &diags);
 
 }  // namespace xtap

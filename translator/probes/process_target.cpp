@@ -15,24 +15,25 @@ namespace xtap {
 
 namespace fs = std::filesystem;
 
-bool process_pid_point(const ProbePoint &pp, const ProbeEnv &env, ProbePoint *by_path, ProbeEnv *env_out,
-                       Diagnostics &diags) {
+bool process_pid_point(const ProbePoint &pp, const ProbeEnv &env, ProbePoint *by_path,
+                       ProbeEnv *env_out, Diagnostics &diags) {
   const ProbePointComponent &c = pp.components[0];
   std::string proc = "/proc/" + std::to_string(c.num_arg);
   std::error_code ec;
   fs::path exe = c.num_arg > 0 ? fs::read_symlink(proc + "/exe", ec) : fs::path();
   std::string why;
-  if (c.num_arg <= 0)
-    why = "a process id is a positive number";
+  if (c.num_arg <= 0) why = "a process id is a positive number";
   else if (ec && !fs::exists(proc))
     why = "no process " + std::to_string(c.num_arg) + " runs on this machine";
-  else if (ec)
-    why = "cannot read " + proc + "/exe: " + ec.message();
-  else if (exe.string().size() > 10 && exe.string().compare(exe.string().size() - 10, 10, " (deleted)") == 0)
-    why = "the executable of process " + std::to_string(c.num_arg) + " was deleted (" + exe.string() + ")";
+  else if (ec) why = "cannot read " + proc + "/exe: " + ec.message();
+  else if (exe.string().size() > 10 &&
+           exe.string().compare(exe.string().size() - 10, 10, " (deleted)") == 0)
+    why = "the executable of process " + std::to_string(c.num_arg) + " was deleted (" +
+          exe.string() + ")";
   if (!why.empty()) {
     if (pp.optional) return false;
-    diags.error("XTP2178", c.loc, "cannot probe process " + std::to_string(c.num_arg) + ": " + why).hint =
+    diags.error("XTP2178", c.loc, "cannot probe process " + std::to_string(c.num_arg) + ": " + why)
+        .hint =
         "process(PID) reads the process's executable on the machine that translates the script; "
         "give the program's path, process(\"PATH\"), for a process elsewhere";
     return false;
@@ -43,8 +44,7 @@ bool process_pid_point(const ProbePoint &pp, const ProbeEnv &env, ProbePoint *by
   const std::string &root = env.sysroot;
   if (!root.empty() && path.compare(0, root.size() + 1, root + "/") == 0)
     path = path.substr(root.size());
-  else
-    env_out->sysroot.clear();
+  else env_out->sysroot.clear();
   by_path->components[0].arg_is_string = true;
   by_path->components[0].str_arg = path;
   return true;
@@ -85,7 +85,8 @@ std::string process_spec_fields(const ProcessFunctionProbe &p) {
     bytes += digits[ch >> 4];
     bytes += digits[ch & 15];
   }
-  return s + ", .build_id = (const u8 *)\"" + bytes + "\", .build_id_len = " + std::to_string(p.build_id.size()) +
+  return s + ", .build_id = (const u8 *)\"" + bytes +
+         "\", .build_id_len = " + std::to_string(p.build_id.size()) +
          ", .build_id_offset = " + std::to_string(p.build_id_offset) + "ULL";
 }
 

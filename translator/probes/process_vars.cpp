@@ -33,8 +33,9 @@ const KernelDwarf *user_dwarf(const std::string &host_file, std::string *why) {
     // kernel's takes seconds, which the cache is for.
     o.dwarf = KernelDwarf::open(host_file, "", "", &o.error);
     if (!o.dwarf && o.error.find("no DWARF") != std::string::npos)
-      o.error = host_file + " has no DWARF debuginfo (it is stripped, and no separate debuginfo was found "
-                            "under /usr/lib/debug)";
+      o.error = host_file +
+                " has no DWARF debuginfo (it is stripped, and no separate debuginfo was found "
+                "under /usr/lib/debug)";
     it = opened.emplace(host_file, std::move(o)).first;
   }
   *why = it->second.error;
@@ -64,7 +65,8 @@ void ProcessFunctionProbe::load_dwarf_vars() const {
   }
   const DwarfFunction *f = function_at(*d, function_address);
   if (!f) {
-    dwarf_missing = "its DWARF does not describe the function '" + function + "' (compiled without -g?)";
+    dwarf_missing =
+        "its DWARF does not describe the function '" + function + "' (compiled without -g?)";
     return;
   }
   dwarf_ = d;
@@ -74,7 +76,8 @@ void ProcessFunctionProbe::load_dwarf_vars() const {
   // arguments in order: where DWARF says each is at entry is the truth.
   bool clone = function.find('.') != std::string::npos;
   if (address != function_address || (clone && !is_return)) {
-    for (const DwarfVar &v : d->variables_at(*f, address)) found.push_back(dwarf_context_var(types, v, "", true));
+    for (const DwarfVar &v : d->variables_at(*f, address))
+      found.push_back(dwarf_context_var(types, v, "", true));
   } else {
     KFunction proto;
     if (!d->prototype(*f, &proto.params, &proto.return_type)) {
@@ -101,15 +104,18 @@ void derive_process_source_statement(const ProbePoint &pp, const ProbeEnv &env, 
   DwarfLocationSpec spec = parse_dwarf_location(cs[1].str_arg, true);
   if (!spec.error.empty()) {
     diags.error("XTP2151", cs[1].loc, spec.error).hint =
-        "as in process(\"/usr/bin/prog\").statement(\"main@prog.c:42\"), or an address: .statement(0x401136)";
+        "as in process(\"/usr/bin/prog\").statement(\"main@prog.c:42\"), or an address: "
+        ".statement(0x401136)";
     return;
   }
   std::string why;
   const KernelDwarf *d = user_dwarf(file, &why);
   if (!d) {
     if (pp.optional) return;
-    diags.error("XTP2150", cs[1].loc, "process(...).statement(\"" + cs[1].str_arg + "\") needs the DWARF debuginfo of " +
-                                          file + ": " + why)
+    diags
+        .error("XTP2150", cs[1].loc,
+               "process(...).statement(\"" + cs[1].str_arg + "\") needs the DWARF debuginfo of " +
+                   file + ": " + why)
         .hint = "install the program's -dbg or -dbgsym package, or build it with -g";
     return;
   }
@@ -132,7 +138,8 @@ void derive_process_source_statement(const ProbePoint &pp, const ProbeEnv &env, 
     }
   }
   if (out.size() == before && !pp.optional) {
-    auto &e = diags.error("XTP2153", cs[1].loc, "no line of " + file + " matches '" + cs[1].str_arg + "'");
+    auto &e = diags.error("XTP2153", cs[1].loc,
+                          "no line of " + file + " matches '" + cs[1].str_arg + "'");
     for (const DwarfFunction *f : d->match(spec.function, spec.file)) {
       std::vector<DwarfLine> all = d->lines(*f, 1, 1 << 30);
       if (all.empty()) continue;

@@ -64,11 +64,17 @@ void rewrite_value(Stmt &s) {
 class ProcfsProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
-    return {"procfs(\"name\").read", "procfs(\"name\").write", "procfs.read", "procfs.write",
-            "procfs(\"name\").read.maxsize(N)", "procfs(\"name\").umask(N).write"};
+    return {"procfs(\"name\").read",
+            "procfs(\"name\").write",
+            "procfs.read",
+            "procfs.write",
+            "procfs(\"name\").read.maxsize(N)",
+            "procfs(\"name\").umask(N).write"};
   }
 
-  bool matches(const ProbePoint &pp) const override { return pp.components.front().name == "procfs"; }
+  bool matches(const ProbePoint &pp) const override {
+    return pp.components.front().name == "procfs";
+  }
 
   void derive(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &, DerivedProbes &out,
               Diagnostics &diags) const override {
@@ -76,7 +82,8 @@ class ProcfsProvider : public ProbeProvider {
     auto dp = std::make_unique<ProcfsProbe>();
     dp->file = "command";
     if (cs[0].has_arg) {
-      if (!cs[0].arg_is_string) return bad(pp, cs[0].loc, "procfs takes a file name in quotes", diags);
+      if (!cs[0].arg_is_string)
+        return bad(pp, cs[0].loc, "procfs takes a file name in quotes", diags);
       dp->file = cs[0].str_arg;
       if (dp->file.empty() || dp->file.find('/') != std::string::npos || dp->file == "." ||
           dp->file == ".." || dp->file.size() > 200)
@@ -100,12 +107,14 @@ class ProcfsProvider : public ProbeProvider {
         return bad(pp, c.loc, "unknown procfs probe point '" + pp.str() + "'", diags);
       }
     }
-    if (ops != 1) return bad(pp, pp.loc, "a procfs probe needs exactly one of .read and .write", diags);
+    if (ops != 1)
+      return bad(pp, pp.loc, "a procfs probe needs exactly one of .read and .write", diags);
     rewrite_value(*decl.body);
     out.push_back(std::move(dp));
   }
 
-  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_procfs_probes", mine);
     w.open("static const struct xtap_procfs_spec xtap_procfs[] = {");
@@ -113,7 +122,8 @@ class ProcfsProvider : public ProbeProvider {
       const auto &p = *static_cast<const ProcfsProbe *>(mine[i]);
       w.line("{ .probe = &xtap_procfs_probes[" + std::to_string(i) + "], .name = " +
              c_string_literal(p.file) + ", .is_write = " + (p.is_write ? "1" : "0") +
-             ", .maxsize = " + std::to_string(p.maxsize) + ", .umask = " + std::to_string(p.umask) + " },");
+             ", .maxsize = " + std::to_string(p.maxsize) + ", .umask = " + std::to_string(p.umask) +
+             " },");
     }
     w.close("};");
     out.groups.push_back(probe_group("xtap_procfs_ops_family", "xtap_procfs", mine.size()));

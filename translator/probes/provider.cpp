@@ -20,11 +20,12 @@ const ProbeProvider *hwbkpt_provider();
 // process_lifecycle takes process("PATH").begin from process.
 const std::vector<const ProbeProvider *> &probe_providers() {
   static const std::vector<const ProbeProvider *> all = {
-      begin_end_provider(),  timer_provider(),           kprobe_provider(),
-      tracepoint_provider(), kernel_function_provider(), procfs_provider(),
-      never_provider(),      perf_provider(),           process_provider(),
-      process_lifecycle_provider(),
-      netfilter_provider(),  hwbkpt_provider()};
+      begin_end_provider(),       timer_provider(),
+      kprobe_provider(),          tracepoint_provider(),
+      kernel_function_provider(), procfs_provider(),
+      never_provider(),           perf_provider(),
+      process_provider(),         process_lifecycle_provider(),
+      netfilter_provider(),       hwbkpt_provider()};
   return all;
 }
 
@@ -48,14 +49,16 @@ std::string component_names(const ProbePoint &pp) {
   return s;
 }
 
-void emit_probe_array(CWriter &w, const std::string &name, const std::vector<const DerivedProbe *> &probes) {
+void emit_probe_array(CWriter &w, const std::string &name,
+                      const std::vector<const DerivedProbe *> &probes) {
   w.open("static const struct xtap_probe " + name + "[] = {");
   for (const auto *dp : probes) w.line(dp->probe_init + ",");
   w.close("};");
 }
 
-std::vector<int> pair_entry_halves(const std::vector<const DerivedProbe *> &mine,
-                                   const std::function<std::string(const DerivedProbe &)> &location_of) {
+std::vector<int> pair_entry_halves(
+    const std::vector<const DerivedProbe *> &mine,
+    const std::function<std::string(const DerivedProbe &)> &location_of) {
   std::vector<int> pair(mine.size(), -1);
   std::map<std::pair<int, std::string>, std::vector<int>> halves;
   for (size_t i = 0; i < mine.size(); ++i)

@@ -30,7 +30,7 @@ class ProbeProvider;
 // handler of that location gets its value.
 struct ContextVar {
   std::string name{};     // without the '$'
-  int type = -1;        // in the location's type table
+  int type = -1;          // in the location's type table
   std::string c_value{};  // C expression of type u64 in a handler (context `c`)
   bool parameter = true;  // in $$parms (else only in $$vars/$$locals)
   // Non-empty: the variable exists at this location but xtap cannot read
@@ -64,7 +64,7 @@ class DerivedProbe {
   ProbeDecl *decl = nullptr;          // the probe whose body runs here
   const ProbePoint *point = nullptr;  // the point as written
   const ProbeProvider *provider = nullptr;
-  bool optional = false;              // pp?: failing to register is not an error
+  bool optional = false;  // pp?: failing to register is not an error
 
   // The location as pp() shows it, e.g. kernel.trace("sched:sched_switch").
   virtual std::string name() const { return point->str(); }
@@ -129,7 +129,8 @@ struct ProbeEnv {
   // The DWARF debuginfo of the kernel (module "") or of the modules whose
   // name matches `module` (a name, a glob, or a path to a .ko), opened on
   // first use; empty with *error when there is none.
-  std::function<std::vector<const KernelDwarf *>(const std::string &module, std::string *error)> dwarf;
+  std::function<std::vector<const KernelDwarf *>(const std::string &module, std::string *error)>
+      dwarf;
   // --sysroot: where process("PATH") programs are read on this machine
   // (DIR/PATH); "" reads PATH itself.
   std::string sysroot;
@@ -150,16 +151,18 @@ class ProbeProvider {
   // Expands `pp` of `decl` into derived probes appended to `out`, or reports
   // why it cannot (a malformed point, an unknown location). An optional
   // point (pp?) that matches nothing derives nothing, silently.
-  virtual void derive(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
-                      Diagnostics &diags) const = 0;
+  virtual void derive(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env,
+                      DerivedProbes &out, Diagnostics &diags) const = 0;
   // Checks what holds for the family's probes together (in script order),
   // once every point of the script is derived: a limit on their number.
-  virtual void check_family(const std::vector<const DerivedProbe *> &mine, Diagnostics &diags) const {
+  virtual void check_family(const std::vector<const DerivedProbe *> &mine,
+                            Diagnostics &diags) const {
     (void)mine, (void)diags;
   }
   // Emits the family's tables for its probes (in script order) and adds
   // what points at them to the script descriptor.
-  virtual void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const = 0;
+  virtual void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+                    ScriptTables &out) const = 0;
 };
 
 // Every provider, in the order their tables are emitted.
@@ -168,13 +171,15 @@ const ProbeProvider *begin_end_provider();
 
 // Helpers shared by providers.
 std::string component_names(const ProbePoint &pp);  // "kprobe.function.return"
-void emit_probe_array(CWriter &w, const std::string &name, const std::vector<const DerivedProbe *> &probes);
+void emit_probe_array(CWriter &w, const std::string &name,
+                      const std::vector<const DerivedProbe *> &probes);
 // The kretprobe families' @entry halves (ProbeDecl::entry_half): for each
 // probe of `mine`, the index in `mine` of the entry half that runs from its
 // kretprobe's entry handler, or -1; halves pair with returns of the same
 // entry group by location name (`location_of`), in order.
-std::vector<int> pair_entry_halves(const std::vector<const DerivedProbe *> &mine,
-                                   const std::function<std::string(const DerivedProbe &)> &location_of);
+std::vector<int> pair_entry_halves(
+    const std::vector<const DerivedProbe *> &mine,
+    const std::function<std::string(const DerivedProbe &)> &location_of);
 // "{ .ops = &OPS, .specs = SPECS, .nspecs = N }"
 std::string probe_group(const std::string &ops, const std::string &specs, size_t n);
 

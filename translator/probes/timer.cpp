@@ -10,9 +10,9 @@ struct Unit {
   uint64_t ns;  // nanoseconds per unit; 0 for hz and jiffies
 };
 // stap's long spellings (timer.sec, timer.msec ...) are the same units.
-constexpr Unit kUnits[] = {{"ns", 1},          {"us", 1000},          {"ms", 1000000},   {"s", 1000000000},
-                           {"nsec", 1},        {"usec", 1000},        {"msec", 1000000}, {"sec", 1000000000},
-                           {"hz", 0},          {"jiffies", 0}};
+constexpr Unit kUnits[] = {{"ns", 1},   {"us", 1000},   {"ms", 1000000},   {"s", 1000000000},
+                           {"nsec", 1}, {"usec", 1000}, {"msec", 1000000}, {"sec", 1000000000},
+                           {"hz", 0},   {"jiffies", 0}};
 
 // Faster than this the timer would starve the machine under TCG and real
 // hardware alike; stap refuses sub-100us timers for the same reason.
@@ -34,8 +34,8 @@ struct TimerArgs {
 class TimerProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
-    return {"timer.ns",   "timer.us",   "timer.ms",      "timer.s",   "timer.hz",
-            "timer.sec",  "timer.msec", "timer.jiffies"};
+    return {"timer.ns", "timer.us",  "timer.ms",   "timer.s",
+            "timer.hz", "timer.sec", "timer.msec", "timer.jiffies"};
   }
 
   // timer.profile samples on perf events (probes/perf.cpp).
@@ -75,12 +75,13 @@ class TimerProvider : public ProbeProvider {
     if (!a->unit) {
       auto &d = diags.error("XTP2103", c.loc, "unknown timer unit '" + c.name + "'");
       std::string s = closest_match(c.name, {"ns", "us", "ms", "s", "jiffies", "hz"});
-      d.hint = s.empty() ? "use one of ns, us, ms, s, jiffies, hz" : "did you mean 'timer." + s + "'?";
+      d.hint =
+          s.empty() ? "use one of ns, us, ms, s, jiffies, hz" : "did you mean 'timer." + s + "'?";
       return false;
     }
     if (!c.has_arg || c.arg_is_string || c.num_arg <= 0) {
-      diags.error("XTP2104", c.loc, "timer." + c.name + " needs a positive number, as in timer." +
-                                        c.name + "(100)");
+      diags.error("XTP2104", c.loc,
+                  "timer." + c.name + " needs a positive number, as in timer." + c.name + "(100)");
       return false;
     }
     a->n = static_cast<uint64_t>(c.num_arg);
@@ -88,8 +89,8 @@ class TimerProvider : public ProbeProvider {
     uint64_t period = a->unit->ns ? a->n * a->unit->ns : jiffies ? 0 : 1000000000ull / a->n;
     if (a->unit->ns ? (a->n > UINT64_MAX / a->unit->ns || period < kMinPeriodNs)
                     : (jiffies ? a->n > UINT32_MAX : period < kMinPeriodNs)) {
-      diags.error("XTP2105", c.loc, "timer period of '" + pp.str() + "' is out of range")
-          .hint = "periods must be between 100us and about 584 years (timer.jiffies: below 2^32 jiffies)";
+      diags.error("XTP2105", c.loc, "timer period of '" + pp.str() + "' is out of range").hint =
+          "periods must be between 100us and about 584 years (timer.jiffies: below 2^32 jiffies)";
       return false;
     }
     if (!randomized) return true;
@@ -99,26 +100,30 @@ class TimerProvider : public ProbeProvider {
           "use a period instead, as in timer.ms(N).randomize(M)";
       return false;
     }
-    if (!r.has_arg || r.arg_is_string || r.num_arg <= 0 || static_cast<uint64_t>(r.num_arg) >= a->n) {
-      diags.error("XTP2104", r.loc, "randomize needs a positive number below the period, as in timer." +
-                                        c.name + "(" + std::to_string(a->n) + ").randomize(" +
-                                        std::to_string(std::max<uint64_t>(1, a->n / 10)) + ")");
+    if (!r.has_arg || r.arg_is_string || r.num_arg <= 0 ||
+        static_cast<uint64_t>(r.num_arg) >= a->n) {
+      diags.error("XTP2104", r.loc,
+                  "randomize needs a positive number below the period, as in timer." + c.name +
+                      "(" + std::to_string(a->n) + ").randomize(" +
+                      std::to_string(std::max<uint64_t>(1, a->n / 10)) + ")");
       return false;
     }
     a->m = static_cast<uint64_t>(r.num_arg);
     return true;
   }
 
-  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_timer_probes", mine);
     w.open("static const struct xtap_timer_spec xtap_timers[] = {");
     for (size_t i = 0; i < mine.size(); ++i) {
       const auto &t = *static_cast<const TimerProbe *>(mine[i]);
-      w.line("{ .probe = &xtap_timer_probes[" + std::to_string(i) + "], .period_ns = " +
-             std::to_string(t.period_ns) + "ULL, .randomize_ns = " + std::to_string(t.randomize_ns) +
-             "ULL, .period_jiffies = " + std::to_string(t.period_jiffies) + ", .randomize_jiffies = " +
-             std::to_string(t.randomize_jiffies) + " },");
+      w.line("{ .probe = &xtap_timer_probes[" + std::to_string(i) +
+             "], .period_ns = " + std::to_string(t.period_ns) +
+             "ULL, .randomize_ns = " + std::to_string(t.randomize_ns) +
+             "ULL, .period_jiffies = " + std::to_string(t.period_jiffies) +
+             ", .randomize_jiffies = " + std::to_string(t.randomize_jiffies) + " },");
     }
     w.close("};");
     out.groups.push_back(probe_group("xtap_timer_ops", "xtap_timers", mine.size()));

@@ -24,8 +24,8 @@ enum class SyscallEvent { None, Enter, Exit };
 class TracepointProbe : public DerivedProbe {
  public:
   std::string system, event;  // as users name it: "sched", "sched_switch"
-  std::string kernel_name;     // the kernel tracepoint to attach to
-  std::vector<KParam> proto;   // its TP_PROTO
+  std::string kernel_name;    // the kernel tracepoint to attach to
+  std::vector<KParam> proto;  // its TP_PROTO
   SyscallEvent syscall = SyscallEvent::None;
   int syscall_nr = -1;
   std::vector<ContextVar> vars;
@@ -47,14 +47,12 @@ std::string c_param_type(const TypeTable &types, int type) {
   const KType &t = types.at(types.strip_typedefs(type));
   switch (t.kind) {
     case KTypeKind::Pointer:
-    case KTypeKind::Array:
-      return "const void *";
+    case KTypeKind::Array: return "const void *";
     case KTypeKind::Int:
     case KTypeKind::Enum:
       if (t.size != 1 && t.size != 2 && t.size != 4 && t.size != 8) return "";
       return (t.is_signed ? "s" : "u") + std::to_string(t.size * 8);
-    default:
-      return "";
+    default: return "";
   }
 }
 
@@ -75,15 +73,16 @@ class TracepointProvider : public ProbeProvider {
   }
 
   bool matches(const ProbePoint &pp) const override {
-    return pp.components.size() >= 2 && pp.components[0].name == "kernel" && pp.components[1].name == "trace";
+    return pp.components.size() >= 2 && pp.components[0].name == "kernel" &&
+           pp.components[1].name == "trace";
   }
 
   void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &env, DerivedProbes &out,
               Diagnostics &diags) const override {
     const auto &arg = pp.components[1];
     if (pp.components.size() != 2 || !arg.has_arg || !arg.arg_is_string || arg.str_arg.empty()) {
-      diags.error("XTP2131", pp.loc, "kernel.trace needs a tracepoint name in quotes")
-          .hint = "as in kernel.trace(\"sched_switch\") or kernel.trace(\"sched:*\")";
+      diags.error("XTP2131", pp.loc, "kernel.trace needs a tracepoint name in quotes").hint =
+          "as in kernel.trace(\"sched_switch\") or kernel.trace(\"sched:*\")";
       return;
     }
     std::string error;
@@ -112,7 +111,8 @@ class TracepointProvider : public ProbeProvider {
     if (out.size() == before && !pp.optional) no_match(*cat, pp, arg, system, name, diags);
   }
 
-  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine, ScriptTables &out) const override {
+  void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
+            ScriptTables &out) const override {
     if (mine.empty()) return;
     emit_probe_array(w, "xtap_tracepoint_probes", mine);
     // The syscall events have no callback of their own: the runtime's
@@ -126,7 +126,8 @@ class TracepointProvider : public ProbeProvider {
       auto *tp = static_cast<const TracepointProbe *>(mine[i]);
       std::string n = std::to_string(i);
       bool sc = tp->syscall != SyscallEvent::None;
-      w.line("{ .probe = &xtap_tracepoint_probes[" + n + "], .name = " + c_string_literal(tp->kernel_name) +
+      w.line("{ .probe = &xtap_tracepoint_probes[" + n +
+             "], .name = " + c_string_literal(tp->kernel_name) +
              ", .callback = " + (sc ? "NULL" : "(void *)xtap_tp_callback_" + n) +
              ", .syscall_nr = " + std::to_string(sc ? tp->syscall_nr : -1) +
              ", .optional = " + (tp->optional ? "1" : "0") + " },");
@@ -136,8 +137,8 @@ class TracepointProvider : public ProbeProvider {
   }
 
  private:
-  static void add(const KernelCatalog &cat, const KTracepoint &tp, DerivedProbes &out, Diagnostics &diags,
-                  const ProbePoint &pp) {
+  static void add(const KernelCatalog &cat, const KTracepoint &tp, DerivedProbes &out,
+                  Diagnostics &diags, const ProbePoint &pp) {
     auto dp = std::make_unique<TracepointProbe>();
     dp->system = tp.system;
     dp->event = tp.name;
@@ -148,22 +149,27 @@ class TracepointProvider : public ProbeProvider {
       if (c_param_type(cat.types(), tp.args[i].type).empty()) {
         // Only a wildcard may pass over a tracepoint xtap cannot attach to.
         if (pp.components[1].str_arg.find_first_of("*?[") == std::string::npos)
-          diags.error("XTP2133", pp.loc, "tracepoint " + tp.system + ":" + tp.name + " passes '" + tp.args[i].name +
-                                             "' as a " + cat.types().spelling(tp.args[i].type) +
-                                             ", which xtap cannot receive");
+          diags.error("XTP2133", pp.loc,
+                      "tracepoint " + tp.system + ":" + tp.name + " passes '" + tp.args[i].name +
+                          "' as a " + cat.types().spelling(tp.args[i].type) +
+                          ", which xtap cannot receive");
         return;
       }
-      dp->vars.push_back({.name = tp.args[i].name, .type = tp.args[i].type,
+      dp->vars.push_back({.name = tp.args[i].name,
+                          .type = tp.args[i].type,
                           .c_value = "c->args[" + std::to_string(i) + "]"});
     }
     out.push_back(std::move(dp));
   }
 
-  static void add_syscall(const KernelCatalog &cat, const KSyscall &sc, SyscallEvent ev, const std::string &event,
-                          DerivedProbes &out, const ProbePoint &pp, Diagnostics &diags) {
-    const KTracepoint *raw = cat.find_tracepoint("raw_syscalls", ev == SyscallEvent::Enter ? "sys_enter" : "sys_exit");
+  static void add_syscall(const KernelCatalog &cat, const KSyscall &sc, SyscallEvent ev,
+                          const std::string &event, DerivedProbes &out, const ProbePoint &pp,
+                          Diagnostics &diags) {
+    const KTracepoint *raw =
+        cat.find_tracepoint("raw_syscalls", ev == SyscallEvent::Enter ? "sys_enter" : "sys_exit");
     if (!raw || raw->args.size() != 2) {
-      diags.error("XTP2132", pp.loc, "the kernel catalog has no raw_syscalls tracepoints to build " + event + " on");
+      diags.error("XTP2132", pp.loc,
+                  "the kernel catalog has no raw_syscalls tracepoints to build " + event + " on");
       return;
     }
     auto dp = std::make_unique<TracepointProbe>();
@@ -176,24 +182,29 @@ class TracepointProvider : public ProbeProvider {
     dp->table = &cat.types();
     // The raw tracepoint's second argument: the syscall number at entry,
     // the return value at exit; the first is the task's registers.
-    dp->vars.push_back({"__syscall_nr", raw->args[1].type, "((u64)" + std::to_string(sc.nr) + ")", true});
+    dp->vars.push_back(
+        {"__syscall_nr", raw->args[1].type, "((u64)" + std::to_string(sc.nr) + ")", true});
     if (ev == SyscallEvent::Enter) {
       for (size_t i = 0; i < sc.args.size() && i < 6; ++i)
-        dp->vars.push_back({syscall_param_name(sc, i), sc.args[i].type, syscall_arg_value(cat.types(), sc.args[i].type, i),
-                            true});
+        dp->vars.push_back({syscall_param_name(sc, i), sc.args[i].type,
+                            syscall_arg_value(cat.types(), sc.args[i].type, i), true});
     } else {
       dp->vars.push_back({"ret", raw->args[1].type, "c->args[1]", true});
     }
     out.push_back(std::move(dp));
   }
 
-  static void no_match(const KernelCatalog &cat, const ProbePoint &pp, const ProbePointComponent &arg,
-                       const std::string &system, const std::string &name, Diagnostics &diags) {
-    auto &d = diags.error("XTP2134", arg.loc, "no tracepoint of this kernel matches '" + arg.str_arg + "'");
+  static void no_match(const KernelCatalog &cat, const ProbePoint &pp,
+                       const ProbePointComponent &arg, const std::string &system,
+                       const std::string &name, Diagnostics &diags) {
+    auto &d = diags.error("XTP2134", arg.loc,
+                          "no tracepoint of this kernel matches '" + arg.str_arg + "'");
     std::vector<std::string> names;
-    for (const auto &tp : cat.tracepoints()) names.push_back(system == "*" ? tp.name : tp.system + ":" + tp.name);
+    for (const auto &tp : cat.tracepoints())
+      names.push_back(system == "*" ? tp.name : tp.system + ":" + tp.name);
     std::string guess = closest_match(system == "*" ? name : system + ":" + name, names);
-    d.hint = guess.empty() ? "list them with: xtap -l 'kernel.trace(\"*\")'" : "did you mean '" + guess + "'?";
+    d.hint = guess.empty() ? "list them with: xtap -l 'kernel.trace(\"*\")'"
+                           : "did you mean '" + guess + "'?";
     (void)pp;
   }
 
@@ -206,7 +217,8 @@ class TracepointProvider : public ProbeProvider {
       std::string t = c_param_type(*tp.table, tp.proto[a].type);
       params += ", " + t + (t.back() == '*' ? "" : " ") + "a" + std::to_string(a);
       bool is_signed = t[0] == 's';
-      args += std::string(a ? ", " : "") + (is_signed ? "(u64)(s64)a" : "(u64)a") + std::to_string(a);
+      args +=
+          std::string(a ? ", " : "") + (is_signed ? "(u64)(s64)a" : "(u64)a") + std::to_string(a);
     }
     w.line("static void xtap_tp_callback_" + std::to_string(i) + "(" + params + ")");
     w.open("{");

@@ -18,16 +18,11 @@ namespace {
 // declaration left of the declarator.
 std::string base_name(const KType &t) {
   switch (t.kind) {
-    case KTypeKind::Void:
-      return "void";
-    case KTypeKind::Enum:
-      return "enum " + (t.name.empty() ? std::string("{...}") : t.name);
-    case KTypeKind::Struct:
-      return "struct " + (t.name.empty() ? std::string("{...}") : t.name);
-    case KTypeKind::Union:
-      return "union " + (t.name.empty() ? std::string("{...}") : t.name);
-    default:
-      return t.name;
+    case KTypeKind::Void: return "void";
+    case KTypeKind::Enum: return "enum " + (t.name.empty() ? std::string("{...}") : t.name);
+    case KTypeKind::Struct: return "struct " + (t.name.empty() ? std::string("{...}") : t.name);
+    case KTypeKind::Union: return "union " + (t.name.empty() ? std::string("{...}") : t.name);
+    default: return t.name;
   }
 }
 

@@ -38,8 +38,8 @@ struct KMember {
 
 struct KType {
   KTypeKind kind = KTypeKind::Void;
-  std::string name;        // "unsigned int", "task_struct" (no "struct "), typedef name; "" if anonymous
-  uint64_t size = 0;       // bytes (0 for void, functions, incomplete records)
+  std::string name;   // "unsigned int", "task_struct" (no "struct "), typedef name; "" if anonymous
+  uint64_t size = 0;  // bytes (0 for void, functions, incomplete records)
   bool is_signed = false;  // Int, Enum
   bool is_const = false;   // the pointed-to type was const-qualified (for spellings only)
   int target = -1;         // Pointer, Array, Typedef
@@ -82,15 +82,15 @@ struct KParam {
 };
 
 struct KTracepoint {
-  std::string system;  // TRACE_SYSTEM of its header: "sched"
-  std::string name;    // "sched_switch"
+  std::string system;        // TRACE_SYSTEM of its header: "sched"
+  std::string name;          // "sched_switch"
   std::vector<KParam> args;  // TP_PROTO, in order
 };
 
 struct KSyscall {
-  std::string name;  // "openat" (no sys_ prefix)
-  int nr = -1;       // __NR_openat on the target's native ABI (x86_64)
-  std::vector<KParam> args;  // from include/linux/syscalls.h
+  std::string name;             // "openat" (no sys_ prefix)
+  int nr = -1;                  // __NR_openat on the target's native ABI (x86_64)
+  std::vector<KParam> args;     // from include/linux/syscalls.h
   bool prototype_known = true;  // false: the headers declare no prototype (args empty)
 };
 

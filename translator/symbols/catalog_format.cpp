@@ -22,26 +22,16 @@ constexpr uint64_t kPointerSize = 8;
 
 const char *kind_keyword(KTypeKind k) {
   switch (k) {
-    case KTypeKind::Void:
-      return "void";
-    case KTypeKind::Int:
-      return "int";
-    case KTypeKind::Enum:
-      return "enum";
-    case KTypeKind::Float:
-      return "float";
-    case KTypeKind::Pointer:
-      return "ptr";
-    case KTypeKind::Array:
-      return "array";
-    case KTypeKind::Struct:
-      return "struct";
-    case KTypeKind::Union:
-      return "union";
-    case KTypeKind::Typedef:
-      return "typedef";
-    case KTypeKind::Function:
-      return "func";
+    case KTypeKind::Void: return "void";
+    case KTypeKind::Int: return "int";
+    case KTypeKind::Enum: return "enum";
+    case KTypeKind::Float: return "float";
+    case KTypeKind::Pointer: return "ptr";
+    case KTypeKind::Array: return "array";
+    case KTypeKind::Struct: return "struct";
+    case KTypeKind::Union: return "union";
+    case KTypeKind::Typedef: return "typedef";
+    case KTypeKind::Function: return "func";
   }
   return "?";
 }
@@ -60,12 +50,8 @@ void write_type(std::string &out, int id, const KType &t) {
       out += '\n';  // its name is its kind
       return;
     case KTypeKind::Int:
-    case KTypeKind::Enum:
-      out += ' ' + std::to_string(t.size) + (t.is_signed ? " s" : " u");
-      break;
-    case KTypeKind::Float:
-      out += ' ' + std::to_string(t.size);
-      break;
+    case KTypeKind::Enum: out += ' ' + std::to_string(t.size) + (t.is_signed ? " s" : " u"); break;
+    case KTypeKind::Float: out += ' ' + std::to_string(t.size); break;
     case KTypeKind::Pointer:
       out += ' ' + std::to_string(t.target) + (t.is_const ? " const\n" : "\n");
       return;
@@ -74,14 +60,10 @@ void write_type(std::string &out, int id, const KType &t) {
       return;
     case KTypeKind::Struct:
     case KTypeKind::Union:
-      if (t.complete)
-        out += ' ' + std::to_string(t.size) + ' ' + std::to_string(t.members.size());
-      else
-        out += " incomplete";
+      if (t.complete) out += ' ' + std::to_string(t.size) + ' ' + std::to_string(t.members.size());
+      else out += " incomplete";
       break;
-    case KTypeKind::Typedef:
-      out += ' ' + std::to_string(t.target);
-      break;
+    case KTypeKind::Typedef: out += ' ' + std::to_string(t.target); break;
     case KTypeKind::Function:
       out += ' ' + std::to_string(t.target) + ' ' + std::to_string(t.members.size()) +
              (t.variadic ? " ...\n" : "\n");
@@ -375,18 +357,13 @@ class Links {
   size_t count(int id) const {
     const KType &t = types_.at(id);
     switch (t.kind) {
-      case KTypeKind::Pointer:
-        return declarator_ ? 1 : 0;
+      case KTypeKind::Pointer: return declarator_ ? 1 : 0;
       case KTypeKind::Array:
-      case KTypeKind::Typedef:
-        return 1;
-      case KTypeKind::Function:
-        return declarator_ ? 1 + t.members.size() : 0;
+      case KTypeKind::Typedef: return 1;
+      case KTypeKind::Function: return declarator_ ? 1 + t.members.size() : 0;
       case KTypeKind::Struct:
-      case KTypeKind::Union:
-        return declarator_ ? 0 : t.members.size();
-      default:
-        return 0;
+      case KTypeKind::Union: return declarator_ ? 0 : t.members.size();
+      default: return 0;
     }
   }
   int at(int id, size_t i) const {

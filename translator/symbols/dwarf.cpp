@@ -27,7 +27,6 @@ namespace fs = std::filesystem;
 
 namespace xtap {
 
-
 KernelDwarf::~KernelDwarf() = default;
 
 namespace {
@@ -122,7 +121,8 @@ std::unique_ptr<KernelDwarf> KernelDwarf::open(const std::string &path, const st
   if (elf_type(path) == ET_DYN)
     im.mod = dwfl_report_elf(im.dwfl, path.c_str(), path.c_str(), -1, 0, false);
   else
-    im.mod = dwfl_report_offline(im.dwfl, module.empty() ? "kernel" : module.c_str(), path.c_str(), -1);
+    im.mod =
+        dwfl_report_offline(im.dwfl, module.empty() ? "kernel" : module.c_str(), path.c_str(), -1);
   if (!im.mod || dwfl_report_end(im.dwfl, nullptr, nullptr) != 0) {
     *error = path + ": " + dwfl_errmsg(-1);
     return nullptr;
@@ -137,14 +137,14 @@ std::unique_ptr<KernelDwarf> KernelDwarf::open(const std::string &path, const st
   int n = dwfl_module_build_id(im.mod, &id, &id_vaddr);
   for (int i = 0; i < n; ++i) im.build_id += hex(id[i] >> 4) + hex(id[i] & 15);
   if (im.build_id.empty()) {
-    struct stat st{};
+    struct stat st {};
     stat(path.c_str(), &st);
     im.build_id = "size" + std::to_string(st.st_size) + "-mtime" + std::to_string(st.st_mtime);
   }
   std::string index_file;
   if (!cache_dir.empty())
-    index_file = cache_dir + "/dwarf/" + (module.empty() ? "vmlinux" : module) + "-" +
-                 im.build_id + ".idx";
+    index_file =
+        cache_dir + "/dwarf/" + (module.empty() ? "vmlinux" : module) + "-" + im.build_id + ".idx";
   if (!index_file.empty() && k->read_index(index_file)) {
     k->from_cache_ = true;
   } else {
@@ -208,9 +208,12 @@ bool KernelDwarf::build_index(std::string *error) {
     return false;
   }
   add_aliases(symbols_at, symbol_count, exported);
-  std::sort(functions_.begin(), functions_.end(), [](const DwarfFunction &a, const DwarfFunction &b) {
-    return a.name != b.name ? a.name < b.name : a.file != b.file ? a.file < b.file : a.entry < b.entry;
-  });
+  std::sort(functions_.begin(), functions_.end(),
+            [](const DwarfFunction &a, const DwarfFunction &b) {
+              return a.name != b.name   ? a.name < b.name
+                     : a.file != b.file ? a.file < b.file
+                                        : a.entry < b.entry;
+            });
   return true;
 }
 
@@ -281,8 +284,8 @@ void KernelDwarf::write_index(const std::string &file) const {
     std::ofstream out(tmp);
     out << kIndexMagic << " stext=" << hex(stext_) << " " << path_ << "\n";
     for (const auto &f : functions_)
-      out << f.name << '\t' << f.file << '\t' << f.line << '\t' << hex(f.entry) << '\t' << hex(f.die)
-          << '\t' << f.symbol << '\t' << (f.exported ? "x" : "") << '\n';
+      out << f.name << '\t' << f.file << '\t' << f.line << '\t' << hex(f.entry) << '\t'
+          << hex(f.die) << '\t' << f.symbol << '\t' << (f.exported ? "x" : "") << '\n';
     if (!out) return;
   }
   fs::rename(tmp, file, ec);
@@ -301,13 +304,11 @@ std::vector<const DwarfFunction *> KernelDwarf::match(const std::string &name_gl
   bool literal = name_glob.find_first_of("*?[") == std::string::npos;
   auto first = functions_.begin(), last = functions_.end();
   if (literal) {
-    auto range = std::equal_range(functions_.begin(), functions_.end(), name_glob,
-                                  [](const auto &a, const auto &b) {
-                                    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, std::string>)
-                                      return a < b.name;
-                                    else
-                                      return a.name < b;
-                                  });
+    auto range = std::equal_range(
+        functions_.begin(), functions_.end(), name_glob, [](const auto &a, const auto &b) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(a)>, std::string>) return a < b.name;
+          else return a.name < b;
+        });
     first = range.first;
     last = range.second;
   }
@@ -479,7 +480,10 @@ int KernelDwarf::convert_type(const void *die_ptr) const {
     }
     case DW_TAG_enumeration_type: k.kind = KTypeKind::Enum; break;
     case DW_TAG_pointer_type:
-    case DW_TAG_reference_type: k.kind = KTypeKind::Pointer; k.size = 8; break;
+    case DW_TAG_reference_type:
+      k.kind = KTypeKind::Pointer;
+      k.size = 8;
+      break;
     case DW_TAG_typedef: k.kind = KTypeKind::Typedef; break;
     case DW_TAG_structure_type:
     case DW_TAG_class_type: k.kind = KTypeKind::Struct; break;
@@ -604,7 +608,8 @@ std::vector<std::pair<std::string, std::string>> find_debuginfo(
       std::string stem = fs::path(e).stem().string();
       std::replace(stem.begin(), stem.end(), '-', '_');
       bool is_vmlinux = stem.rfind("vmlinux", 0) == 0;
-      if (module.empty() ? is_vmlinux : (!is_vmlinux && fnmatch(module.c_str(), stem.c_str(), 0) == 0))
+      if (module.empty() ? is_vmlinux
+                         : (!is_vmlinux && fnmatch(module.c_str(), stem.c_str(), 0) == 0))
         out.emplace_back(module.empty() ? "" : stem, e);
     } else {
       dirs.push_back(e);
@@ -642,8 +647,8 @@ std::vector<std::pair<std::string, std::string>> find_debuginfo(
   std::map<std::string, std::string> found;  // first directory wins
   for (const auto &d : dirs) {
     if (!fs::is_directory(d, ec)) continue;
-    for (auto it = fs::recursive_directory_iterator(d, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(d, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       const auto &p = it->path();
       if (p.extension() != ".ko" && p.extension() != ".debug") continue;
       std::string stem = p.filename().string();

@@ -25,10 +25,10 @@ namespace xtap {
 
 struct DwarfFunction {
   std::string name;
-  std::string file;       // declaring source file as DWARF names it ("fs/read_write.c")
-  int line = 0;           // declaring line
-  uint64_t entry = 0;     // low_pc, as linked (before KASLR or module relocation)
-  uint64_t die = 0;       // offset of its DW_TAG_subprogram
+  std::string file;    // declaring source file as DWARF names it ("fs/read_write.c")
+  int line = 0;        // declaring line
+  uint64_t entry = 0;  // low_pc, as linked (before KASLR or module relocation)
+  uint64_t die = 0;    // offset of its DW_TAG_subprogram
   // The ELF function symbol at `entry` ("f", or a clone's "f.isra.0") when
   // no other function symbol has that name; "" otherwise.
   std::string symbol;
@@ -112,7 +112,7 @@ struct DwarfVar {
   bool parameter = false;
   int reg = -1;
   int64_t offset = 0;
-  std::string symbol;  // Address: the symbol it is relocated by (as DwarfGlobal::symbol)
+  std::string symbol;      // Address: the symbol it is relocated by (as DwarfGlobal::symbol)
   bool in_memory = false;  // Address: the variable is stored there (DW_OP_addr alone, a static);
                            // EntryValue: at the address the entry value gives
   int cfa_reg = -1;        // EntryValue
@@ -137,11 +137,11 @@ struct DwarfCallSite {
 // symbols are "module:name", as kallsyms spells them.
 struct DwarfGlobal {
   std::string name;
-  std::string file;   // the compilation unit that defines it
-  int type = -1;      // in KernelDwarf::types()
+  std::string file;  // the compilation unit that defines it
+  int type = -1;     // in KernelDwarf::types()
   std::string symbol;
   int64_t offset = 0;
-  std::string why;    // non-empty: it exists but xtap cannot place it (why)
+  std::string why;  // non-empty: it exists but xtap cannot place it (why)
 };
 
 class KernelDwarf {
@@ -185,7 +185,7 @@ class KernelDwarf {
 
   // The labels of `f` (C `name:`) matching `glob` that have an address.
   std::vector<std::pair<std::string, DwarfLine>> labels(const DwarfFunction &f,
-                                                         const std::string &glob) const;
+                                                        const std::string &glob) const;
 
   // The symbol and offset the runtime's kprobe finds `addr` (in `f`) by:
   // the function's own name when it is unique, else a symbol every

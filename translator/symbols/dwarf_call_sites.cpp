@@ -23,13 +23,16 @@ void collect_calls(Dwarf_Die *die, Dwarf_Addr bias, int depth, std::vector<Dwarf
     if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site) {
       Dwarf_Attribute a;
       Dwarf_Die callee;
-      bool named = (dwarf_attr(&c, DW_AT_call_origin, &a) || dwarf_attr(&c, DW_AT_abstract_origin, &a)) &&
-                   dwarf_formref_die(&a, &callee);
+      bool named =
+          (dwarf_attr(&c, DW_AT_call_origin, &a) || dwarf_attr(&c, DW_AT_abstract_origin, &a)) &&
+          dwarf_formref_die(&a, &callee);
       Dwarf_Addr ret = 0;
-      bool have_ret = (dwarf_attr(&c, DW_AT_call_return_pc, &a) || dwarf_attr(&c, DW_AT_low_pc, &a)) &&
-                      dwarf_formaddr(&a, &ret) == 0;
+      bool have_ret =
+          (dwarf_attr(&c, DW_AT_call_return_pc, &a) || dwarf_attr(&c, DW_AT_low_pc, &a)) &&
+          dwarf_formaddr(&a, &ret) == 0;
       const char *name = named ? dwarf_diename(&callee) : nullptr;
-      if (!name && named && dwarf_attr_integrate(&callee, DW_AT_name, &a)) name = dwarf_formstring(&a);
+      if (!name && named && dwarf_attr_integrate(&callee, DW_AT_name, &a))
+        name = dwarf_formstring(&a);
       if (name && have_ret) {
         DwarfCallSite s;
         s.callee = name;
@@ -51,8 +54,9 @@ std::vector<DwarfCallSite> KernelDwarf::call_sites(const DwarfFunction &f) const
   Dwarf_Die die;
   if (!dwarf_offdie(impl_->dw, f.die, &die)) return out;
   collect_calls(&die, impl_->bias, 0, &out);
-  std::sort(out.begin(), out.end(),
-            [](const DwarfCallSite &a, const DwarfCallSite &b) { return a.return_pc < b.return_pc; });
+  std::sort(out.begin(), out.end(), [](const DwarfCallSite &a, const DwarfCallSite &b) {
+    return a.return_pc < b.return_pc;
+  });
   return out;
 }
 

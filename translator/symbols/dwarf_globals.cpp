@@ -38,7 +38,8 @@ void KernelDwarf::Impl::read_symbols() {
     int type = GELF_ST_TYPE(sym.st_info);
     if (type == STT_SECTION || type == STT_FILE) continue;
     ++im.symbol_count[name];
-    im.symbols.push_back({name, addr, sym.st_size, sym.st_shndx == SHN_XINDEX ? shndx : sym.st_shndx});
+    im.symbols.push_back(
+        {name, addr, sym.st_size, sym.st_shndx == SHN_XINDEX ? shndx : sym.st_shndx});
   }
   std::sort(im.symbols.begin(), im.symbols.end(),
             [](const auto &a, const auto &b) { return a.addr < b.addr; });
@@ -89,14 +90,17 @@ void KernelDwarf::place_global(uint64_t addr, DwarfGlobal *g) const {
   g->offset = static_cast<int64_t>(addr - best->addr);
 }
 
-bool KernelDwarf::global_of_die(const void *die_ptr, const std::string &file, DwarfGlobal *out) const {
+bool KernelDwarf::global_of_die(const void *die_ptr, const std::string &file,
+                                DwarfGlobal *out) const {
   Dwarf_Die die = *static_cast<const Dwarf_Die *>(die_ptr);
   DwarfGlobal g;
   g.name = name_of(&die);
   g.file = file;
   Dwarf_Attribute a;
   Dwarf_Die t;
-  g.type = dwarf_attr_integrate(&die, DW_AT_type, &a) && dwarf_formref_die(&a, &t) ? convert_type(&t) : 0;
+  g.type = dwarf_attr_integrate(&die, DW_AT_type, &a) && dwarf_formref_die(&a, &t)
+               ? convert_type(&t)
+               : 0;
   Dwarf_Op *ops = nullptr;
   size_t n = 0;
   if (!dwarf_attr(&die, DW_AT_location, &a)) {
@@ -111,7 +115,8 @@ bool KernelDwarf::global_of_die(const void *die_ptr, const std::string &file, Dw
   return true;
 }
 
-std::vector<DwarfGlobal> KernelDwarf::globals(const std::string &name, const std::string &file_glob) const {
+std::vector<DwarfGlobal> KernelDwarf::globals(const std::string &name,
+                                              const std::string &file_glob) const {
   Impl &im = *impl_;
   std::string key = name + "@" + file_glob;
   if (auto it = im.globals_found.find(key); it != im.globals_found.end()) return it->second;
@@ -135,7 +140,8 @@ std::vector<DwarfGlobal> KernelDwarf::globals(const std::string &name, const std
   return out;
 }
 
-bool KernelDwarf::global_seen_from(const DwarfFunction &f, const std::string &name, DwarfGlobal *out) const {
+bool KernelDwarf::global_seen_from(const DwarfFunction &f, const std::string &name,
+                                   DwarfGlobal *out) const {
   Impl &im = *impl_;
   Dwarf_Die fn, cu;
   if (!dwarf_offdie(im.dw, f.die, &fn) || !dwarf_diecu(&fn, &cu, nullptr, nullptr)) return false;

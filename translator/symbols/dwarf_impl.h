@@ -28,7 +28,7 @@ struct KernelDwarf::Impl {
   };
   void read_symbols();  // symbols/dwarf_globals.cpp
   bool symbols_read = false;
-  std::vector<Symbol> symbols;                    // sorted by address
+  std::vector<Symbol> symbols;  // sorted by address
   std::unordered_map<std::string, int> symbol_count;
   std::map<std::string, std::vector<DwarfGlobal>> globals_found;  // by "name@file"
   ~Impl() {

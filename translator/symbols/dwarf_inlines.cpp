@@ -22,7 +22,8 @@ std::string name_of(Dwarf_Die *die) {
 
 // Appends the inlined instances under `die` (which belongs to the function
 // at offset `outer`); `depth` bounds pathological nesting.
-void collect(Dwarf_Die *die, uint64_t outer, Dwarf_Addr bias, int depth, std::vector<DwarfFunction> *out) {
+void collect(Dwarf_Die *die, uint64_t outer, Dwarf_Addr bias, int depth,
+             std::vector<DwarfFunction> *out) {
   Dwarf_Die c;
   if (depth > 64 || dwarf_child(die, &c) != 0) return;
   do {
@@ -59,7 +60,9 @@ std::vector<const DwarfFunction *> KernelDwarf::match_inlined(const std::string 
       if (dwarf_offdie(im.dw, f.die, &die)) collect(&die, f.die, im.bias, 0, &inlined_);
     }
     std::sort(inlined_.begin(), inlined_.end(), [](const DwarfFunction &a, const DwarfFunction &b) {
-      return a.name != b.name ? a.name < b.name : a.file != b.file ? a.file < b.file : a.entry < b.entry;
+      return a.name != b.name   ? a.name < b.name
+             : a.file != b.file ? a.file < b.file
+                                : a.entry < b.entry;
     });
   }
   std::vector<const DwarfFunction *> out;

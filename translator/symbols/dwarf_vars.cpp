@@ -57,11 +57,13 @@ bool simple_location(const Dwarf_Op *ops, size_t n, DwarfVar *v) {
 // the register as the function was entered, plus K, as the value or (no
 // DW_OP_stack_value) as the address of it. False for any other expression.
 bool entry_value(Dwarf_Attribute *attr, const Dwarf_Op *ops, size_t n, DwarfVar *v) {
-  if (n == 0 || (ops[0].atom != DW_OP_entry_value && ops[0].atom != DW_OP_GNU_entry_value)) return false;
+  if (n == 0 || (ops[0].atom != DW_OP_entry_value && ops[0].atom != DW_OP_GNU_entry_value))
+    return false;
   Dwarf_Attribute inner;
   Dwarf_Op *in_ops = nullptr;
   size_t in_n = 0;
-  if (dwarf_getlocation_attr(attr, &ops[0], &inner) != 0 || dwarf_getlocation(&inner, &in_ops, &in_n) != 0)
+  if (dwarf_getlocation_attr(attr, &ops[0], &inner) != 0 ||
+      dwarf_getlocation(&inner, &in_ops, &in_n) != 0)
     return false;
   DwarfVar reg;
   if (!simple_location(in_ops, in_n, &reg) || reg.where != DwarfVar::Where::Register) return false;
@@ -95,7 +97,8 @@ struct LoweringEnv {
 // with *why for what xtap cannot express: control flow (DW_OP_bra), typed
 // operations (DW_OP_convert), pointers the compiler removed
 // (DW_OP_implicit_pointer), bit pieces.
-bool lower_expression(const LoweringEnv &env, const Dwarf_Op *ops, size_t n, DwarfVar *v, std::string *why) {
+bool lower_expression(const LoweringEnv &env, const Dwarf_Op *ops, size_t n, DwarfVar *v,
+                      std::string *why) {
   using K = DwarfExprOp::Kind;
   std::vector<DwarfPiece> pieces;
   DwarfPiece cur;
@@ -124,9 +127,10 @@ bool lower_expression(const LoweringEnv &env, const Dwarf_Op *ops, size_t n, Dwa
     if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
       e.number = a - DW_OP_lit0;
       ok = push(e, 0, 1);
-    } else if (a == DW_OP_const1u || a == DW_OP_const2u || a == DW_OP_const4u || a == DW_OP_const8u ||
-               a == DW_OP_constu || a == DW_OP_const1s || a == DW_OP_const2s || a == DW_OP_const4s ||
-               a == DW_OP_const8s || a == DW_OP_consts) {
+    } else if (a == DW_OP_const1u || a == DW_OP_const2u || a == DW_OP_const4u ||
+               a == DW_OP_const8u || a == DW_OP_constu || a == DW_OP_const1s ||
+               a == DW_OP_const2s || a == DW_OP_const4s || a == DW_OP_const8s ||
+               a == DW_OP_consts) {
       e.number = static_cast<int64_t>(op.number);  // libdw sign-extends the signed forms
       ok = push(e, 0, 1);
     } else if ((a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx) {
@@ -160,36 +164,40 @@ bool lower_expression(const LoweringEnv &env, const Dwarf_Op *ops, size_t n, Dwa
       Dwarf_Op *in_ops = nullptr;
       size_t in_n = 0;
       DwarfVar r;
-      if (dwarf_getlocation_attr(env.attr, &op, &inner) != 0 || dwarf_getlocation(&inner, &in_ops, &in_n) != 0 ||
-          !simple_location(in_ops, in_n, &r) || r.where != DwarfVar::Where::Register)
+      if (dwarf_getlocation_attr(env.attr, &op, &inner) != 0 ||
+          dwarf_getlocation(&inner, &in_ops, &in_n) != 0 || !simple_location(in_ops, in_n, &r) ||
+          r.where != DwarfVar::Where::Register)
         return unsupported("an entry value of something other than a register");
       if (env.inlined) {
         *why = "it is only known from values at the entry of " + env.function +
-               " (DW_OP_entry_value), and this copy of " + env.function + " was inlined, so it has no entry";
+               " (DW_OP_entry_value), and this copy of " + env.function +
+               " was inlined, so it has no entry";
         return false;
       }
       e.kind = env.at_entry ? K::Reg : K::EntryReg;
       e.reg = r.reg;
       if (!env.at_entry && v->cfa_reg < 0 && !env.cfa(&v->cfa_reg, &v->cfa_offset)) {
-        *why = "it is only known from values at the function's entry (DW_OP_entry_value), and the "
-               "call frame at this address is not known to tell the calls apart";
+        *why =
+            "it is only known from values at the function's entry (DW_OP_entry_value), and the "
+            "call frame at this address is not known to tell the calls apart";
         return false;
       }
       ok = push(e, 0, 1);
     } else if (a == DW_OP_deref || a == DW_OP_deref_size) {
       e.kind = K::Deref;
       e.size = a == DW_OP_deref ? 8 : static_cast<uint32_t>(op.number);
-      if (e.size != 1 && e.size != 2 && e.size != 4 && e.size != 8) return unsupported("a " + std::to_string(e.size) + "-byte load");
+      if (e.size != 1 && e.size != 2 && e.size != 4 && e.size != 8)
+        return unsupported("a " + std::to_string(e.size) + "-byte load");
       ok = push(e, 1, 1);
     } else if (a == DW_OP_plus_uconst || a == DW_OP_neg || a == DW_OP_not || a == DW_OP_abs) {
       e.kind = K::Unary;
       e.atom = a;
       e.number = static_cast<int64_t>(op.number);
       ok = push(e, 1, 1);
-    } else if (a == DW_OP_plus || a == DW_OP_minus || a == DW_OP_mul || a == DW_OP_div || a == DW_OP_mod ||
-               a == DW_OP_and || a == DW_OP_or || a == DW_OP_xor || a == DW_OP_shl || a == DW_OP_shr ||
-               a == DW_OP_shra || a == DW_OP_eq || a == DW_OP_ne || a == DW_OP_lt || a == DW_OP_gt ||
-               a == DW_OP_le || a == DW_OP_ge) {
+    } else if (a == DW_OP_plus || a == DW_OP_minus || a == DW_OP_mul || a == DW_OP_div ||
+               a == DW_OP_mod || a == DW_OP_and || a == DW_OP_or || a == DW_OP_xor ||
+               a == DW_OP_shl || a == DW_OP_shr || a == DW_OP_shra || a == DW_OP_eq ||
+               a == DW_OP_ne || a == DW_OP_lt || a == DW_OP_gt || a == DW_OP_le || a == DW_OP_ge) {
       e.kind = K::Binary;
       e.atom = a;
       ok = push(e, 2, 1);
@@ -207,14 +215,17 @@ bool lower_expression(const LoweringEnv &env, const Dwarf_Op *ops, size_t n, Dwa
       e.kind = K::Rot;
       ok = push(e, 3, 3);
     } else if (a == DW_OP_stack_value) {
-      if (depth != 1) return unsupported("DW_OP_stack_value on a stack of " + std::to_string(depth));
+      if (depth != 1)
+        return unsupported("DW_OP_stack_value on a stack of " + std::to_string(depth));
       value = true;
     } else if (a == DW_OP_implicit_value) {
       Dwarf_Block block;
-      if (!cur.ops.empty() || dwarf_getlocation_implicit_value(env.attr, &op, &block) != 0 || block.length > 8)
+      if (!cur.ops.empty() || dwarf_getlocation_implicit_value(env.attr, &op, &block) != 0 ||
+          block.length > 8)
         return unsupported("an implicit value of more than 8 bytes");
       uint64_t x = 0;
-      for (size_t b = 0; b < block.length; ++b) x |= static_cast<uint64_t>(block.data[b]) << (8 * b);
+      for (size_t b = 0; b < block.length; ++b)
+        x |= static_cast<uint64_t>(block.data[b]) << (8 * b);
       e.number = static_cast<int64_t>(x);
       ok = push(e, 0, 1);
       value = true;
@@ -223,7 +234,8 @@ bool lower_expression(const LoweringEnv &env, const Dwarf_Op *ops, size_t n, Dwa
       if (cur.size == 0) return unsupported("an empty piece");
       if (in_register) cur.kind = DwarfPiece::Kind::Register;
       else if (cur.ops.empty()) cur.kind = DwarfPiece::Kind::Missing;
-      else if (depth != 1) return unsupported("a piece computed from a stack of " + std::to_string(depth));
+      else if (depth != 1)
+        return unsupported("a piece computed from a stack of " + std::to_string(depth));
       else cur.kind = value ? DwarfPiece::Kind::Value : DwarfPiece::Kind::Memory;
       pieces.push_back(std::move(cur));
       cur = DwarfPiece{};
@@ -338,7 +350,6 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
     return call_frame_cfa(&cfa_reg, &cfa_offset);
   };
 
-
   std::set<std::string> seen;
   for (int i = 0; i < nscopes; ++i) {
     Dwarf_Die child;
@@ -401,7 +412,9 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
               v.where = v.in_memory ? DwarfVar::Where::Memory : DwarfVar::Where::Register;
               if (v.where == DwarfVar::Where::Register && v.offset) {
                 v.where = DwarfVar::Where::Unavailable;
-                v.why = "it is a register's entry value plus an offset, which xtap reads only inside the function";
+                v.why =
+                    "it is a register's entry value plus an offset, which xtap reads only inside "
+                    "the function";
               }
             } else if (f.inlined) {
               v.where = DwarfVar::Where::Unavailable;
@@ -410,8 +423,9 @@ std::vector<DwarfVar> KernelDwarf::variables_at(const DwarfFunction &f, uint64_t
                       " was inlined, so it has no entry to save it at";
             } else if (!call_frame_cfa(&v.cfa_reg, &v.cfa_offset)) {
               v.where = DwarfVar::Where::Unavailable;
-              v.why = "it is only known as its value at the function's entry (DW_OP_entry_value), "
-                      "and the call frame at this address is not known to tell the calls apart";
+              v.why =
+                  "it is only known as its value at the function's entry (DW_OP_entry_value), "
+                  "and the call frame at this address is not known to tell the calls apart";
             }
           } else if (!simple_location(ops, n, &v)) {
             LoweringEnv env;

@@ -49,7 +49,8 @@ std::map<uint64_t, std::string> got_symbols(Elf *elf) {
       if (!gelf_getrela(rel, static_cast<int>(i), &r)) break;
       auto type = GELF_R_TYPE(r.r_info);
       size_t symi = GELF_R_SYM(r.r_info);
-      if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) || symi == 0 || symi >= nsym) continue;
+      if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) || symi == 0 || symi >= nsym)
+        continue;
       GElf_Sym s;
       if (!gelf_getsym(syms, static_cast<int>(symi), &s)) continue;
       const char *name = elf_strptr(elf, symsh.sh_link, s.st_name);
@@ -118,18 +119,21 @@ std::optional<ElfLinkage> read_elf_linkage(const std::string &path, std::string 
     if (!gelf_getshdr(scn, &sh)) continue;
     if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR)) {
       std::string name = section_name(h.elf, shstrndx, sh);
-      if (name == ".plt" || name == ".plt.sec" || name == ".plt.got") read_stubs(scn, sh, got, out.plt);
+      if (name == ".plt" || name == ".plt.sec" || name == ".plt.got")
+        read_stubs(scn, sh, got, out.plt);
     } else if (sh.sh_type == SHT_DYNAMIC && sh.sh_entsize) {
       Elf_Data *d = elf_getdata(scn, nullptr);
       for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; ++i) {
         GElf_Dyn dyn;
         if (!gelf_getdyn(d, static_cast<int>(i), &dyn) || dyn.d_tag == DT_NULL) break;
         if (dyn.d_tag != DT_NEEDED) continue;
-        if (const char *lib = elf_strptr(h.elf, sh.sh_link, dyn.d_un.d_val)) out.needed.push_back(lib);
+        if (const char *lib = elf_strptr(h.elf, sh.sh_link, dyn.d_un.d_val))
+          out.needed.push_back(lib);
       }
     }
   }
-  std::sort(out.plt.begin(), out.plt.end(), [](const PltEntry &a, const PltEntry &b) { return a.address < b.address; });
+  std::sort(out.plt.begin(), out.plt.end(),
+            [](const PltEntry &a, const PltEntry &b) { return a.address < b.address; });
   return out;
 }
 

@@ -25,7 +25,8 @@ struct PltEntry {
 };
 
 struct ElfLinkage {
-  std::vector<PltEntry> plt;        // by address; entries whose slot has no symbol (IRELATIVE) are left out
+  std::vector<PltEntry>
+      plt;  // by address; entries whose slot has no symbol (IRELATIVE) are left out
   std::vector<std::string> needed;  // DT_NEEDED, in order ("libc.so.6")
 };
 

@@ -13,7 +13,9 @@
 namespace xtap {
 namespace {
 
-bool in_bounds(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
+bool in_bounds(uint64_t off, uint64_t len, uint64_t size) {
+  return off <= size && len <= size - off;
+}
 
 template <typename T>
 T read_at(const std::string &bytes, uint64_t off) {
@@ -28,7 +30,8 @@ struct Sections {
 
   std::string name_of(const Elf64_Shdr &sh) const {
     if (sh.sh_name >= names.size()) return "";
-    return std::string(names.c_str() + sh.sh_name, strnlen(names.c_str() + sh.sh_name, names.size() - sh.sh_name));
+    return std::string(names.c_str() + sh.sh_name,
+                       strnlen(names.c_str() + sh.sh_name, names.size() - sh.sh_name));
   }
 };
 
@@ -62,8 +65,8 @@ std::vector<ElfFunction> read_functions(const std::string &bytes, const Sections
   for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= symtab.sh_size; off += sizeof(Elf64_Sym)) {
     const Elf64_Sym sym = read_at<Elf64_Sym>(bytes, symtab.sh_offset + off);
     int type = ELF64_ST_TYPE(sym.st_info);
-    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || sym.st_value == 0 ||
-        sym.st_name >= strtab.sh_size)
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+        sym.st_value == 0 || sym.st_name >= strtab.sh_size)
       continue;
     std::string name(strs + sym.st_name, strnlen(strs + sym.st_name, strtab.sh_size - sym.st_name));
     if (name.empty()) continue;
@@ -102,7 +105,8 @@ std::unique_ptr<ElfSymbols> ElfSymbols::parse(std::string bytes, std::string *wh
   Sections s = read_sections(bytes, eh);
   for (const char *table : {".symtab", ".dynsym"}) {
     for (const auto &sh : s.headers) {
-      if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || s.name_of(sh) != table) continue;
+      if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || s.name_of(sh) != table)
+        continue;
       elf->functions_ = read_functions(bytes, s, sh);
       break;
     }
@@ -113,9 +117,10 @@ std::unique_ptr<ElfSymbols> ElfSymbols::parse(std::string bytes, std::string *wh
   }
   std::stable_sort(elf->functions_.begin(), elf->functions_.end(),
                    [](const ElfFunction &a, const ElfFunction &b) { return a.name < b.name; });
-  elf->functions_.erase(std::unique(elf->functions_.begin(), elf->functions_.end(),
-                                    [](const ElfFunction &a, const ElfFunction &b) { return a.name == b.name; }),
-                        elf->functions_.end());
+  elf->functions_.erase(
+      std::unique(elf->functions_.begin(), elf->functions_.end(),
+                  [](const ElfFunction &a, const ElfFunction &b) { return a.name == b.name; }),
+      elf->functions_.end());
   elf->bytes_ = std::move(bytes);
   return elf;
 }
@@ -178,7 +183,8 @@ std::vector<SdtNote> ElfSymbols::sdt_notes() const {
     uint64_t desc_off = name_off + ((uint64_t(nh.n_namesz) + 3) & ~uint64_t(3));
     uint64_t next = desc_off + ((uint64_t(nh.n_descsz) + 3) & ~uint64_t(3));
     if (!in_bounds(desc_off, nh.n_descsz, n.size())) break;
-    if (nh.n_type == 3 && nh.n_namesz == 8 && n.compare(name_off, 7, "stapsdt") == 0 && nh.n_descsz >= 24) {
+    if (nh.n_type == 3 && nh.n_namesz == 8 && n.compare(name_off, 7, "stapsdt") == 0 &&
+        nh.n_descsz >= 24) {
       SdtNote note;
       note.pc = read_at<uint64_t>(n, desc_off);
       uint64_t base = read_at<uint64_t>(n, desc_off + 8);
@@ -209,7 +215,8 @@ uint64_t ElfSymbols::build_id_offset() const {
   Sections s = read_sections(bytes_, eh);
   for (const auto &sh : s.headers) {
     if (s.name_of(sh) != ".note.gnu.build-id" || sh.sh_type != SHT_NOTE) continue;
-    if (!in_bounds(sh.sh_offset, sh.sh_size, bytes_.size()) || sh.sh_size < sizeof(Elf64_Nhdr)) return 0;
+    if (!in_bounds(sh.sh_offset, sh.sh_size, bytes_.size()) || sh.sh_size < sizeof(Elf64_Nhdr))
+      return 0;
     const Elf64_Nhdr nh = read_at<Elf64_Nhdr>(bytes_, sh.sh_offset);
     return sh.sh_offset + sizeof(Elf64_Nhdr) + ((uint64_t(nh.n_namesz) + 3) & ~uint64_t(3));
   }

@@ -17,7 +17,8 @@ struct Found {
 };
 
 // A member by name, looking into anonymous struct/union members as C does.
-bool find_member(const TypeTable &types, const KType &rec, const std::string &name, uint64_t base, Found *out) {
+bool find_member(const TypeTable &types, const KType &rec, const std::string &name, uint64_t base,
+                 Found *out) {
   for (const auto &m : rec.members) {
     if (m.name == name) {
       *out = {m.type, base + m.bit_offset, m.bit_size};
@@ -40,7 +41,8 @@ void collect_members(const TypeTable &types, const KType &rec, std::vector<std::
       continue;
     }
     const KType &inner = types.at(types.strip_typedefs(m.type));
-    if (inner.kind == KTypeKind::Struct || inner.kind == KTypeKind::Union) collect_members(types, inner, out);
+    if (inner.kind == KTypeKind::Struct || inner.kind == KTypeKind::Union)
+      collect_members(types, inner, out);
   }
 }
 
@@ -48,10 +50,12 @@ bool is_record(const KType &t) { return t.kind == KTypeKind::Struct || t.kind ==
 
 class Walker {
  public:
-  Walker(const TypeTable &types, const TargetRef &t, TargetWalkError *err, bool type_only, bool cast_base)
+  Walker(const TypeTable &types, const TargetRef &t, TargetWalkError *err, bool type_only,
+         bool cast_base)
       : types_(types), t_(t), err_(err), type_only_(type_only), cast_base_(cast_base) {}
 
-  std::shared_ptr<TargetAccess> run(int base_type, const std::string &base_c, bool base_is_address) {
+  std::shared_ptr<TargetAccess> run(int base_type, const std::string &base_c,
+                                    bool base_is_address) {
     acc_ = std::make_shared<TargetAccess>();
     acc_->base_c = base_c;
     acc_->types = &types_;
@@ -86,17 +90,23 @@ class Walker {
     if (place_ && cur().kind == KTypeKind::Pointer) load_pointer();
     if (!place_) {
       if (cur().kind != KTypeKind::Pointer)
-        return fail(i, "'" + prefix(i) + "' is a " + types_.spelling(type_) + ", not a pointer to a struct or union",
+        return fail(i,
+                    "'" + prefix(i) + "' is a " + types_.spelling(type_) +
+                        ", not a pointer to a struct or union",
                     "'->" + member + "' needs a struct or union");
       type_ = cur().target;
       place_ = true;
     }
     const KType &rec = cur();
     if (!is_record(rec))
-      return fail(i, "'" + prefix(i) + "' points to a " + types_.spelling(type_) + ", which has no members");
+      return fail(i, "'" + prefix(i) + "' points to a " + types_.spelling(type_) +
+                         ", which has no members");
     if (!rec.complete)
-      return fail(i, types_.spelling(type_) + " is not defined in the kernel headers, so its members are unknown",
-                  "install the kernel's -dbg package for its debuginfo, or @cast the pointer to a known type");
+      return fail(i,
+                  types_.spelling(type_) +
+                      " is not defined in the kernel headers, so its members are unknown",
+                  "install the kernel's -dbg package for its debuginfo, or @cast the pointer to a "
+                  "known type");
     return true;
   }
 
@@ -120,9 +130,11 @@ class Walker {
         size = 8;
         byte = f.bit_offset / 8;
       }
-      bits_ = {static_cast<uint32_t>(f.bit_offset - byte * 8), f.bit_size, static_cast<uint32_t>(size)};
+      bits_ = {static_cast<uint32_t>(f.bit_offset - byte * 8), f.bit_size,
+               static_cast<uint32_t>(size)};
     }
-    if (byte) acc_->ops.push_back({AccessOp::Kind::Offset, static_cast<int64_t>(byte), -1, 0, false, 0, 0});
+    if (byte)
+      acc_->ops.push_back({AccessOp::Kind::Offset, static_cast<int64_t>(byte), -1, 0, false, 0, 0});
     type_ = f.type;
     return true;
   }
@@ -133,17 +145,23 @@ class Walker {
     // @cast(p, "T")[i] is p taken as a T *, as in stap: the i-th T from p
     // (so &@cast(0, "T")[1] is sizeof(T)).
     if (i == 0 && cast_base_ && place_ && cur().kind != KTypeKind::Array) {
-      if (cur().size == 0) return fail(i, types_.spelling(type_) + " has no size; it cannot be indexed");
-      acc_->ops.push_back({AccessOp::Kind::Index, 0, arg, static_cast<uint32_t>(cur().size), false, 0, 0});
+      if (cur().size == 0)
+        return fail(i, types_.spelling(type_) + " has no size; it cannot be indexed");
+      acc_->ops.push_back(
+          {AccessOp::Kind::Index, 0, arg, static_cast<uint32_t>(cur().size), false, 0, 0});
       return true;
     }
     const KType &t = cur();
     if (!((place_ && t.kind == KTypeKind::Array) || (!place_ && t.kind == KTypeKind::Pointer)))
-      return fail(i, "'" + prefix(i) + "' is a " + types_.spelling(type_) + ", not an array or a pointer");
+      return fail(
+          i, "'" + prefix(i) + "' is a " + types_.spelling(type_) + ", not an array or a pointer");
     int elem = t.target;
     const KType &e = types_.at(types_.strip_typedefs(elem));
-    if (e.size == 0) return fail(i, "elements of '" + prefix(i) + "' (" + types_.spelling(elem) + ") have no size");
-    acc_->ops.push_back({AccessOp::Kind::Index, 0, arg, static_cast<uint32_t>(e.size), false, 0, 0});
+    if (e.size == 0)
+      return fail(i,
+                  "elements of '" + prefix(i) + "' (" + types_.spelling(elem) + ") have no size");
+    acc_->ops.push_back(
+        {AccessOp::Kind::Index, 0, arg, static_cast<uint32_t>(e.size), false, 0, 0});
     type_ = elem;
     place_ = true;
     return true;
@@ -160,23 +178,26 @@ class Walker {
     }
     const KType &t = cur();
     if (!place_) {
-      if (t.kind == KTypeKind::Int || t.kind == KTypeKind::Enum || t.kind == KTypeKind::Pointer) return true;
-      return fail(all, "'" + t_.spelling() + "' is a " + types_.spelling(type_) + ", which a script cannot hold");
+      if (t.kind == KTypeKind::Int || t.kind == KTypeKind::Enum || t.kind == KTypeKind::Pointer)
+        return true;
+      return fail(all, "'" + t_.spelling() + "' is a " + types_.spelling(type_) +
+                           ", which a script cannot hold");
     }
     switch (t.kind) {
       case KTypeKind::Int:
       case KTypeKind::Enum:
         if (bits_) {
-          acc_->ops.push_back({AccessOp::Kind::Load, 0, -1, bits_->unit, t.is_signed, bits_->offset, bits_->size});
+          acc_->ops.push_back(
+              {AccessOp::Kind::Load, 0, -1, bits_->unit, t.is_signed, bits_->offset, bits_->size});
           return true;
         }
         if (!loadable(t.size))
-          return fail(all, "'" + t_.spelling() + "' is a " + std::to_string(t.size * 8) + "-bit integer; scripts read up to 64 bits");
-        acc_->ops.push_back({AccessOp::Kind::Load, 0, -1, static_cast<uint32_t>(t.size), t.is_signed, 0, 0});
+          return fail(all, "'" + t_.spelling() + "' is a " + std::to_string(t.size * 8) +
+                               "-bit integer; scripts read up to 64 bits");
+        acc_->ops.push_back(
+            {AccessOp::Kind::Load, 0, -1, static_cast<uint32_t>(t.size), t.is_signed, 0, 0});
         return true;
-      case KTypeKind::Pointer:
-        load_pointer();
-        return true;
+      case KTypeKind::Pointer: load_pointer(); return true;
       case KTypeKind::Array:
       case KTypeKind::Function:
         acc_->address = true;
@@ -184,9 +205,11 @@ class Walker {
       case KTypeKind::Struct:
       case KTypeKind::Union:
         return fail(all, "'" + t_.spelling() + "' is a " + types_.spelling(type_) + ", not a value",
-                    "read one of its members with ->name, print it with '" + t_.spelling() + "$', or take its address with '&'");
+                    "read one of its members with ->name, print it with '" + t_.spelling() +
+                        "$', or take its address with '&'");
       default:
-        return fail(all, "'" + t_.spelling() + "' is a " + types_.spelling(type_) + ", which a script cannot read");
+        return fail(all, "'" + t_.spelling() + "' is a " + types_.spelling(type_) +
+                             ", which a script cannot read");
     }
   }
 
@@ -216,9 +239,10 @@ class Walker {
 
 }  // namespace
 
-std::shared_ptr<TargetAccess> walk_target(const TypeTable &types, int base_type, const std::string &base_c,
-                                          bool base_is_address, const TargetRef &t, TargetWalkError *err,
-                                          bool type_only, bool cast_base) {
+std::shared_ptr<TargetAccess> walk_target(const TypeTable &types, int base_type,
+                                          const std::string &base_c, bool base_is_address,
+                                          const TargetRef &t, TargetWalkError *err, bool type_only,
+                                          bool cast_base) {
   return Walker(types, t, err, type_only, cast_base).run(base_type, base_c, base_is_address);
 }
 
@@ -233,7 +257,8 @@ std::vector<std::string> member_names(const TypeTable &types, int type) {
 bool is_scalar_value(const TypeTable &types, int type) {
   if (type < 0) return true;
   KTypeKind k = types.at(types.strip_typedefs(type)).kind;
-  return k == KTypeKind::Int || k == KTypeKind::Enum || k == KTypeKind::Pointer || k == KTypeKind::Array;
+  return k == KTypeKind::Int || k == KTypeKind::Enum || k == KTypeKind::Pointer ||
+         k == KTypeKind::Array;
 }
 
 }  // namespace xtap

@@ -29,14 +29,14 @@ struct AccessOp {
 };
 
 struct TargetAccess {
-  std::string base_c;      // C expression (u64) of the base value; empty: @cast's operand (args[0])
+  std::string base_c;  // C expression (u64) of the base value; empty: @cast's operand (args[0])
   bool base_can_fail = false;  // base_c can raise a run-time error
   // The loads read user memory (a process probe's variables, which point
   // into the probed program): through the user nofault reader, so that a
   // bad user pointer is a script error as a bad kernel pointer is.
   bool user = false;
   std::vector<AccessOp> ops;
-  int type = -1;           // the C type of the result (in `types`)
+  int type = -1;  // the C type of the result (in `types`)
   // The result is the address of an object of C type `type` (`&x->m`, an
   // array or function member) rather than a value of that type: what an
   // autocast of the result walks from (`(&x->m)->n`).
@@ -66,8 +66,9 @@ struct TargetWalkError {
 // base is @cast(p, "T")), a first index steps over whole Ts from p, as C's
 // ((T *)p)[i]. On success returns the access; on failure null with *err. `&`
 // yields the final address; a struct or union as the final value is an error.
-std::shared_ptr<TargetAccess> walk_target(const TypeTable &types, int base_type, const std::string &base_c,
-                                          bool base_is_address, const TargetRef &t, TargetWalkError *err,
+std::shared_ptr<TargetAccess> walk_target(const TypeTable &types, int base_type,
+                                          const std::string &base_c, bool base_is_address,
+                                          const TargetRef &t, TargetWalkError *err,
                                           bool type_only = false, bool cast_base = false);
 
 // Names of the members of the record `type` (through typedefs and pointers),

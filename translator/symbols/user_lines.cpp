@@ -49,7 +49,8 @@ bool read_rows(Dwarf *dw, LineTable *out) {
 
 }  // namespace
 
-bool read_line_table(const std::string &path, const std::string &build_id, LineTable *out, std::string *why) {
+bool read_line_table(const std::string &path, const std::string &build_id, LineTable *out,
+                     std::string *why) {
   *out = {};
   for (const std::string &candidate : {path, build_id_debug_file(build_id)}) {
     if (candidate.empty()) continue;
@@ -69,7 +70,8 @@ bool read_line_table(const std::string &path, const std::string &build_id, LineT
     }
     *out = {};
   }
-  *why = "no DWARF line table (no debug file for build-id " + (build_id.empty() ? "none" : build_id) + ")";
+  *why = "no DWARF line table (no debug file for build-id " +
+         (build_id.empty() ? "none" : build_id) + ")";
   return false;
 }
 

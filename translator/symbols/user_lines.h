@@ -23,6 +23,7 @@ struct LineTable {
 
 // The line table of `path` (build_id: its GNU build-id in hex, to find a
 // separate debug file; may be ""). False with *why when there is no DWARF.
-bool read_line_table(const std::string &path, const std::string &build_id, LineTable *out, std::string *why);
+bool read_line_table(const std::string &path, const std::string &build_id, LineTable *out,
+                     std::string *why);
 
 }  // namespace xtap

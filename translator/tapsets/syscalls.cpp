@@ -37,7 +37,8 @@ const ArgDecoder kDecoders[] = {
     {"access faccessat faccessat2", "mode", "_access_mode_str(mode)"},
     {"mprotect pkey_mprotect", "prot", "_mprotect_prot_str(prot)"},
     {"lseek", "whence", "_seek_whence_str(whence)"},
-    {"kill tkill tgkill rt_sigqueueinfo rt_tgsigqueueinfo pidfd_send_signal", "sig", "_signal_name(sig)"},
+    {"kill tkill tgkill rt_sigqueueinfo rt_tgsigqueueinfo pidfd_send_signal", "sig",
+     "_signal_name(sig)"},
     {"futex", "op", "_futex_op_str(op)"},
     {"socket socketpair", "family", "_sock_family_str(family)"},
     {"socket socketpair", "type", "_sock_type_str(type)"},
@@ -100,15 +101,16 @@ const StapName kStapNames[] = {
 const std::set<std::string> kAddressReturns = {"brk", "mmap", "mremap", "shmat"};
 
 // Integer arguments that hold user addresses: printed in hex.
-const std::set<std::string> kAddressInts = {"addr", "start", "brk", "new_addr", "old_addr", "uaddr"};
+const std::set<std::string> kAddressInts = {"addr",     "start",    "brk",
+                                            "new_addr", "old_addr", "uaddr"};
 
 // Names the aliases set themselves, and the language's keywords: a
 // parameter of such a name gets a "_str" (or "_") suffix.
 const std::set<std::string> kReserved = {"name", "argstr", "retval", "retstr", "syscall_nr"};
-const std::set<std::string> kKeywords = {"probe", "global",  "function", "if",     "else", "for",
-                                         "foreach", "in",    "limit",    "return", "delete", "while",
-                                         "break", "continue", "next",    "string", "long", "try",
-                                         "catch", "private"};
+const std::set<std::string> kKeywords = {"probe",  "global",  "function", "if",       "else",
+                                         "for",    "foreach", "in",       "limit",    "return",
+                                         "delete", "while",   "break",    "continue", "next",
+                                         "string", "long",    "try",      "catch",    "private"};
 
 bool listed(const char *calls, const std::string &name) {
   if (!*calls) return true;
@@ -150,8 +152,9 @@ std::string var_name(const KParam &p) {
 // of flag-like arguments, here the number in hex (octal for modes).
 std::string generic_words(const std::string &param) {
   if (param == "mode") return "sprintf(\"%#o\", mode)";
-  bool flag_like = param == "flags" || param.ends_with("_flags") || param == "prot" || param == "options" ||
-                   param == "how" || param == "which" || param == "cmd" || param == "op" || param == "whence";
+  bool flag_like = param == "flags" || param.ends_with("_flags") || param == "prot" ||
+                   param == "options" || param == "how" || param == "which" || param == "cmd" ||
+                   param == "op" || param == "whence";
   return flag_like ? "sprintf(\"%#x\", " + param + ")" : "";
 }
 
@@ -169,9 +172,12 @@ class EntryAlias {
     args_ += ", " + value;
   }
   // Shown with its comma only when not "" (open's mode without O_CREAT).
-  void show_optional(const std::string &var) { optional_ += " . (" + var + " == \"\" ? \"\" : \", \" . " + var + ")"; }
+  void show_optional(const std::string &var) {
+    optional_ += " . (" + var + " == \"\" ? \"\" : \", \" . " + var + ")";
+  }
   std::string argstr() const {
-    return (fmt_.empty() ? std::string("\"\"") : "sprintf(\"" + fmt_ + "\"" + args_ + ")") + optional_;
+    return (fmt_.empty() ? std::string("\"\"") : "sprintf(\"" + fmt_ + "\"" + args_ + ")") +
+           optional_;
   }
   const std::string &body() const { return body_; }
 
@@ -183,7 +189,8 @@ class EntryAlias {
 void entry_alias(std::ostream &os, const KernelCatalog &cat, const KSyscall &sc) {
   EntryAlias a;
   a.set("name", "\"" + sc.name + "\"");
-  std::vector<std::pair<std::string, std::string>> words;  // after every argument: decoders may read later ones
+  std::vector<std::pair<std::string, std::string>>
+      words;  // after every argument: decoders may read later ones
   for (size_t i = 0; i < sc.args.size() && i < 6; ++i) {
     const KParam p{syscall_param_name(sc, i), sc.args[i].type};
     std::string v = var_name(p);
@@ -231,12 +238,14 @@ void entry_alias(std::ostream &os, const KernelCatalog &cat, const KSyscall &sc)
         }
   for (const auto &r : kStapNames)
     if (listed(r.calls, sc.name) && a.has(r.ours)) a.set(r.stap, r.ours);
-  os << "probe syscall." << sc.name << " = kernel.trace(\"syscalls:sys_enter_" << sc.name << "\") {\n"
+  os << "probe syscall." << sc.name << " = kernel.trace(\"syscalls:sys_enter_" << sc.name
+     << "\") {\n"
      << a.body() << "\targstr = " << a.argstr() << "\n}\n";
 }
 
 void return_alias(std::ostream &os, const KSyscall &sc) {
-  os << "probe syscall." << sc.name << ".return = kernel.trace(\"syscalls:sys_exit_" << sc.name << "\") {\n"
+  os << "probe syscall." << sc.name << ".return = kernel.trace(\"syscalls:sys_exit_" << sc.name
+     << "\") {\n"
      << "\tname = \"" << sc.name << "\"\n"
      << "\tretval = $ret\n"
      << "\tretstr = return_str(" << (kAddressReturns.count(sc.name) ? 2 : 1) << ", $ret)\n"
@@ -265,7 +274,8 @@ void name_function(std::ostream &os, const KernelCatalog &cat) {
 // or recv of their own (x86-64): sendto without a destination, recvfrom
 // without a source, as the C library makes them. Their returns test the
 // address saved at entry, so sendto's own probes do not see them twice.
-void socket_shorthand(std::ostream &os, const KernelCatalog &cat, const std::string &name, const std::string &full) {
+void socket_shorthand(std::ostream &os, const KernelCatalog &cat, const std::string &name,
+                      const std::string &full) {
   bool has_full = false;
   for (const auto &sc : cat.syscalls()) {
     if (sc.nr < 0) continue;
@@ -296,7 +306,8 @@ bool names_syscall_tapset(const std::string &first) {
 
 std::string generate_syscall_tapset(const KernelCatalog &cat) {
   std::ostringstream os;
-  os << "// Generated by xtap from the catalog of " << cat.release() << " (translator/tapsets/syscalls.cpp).\n\n";
+  os << "// Generated by xtap from the catalog of " << cat.release()
+     << " (translator/tapsets/syscalls.cpp).\n\n";
   name_function(os, cat);
   os << "probe syscall_any = kernel.trace(\"raw_syscalls:sys_enter\") {\n"
      << "\tsyscall_nr = $id\n"

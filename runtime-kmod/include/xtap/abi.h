@@ -22,8 +22,9 @@
 
 /* Commands, written by the runner to ctl, one struct per write(). */
 enum xtap_cmd_type {
-	XTAP_CMD_START = 1, /* arg = target pid (0 if none): run begin, arm probes */
-	XTAP_CMD_STOP = 2,  /* disarm probes, run end probes, report DONE */
+	XTAP_CMD_START =
+		1, /* arg = target pid (0 if none): run begin, arm probes */
+	XTAP_CMD_STOP = 2, /* disarm probes, run end probes, report DONE */
 	/*
 	 * Flight-recorder mode (xtap-run -F): the collector is about to close
 	 * ctl without stopping the session. The probes keep running, the relay
@@ -42,9 +43,9 @@ enum xtap_cmd_type {
 };
 
 struct xtap_cmd {
-	__u32 size;  /* sizeof(struct xtap_cmd) as the runner knows it */
-	__u16 type;  /* enum xtap_cmd_type */
-	__u16 abi;   /* XTAP_ABI_VERSION of the runner */
+	__u32 size; /* sizeof(struct xtap_cmd) as the runner knows it */
+	__u16 type; /* enum xtap_cmd_type */
+	__u16 abi; /* XTAP_ABI_VERSION of the runner */
 	__s64 arg;
 };
 
@@ -54,28 +55,32 @@ struct xtap_cmd {
  * message is queued (poll() is supported).
  */
 enum xtap_msg_type {
-	XTAP_MSG_HELLO = 1,   /* payload: struct xtap_hello; first message queued */
+	XTAP_MSG_HELLO =
+		1, /* payload: struct xtap_hello; first message queued */
 	XTAP_MSG_STARTED = 2, /* begin probes ran, probes armed; no payload */
-	XTAP_MSG_ERROR = 3,   /* payload: NUL-terminated text ("division by 0 near ...") */
+	XTAP_MSG_ERROR =
+		3, /* payload: NUL-terminated text ("division by 0 near ...") */
 	XTAP_MSG_WARNING = 4, /* payload: NUL-terminated text */
-	XTAP_MSG_EXIT = 5,    /* the script asked to end (exit() or an error limit) */
-	XTAP_MSG_DONE = 6,    /* payload: struct xtap_done; last message */
-	XTAP_MSG_SYSTEM = 7,  /* payload: NUL-terminated command for the runner to run
+	XTAP_MSG_EXIT =
+		5, /* the script asked to end (exit() or an error limit) */
+	XTAP_MSG_DONE = 6, /* payload: struct xtap_done; last message */
+	XTAP_MSG_SYSTEM =
+		7, /* payload: NUL-terminated command for the runner to run
 			       * with /bin/sh -c (system()); older runners skip it */
 };
 
 struct xtap_msg_hdr {
 	__u32 size; /* header + payload, in bytes */
 	__u16 type; /* enum xtap_msg_type */
-	__u16 abi;  /* XTAP_ABI_VERSION of the module */
+	__u16 abi; /* XTAP_ABI_VERSION of the module */
 };
 
 struct xtap_hello {
 	__u32 size;
-	__u32 ncpus;         /* number of trace<N> files (possible CPUs) */
-	__u64 subbuf_size;   /* relay sub-buffer size */
-	__u64 n_subbufs;     /* relay sub-buffers per CPU */
-	char script[64];     /* script name, NUL-terminated */
+	__u32 ncpus; /* number of trace<N> files (possible CPUs) */
+	__u64 subbuf_size; /* relay sub-buffer size */
+	__u64 n_subbufs; /* relay sub-buffers per CPU */
+	char script[64]; /* script name, NUL-terminated */
 };
 
 struct xtap_done {
@@ -83,19 +88,20 @@ struct xtap_done {
 	__u32 reserved;
 	__u64 dropped_records; /* output records that did not fit a relay buffer */
 	__u64 dropped_bytes;
-	__u64 errors;          /* run-time errors raised by handlers */
-	__u64 skipped;         /* handler runs skipped (reentrancy, lock contention) */
-	__u64 hits;            /* handler runs completed */
+	__u64 errors; /* run-time errors raised by handlers */
+	__u64 skipped; /* handler runs skipped (reentrancy, lock contention) */
+	__u64 hits; /* handler runs completed */
 	__u64 warnings;
 	/* Appended: of skipped, the runs stap reports on their own lines. */
 	__u64 skipped_reentrant; /* "Skipped due to reentrancy: N" */
-	__u64 skipped_lock;      /* "Skipped due to global lock timeout: N" */
+	__u64 skipped_lock; /* "Skipped due to global lock timeout: N" */
 };
 
 /* Relay records: per CPU, each record whole within one sub-buffer. */
 enum xtap_rec_type {
 	XTAP_REC_TEXT = 1, /* payload: formatted output bytes (no NUL) */
-	XTAP_REC_SWITCH_FILE = 2, /* no payload: switch_file(); with -o FILE -S, the
+	XTAP_REC_SWITCH_FILE =
+		2, /* no payload: switch_file(); with -o FILE -S, the
 				   * runner goes on in the next output file here.
 				   * Older runners skip it. */
 	/*
@@ -120,7 +126,7 @@ struct xtap_rec_hdr {
 	__u32 size; /* header + payload, not padded */
 	__u16 type; /* enum xtap_rec_type */
 	__u16 flags;
-	__u64 seq;  /* session-wide sequence number: the runner prints in seq order */
+	__u64 seq; /* session-wide sequence number: the runner prints in seq order */
 };
 
 #endif /* XTAP_ABI_H */

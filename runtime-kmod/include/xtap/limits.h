@@ -13,11 +13,14 @@
  * Regular expressions of =~ and !~: checked by translator/regex/, compiled
  * at session start by runtime-kmod/regex_compile.c.
  */
-#define XTAP_RE_MAX_INST 2048		/* program size: a match costs at most len * 2048 steps */
-#define XTAP_RE_MAX_GROUPS 32		/* groups after the 31st group parse but do not capture */
-#define XTAP_RE_MAX_DEPTH 16		/* parenthesis nesting: the compiler recurses */
-#define XTAP_RE_MAX_REPEAT 1000		/* largest bound of {m,n} */
-#define XTAP_RE_MAX_STACKED_REPEATS 2	/* operators on one atom, as in a*? (the compiler recurses) */
+#define XTAP_RE_MAX_INST \
+	2048 /* program size: a match costs at most len * 2048 steps */
+#define XTAP_RE_MAX_GROUPS \
+	32 /* groups after the 31st group parse but do not capture */
+#define XTAP_RE_MAX_DEPTH 16 /* parenthesis nesting: the compiler recurses */
+#define XTAP_RE_MAX_REPEAT 1000 /* largest bound of {m,n} */
+#define XTAP_RE_MAX_STACKED_REPEATS \
+	2 /* operators on one atom, as in a*? (the compiler recurses) */
 
 /*
  * Relay output buffers, per CPU (-D STP_BUFFER_SUBBUF_SIZE, STP_BUFFER_SUBBUFS):
@@ -25,11 +28,13 @@
  * script that leaves them 0 and its bounds at session start.
  */
 #define XTAP_RELAY_DEFAULT_SUBBUF_SIZE (256 * 1024)
-#define XTAP_RELAY_DEFAULT_SUBBUFS 64	/* 16 MiB per CPU as stap; cut to fit free memory */
+#define XTAP_RELAY_DEFAULT_SUBBUFS \
+	64 /* 16 MiB per CPU as stap; cut to fit free memory */
 #define XTAP_RELAY_MIN_SUBBUF_SIZE 4096
 #define XTAP_RELAY_MAX_SUBBUF_SIZE (64 << 20)
 #define XTAP_RELAY_MIN_SUBBUFS 2
 #define XTAP_RELAY_MAX_SUBBUFS 1024
-#define XTAP_RELAY_MAX_BYTES_PER_CPU (256ULL << 20)	/* sub-buffer size x count */
+#define XTAP_RELAY_MAX_BYTES_PER_CPU \
+	(256ULL << 20) /* sub-buffer size x count */
 
 #endif /* XTAP_LIMITS_H */

@@ -63,7 +63,8 @@ long xtap_ucopy_str(char *dst, unsigned long addr, u32 size);
 int xtap_kread(struct xtap_context *c, unsigned long addr, void *dst, u32 size);
 int xtap_uread(struct xtap_context *c, unsigned long addr, void *dst, u32 size);
 /* size bytes of src to kernel addr (guru mode): 0, or a write fault raised and -EFAULT. */
-int xtap_kwrite(struct xtap_context *c, unsigned long addr, const void *src, u32 size);
+int xtap_kwrite(struct xtap_context *c, unsigned long addr, const void *src,
+		u32 size);
 
 /*
  * Integer reads for generated code: xtap_kread_s32(c, addr, &v) reads an
@@ -71,19 +72,19 @@ int xtap_kwrite(struct xtap_context *c, unsigned long addr, const void *src, u32
  * fault v is 0, the error is raised and -EFAULT returned.
  * xtap_kread_{s8,u8,s16,u16,s32,u32,s64,u64}, xtap_uread_{the same}.
  */
-#define XTAP_DEFINE_READ_INT(space, type)					\
-static inline int xtap_##space##read_##type(struct xtap_context *c,		\
-					    unsigned long addr, s64 *v)	\
-{										\
-	type x;									\
-										\
-	if (xtap_##space##read(c, addr, &x, sizeof(x))) {			\
-		*v = 0;								\
-		return -EFAULT;							\
-	}									\
-	*v = (s64)x;								\
-	return 0;								\
-}
+#define XTAP_DEFINE_READ_INT(space, type)                           \
+	static inline int xtap_##space##read_##type(                \
+		struct xtap_context *c, unsigned long addr, s64 *v) \
+	{                                                           \
+		type x;                                             \
+                                                                    \
+		if (xtap_##space##read(c, addr, &x, sizeof(x))) {   \
+			*v = 0;                                     \
+			return -EFAULT;                             \
+		}                                                   \
+		*v = (s64)x;                                        \
+		return 0;                                           \
+	}
 
 XTAP_DEFINE_READ_INT(k, s8)
 XTAP_DEFINE_READ_INT(k, u8)
@@ -112,8 +113,10 @@ XTAP_DEFINE_READ_INT(u, u64)
  * unreadable byte raises stap's "kernel string copy fault at 0x0 [man
  * error::fault]" ("user string copy fault -14 at ...") and leaves dst "".
  */
-char *xtap_kread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 max);
-char *xtap_uread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 max);
+char *xtap_kread_str(struct xtap_context *c, char *dst, unsigned long addr,
+		     u32 max);
+char *xtap_uread_str(struct xtap_context *c, char *dst, unsigned long addr,
+		     u32 max);
 
 /*
  * kernel_string_quoted(), user_string_quoted(): the string read as above,
@@ -121,11 +124,13 @@ char *xtap_uread_str(struct xtap_context *c, char *dst, unsigned long addr, u32 
  * result cut at MAXSTRINGLEN ends "..."); unreadable memory gives the
  * address in hex without quotes ("0x0"). Never raises an error.
  */
-char *xtap_kread_str_quoted(struct xtap_context *c, char *dst, unsigned long addr, u32 max);
-char *xtap_uread_str_quoted(struct xtap_context *c, char *dst, unsigned long addr, u32 max);
+char *xtap_kread_str_quoted(struct xtap_context *c, char *dst,
+			    unsigned long addr, u32 max);
+char *xtap_uread_str_quoted(struct xtap_context *c, char *dst,
+			    unsigned long addr, u32 max);
 /* The same, the result (quotes included) cut to outlen bytes. */
-char *xtap_uread_str_quoted_out(struct xtap_context *c, char *dst, unsigned long addr,
-				u32 max, s64 outlen);
+char *xtap_uread_str_quoted_out(struct xtap_context *c, char *dst,
+				unsigned long addr, u32 max, s64 outlen);
 
 /* string_quoted(s): s quoted and escaped as above; dst may be s. */
 char *xtap_str_quoted(char *dst, const char *s);
@@ -139,7 +144,7 @@ char *xtap_str_quoted(char *dst, const char *s);
  */
 s64 xtap_task_current(void);
 s64 xtap_task_parent(struct xtap_context *c, s64 task);
-s64 xtap_task_pid(struct xtap_context *c, s64 task);	/* tgid */
+s64 xtap_task_pid(struct xtap_context *c, s64 task); /* tgid */
 s64 xtap_task_tid(struct xtap_context *c, s64 task);
 s64 xtap_task_state(struct xtap_context *c, s64 task);
 s64 xtap_task_prio(struct xtap_context *c, s64 task);
@@ -159,7 +164,8 @@ char *xtap_inet_peer(struct xtap_context *c, char *dst, s64 sock);
  * for AF_INET6, the in6_addr at address addr, read nofault (a fault is the
  * usual read-fault error); "Unknown" for another family.
  */
-char *xtap_format_ipaddr(struct xtap_context *c, char *dst, s64 addr, s64 family);
+char *xtap_format_ipaddr(struct xtap_context *c, char *dst, s64 addr,
+			 s64 family);
 /* tcp_get_info_rto(): the socket's retransmission timeout in microseconds. */
 s64 xtap_tcp_rto_usecs(struct xtap_context *c, s64 sock);
 /*
@@ -183,7 +189,11 @@ char *xtap_softirq_name(char *out, size_t len, s64 nr);
  * is busy) and a thread's CPU times in ns (0 if there is none).
  */
 enum xtap_proc_mem {
-	XTAP_PROC_MEM_SIZE, XTAP_PROC_MEM_RSS, XTAP_PROC_MEM_SHR, XTAP_PROC_MEM_TXT, XTAP_PROC_MEM_DATA,
+	XTAP_PROC_MEM_SIZE,
+	XTAP_PROC_MEM_RSS,
+	XTAP_PROC_MEM_SHR,
+	XTAP_PROC_MEM_TXT,
+	XTAP_PROC_MEM_DATA,
 };
 s64 xtap_proc_mem_current(enum xtap_proc_mem which);
 s64 xtap_proc_mem(s64 pid, enum xtap_proc_mem which);
@@ -196,7 +206,8 @@ enum xtap_task_id {
 	XTAP_TASK_EGID,
 };
 /* Real or effective uid/gid, as seen from the current task's user namespace. */
-s64 xtap_task_cred_id(struct xtap_context *c, s64 task, enum xtap_task_id which);
+s64 xtap_task_cred_id(struct xtap_context *c, s64 task,
+		      enum xtap_task_id which);
 
 s64 xtap_task_open_file_handles(struct xtap_context *c, s64 task);
 s64 xtap_task_max_file_handles(struct xtap_context *c, s64 task);

@@ -30,19 +30,19 @@
 /* ---------------------------------------------------------------- limits */
 
 struct xtap_limits {
-	u32 maxstringlen;   /* bytes of every string buffer, NUL included */
-	u32 maxaction;      /* statements per handler run */
-	u32 maxnesting;     /* function call depth */
-	u32 maxmapentries;  /* default entries per array */
-	u32 maxskipped;     /* skipped runs before the session ends */
-	u32 maxerrors;      /* errors tolerated before the session ends (0: first ends it) */
-	u32 maxtrylock;     /* lock attempts before a run is skipped */
-	u32 stack_size;     /* bytes of per-CPU frame stack for locals and temporaries */
-	u32 subbuf_size;    /* relay sub-buffer bytes */
-	u32 n_subbufs;      /* relay sub-buffers per CPU */
-	u32 printbuf_size;  /* per-CPU output staging buffer */
+	u32 maxstringlen; /* bytes of every string buffer, NUL included */
+	u32 maxaction; /* statements per handler run */
+	u32 maxnesting; /* function call depth */
+	u32 maxmapentries; /* default entries per array */
+	u32 maxskipped; /* skipped runs before the session ends */
+	u32 maxerrors; /* errors tolerated before the session ends (0: first ends it) */
+	u32 maxtrylock; /* lock attempts before a run is skipped */
+	u32 stack_size; /* bytes of per-CPU frame stack for locals and temporaries */
+	u32 subbuf_size; /* relay sub-buffer bytes */
+	u32 n_subbufs; /* relay sub-buffers per CPU */
+	u32 printbuf_size; /* per-CPU output staging buffer */
 	u32 maxaction_interruptible; /* statements per begin/end/error handler run */
-	u64 overload_interval;  /* STP_OVERLOAD_INTERVAL: cycles per accounting window */
+	u64 overload_interval; /* STP_OVERLOAD_INTERVAL: cycles per accounting window */
 	u64 overload_threshold; /* STP_OVERLOAD_THRESHOLD: handler cycles allowed per window; 0: no check */
 };
 
@@ -54,26 +54,28 @@ struct xtap_limits {
  */
 struct xtap_context {
 	const struct xtap_probe *probe;
-	struct pt_regs *regs;       /* NULL for begin/end/timer probes */
-	const u64 *args;            /* tracepoints: the arguments, widened to u64 */
-	struct pt_regs *syscall_regs; /* syscall events: the task's user registers */
-	const char *error;          /* first run-time error of this run, or NULL */
-	const char *error_where;    /* "near operator '/' at t.stp:3:14", or NULL: shown
+	struct pt_regs *regs; /* NULL for begin/end/timer probes */
+	const u64 *args; /* tracepoints: the arguments, widened to u64 */
+	struct pt_regs
+		*syscall_regs; /* syscall events: the task's user registers */
+	const char *error; /* first run-time error of this run, or NULL */
+	const char *
+		error_where; /* "near operator '/' at t.stp:3:14", or NULL: shown
 				     * when the error ends the run, not in catch (msg) */
-	char *error_buf;            /* storage for formatted error text */
-	u32 actions;                /* statements executed in this run */
-	u32 nesting;                /* current function call depth */
-	u32 maxaction;              /* limits, copied here so that checks need no call */
+	char *error_buf; /* storage for formatted error text */
+	u32 actions; /* statements executed in this run */
+	u32 nesting; /* current function call depth */
+	u32 maxaction; /* limits, copied here so that checks need no call */
 	u32 maxnesting;
-	u32 stack_used;             /* bytes of frame stack in use */
+	u32 stack_used; /* bytes of frame stack in use */
 	u32 stack_size;
-	char *stack;                /* frame stack (locals, temporaries) */
-	char *printbuf;             /* staged output, flushed at xtap_leave() */
+	char *stack; /* frame stack (locals, temporaries) */
+	char *printbuf; /* staged output, flushed at xtap_leave() */
 	u32 printbuf_used;
-	bool printbuf_items;        /* printbuf holds XTAP_REC_FORMATTED items, not text */
+	bool printbuf_items; /* printbuf holds XTAP_REC_FORMATTED items, not text */
 	u32 printbuf_size;
 	unsigned long irqflags;
-	u16 locks_held;             /* number of lock requests of probe taken */
+	u16 locks_held; /* number of lock requests of probe taken */
 };
 
 /* ------------------------------------------------------------ descriptors */
@@ -81,22 +83,22 @@ struct xtap_context {
 enum xtap_type {
 	XTAP_T_LONG = 1,
 	XTAP_T_STRING = 2,
-	XTAP_T_STAT = 3,    /* statistics: only as a map value or a stat global */
+	XTAP_T_STAT = 3, /* statistics: only as a map value or a stat global */
 };
 
 enum xtap_hist_kind {
 	XTAP_HIST_NONE = 0,
-	XTAP_HIST_LINEAR = 1,  /* @hist_linear(v, lo, hi, step) */
-	XTAP_HIST_LOG = 2,     /* @hist_log(v) */
+	XTAP_HIST_LINEAR = 1, /* @hist_linear(v, lo, hi, step) */
+	XTAP_HIST_LOG = 2, /* @hist_log(v) */
 };
 
 /* How a statistic aggregates: fixed per global by the translator. */
 struct xtap_stat_desc {
-	u8 hist;               /* enum xtap_hist_kind */
-	u8 bit_shift;          /* @variance(v, bit_shift): 0..62, 0 by default */
-	u8 variance;           /* the script reads @variance: keep the running
+	u8 hist; /* enum xtap_hist_kind */
+	u8 bit_shift; /* @variance(v, bit_shift): 0..62, 0 by default */
+	u8 variance; /* the script reads @variance: keep the running
 				* variance (two divisions per <<<) */
-	s64 lo, hi, step;      /* XTAP_HIST_LINEAR parameters */
+	s64 lo, hi, step; /* XTAP_HIST_LINEAR parameters */
 };
 
 enum xtap_stat_op {
@@ -109,17 +111,18 @@ enum xtap_stat_op {
 };
 
 struct xtap_lock_req {
-	u16 global;  /* index into the script's lock table (globals in declaration order) */
-	u8 write;    /* 1 = exclusive, 0 = shared */
+	u16 global; /* index into the script's lock table (globals in declaration order) */
+	u8 write; /* 1 = exclusive, 0 = shared */
 };
 
 struct xtap_probe {
-	const char *point;      /* probe point as written, e.g. kprobe.function("vfs_read") */
-	const char *location;   /* "file:line:col" of the probe in the script */
+	const char *
+		point; /* probe point as written, e.g. kprobe.function("vfs_read") */
+	const char *location; /* "file:line:col" of the probe in the script */
 	void (*handler)(struct xtap_context *c);
 	const struct xtap_lock_req *locks; /* sorted by global index */
 	u16 nlocks;
-	u32 timing;             /* -t: 1 + index into xtap_script.timing; 0: not timed */
+	u32 timing; /* -t: 1 + index into xtap_script.timing; 0: not timed */
 };
 
 /*
@@ -136,13 +139,14 @@ struct xtap_timing_desc {
 struct xtap_map;
 
 struct xtap_map_spec {
-	struct xtap_map **map;  /* where xtap_session_init stores the created map */
+	struct xtap_map *
+		*map; /* where xtap_session_init stores the created map */
 	const char *name;
 	u8 nkeys;
 	u8 key_types[XTAP_MAXKEYS]; /* enum xtap_type */
-	u8 value_type;          /* enum xtap_type */
-	u32 max_entries;        /* 0: limits.maxmapentries */
-	u8 wrap;                /* global a%: when full, the oldest entry is replaced */
+	u8 value_type; /* enum xtap_type */
+	u32 max_entries; /* 0: limits.maxmapentries */
+	u8 wrap; /* global a%: when full, the oldest entry is replaced */
 	struct xtap_stat_desc stat; /* value_type == XTAP_T_STAT */
 };
 
@@ -194,12 +198,12 @@ extern const struct xtap_family_ops xtap_uprobe_ops;
  */
 struct xtap_uprobe_spec {
 	const struct xtap_probe *probe;
-	const char *path;	/* absolute path on the target */
-	u64 offset;		/* file offset of the probed instruction */
-	u8 is_return;		/* uretprobe */
-	u8 optional;		/* probe point?: skip silently if it cannot be registered */
-	u64 ref_ctr_offset;	/* USDT: file offset of its semaphore, or 0 */
-	s32 pid;		/* process(PID): only in that process; 0: any */
+	const char *path; /* absolute path on the target */
+	u64 offset; /* file offset of the probed instruction */
+	u8 is_return; /* uretprobe */
+	u8 optional; /* probe point?: skip silently if it cannot be registered */
+	u64 ref_ctr_offset; /* USDT: file offset of its semaphore, or 0 */
+	s32 pid; /* process(PID): only in that process; 0: any */
 	/*
 	 * The GNU build-id of the file the translator read (build_id_len
 	 * bytes, 0: none) and where its bytes are in the file: the file at
@@ -233,38 +237,42 @@ enum xtap_proclife_event {
 
 struct xtap_proclife_spec {
 	const struct xtap_probe *probe;
-	const char *path;	/* the executable on the target */
-	s32 pid;		/* process(PID): only that process; 0: any */
-	u8 event;		/* enum xtap_proclife_event */
-	u8 optional;		/* probe point?: skip silently if PATH is missing */
+	const char *path; /* the executable on the target */
+	s32 pid; /* process(PID): only that process; 0: any */
+	u8 event; /* enum xtap_proclife_event */
+	u8 optional; /* probe point?: skip silently if PATH is missing */
 };
 
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {
 	const struct xtap_probe *probe;
-	const char *symbol;     /* "name", or "module:name" for a module's function */
-	u32 offset;             /* bytes past symbol: a statement, or a function
+	const char *symbol; /* "name", or "module:name" for a module's function */
+	u32 offset; /* bytes past symbol: a statement, or a function
 				 * DWARF found under another symbol (_stext) */
-	u8 is_return;           /* kretprobe */
-	u32 maxactive;          /* kretprobe instances; 0: kernel default */
-	u8 optional;            /* probe point?: skip silently if it cannot be registered */
-	u8 wildcard;            /* symbol is a glob: the runner passes the matching
+	u8 is_return; /* kretprobe */
+	u32 maxactive; /* kretprobe instances; 0: kernel default */
+	u8 optional; /* probe point?: skip silently if it cannot be registered */
+	u8 wildcard; /* symbol is a glob: the runner passes the matching
 				 * functions in the xtap_symbols module parameter */
-	u8 save_args;           /* kretprobe: save the argument registers at entry
+	u8 save_args; /* kretprobe: save the argument registers at entry
 				 * (kernel.function("f").return reads $param) */
-	u16 pattern;            /* non-zero: one of the functions a pattern matched in
+	u16 pattern; /* non-zero: one of the functions a pattern matched in
 				 * pass 2 (same id, adjacent specs); left out with a
 				 * warning if it cannot be probed */
 	const char *pattern_text; /* that pattern, for messages */
-	const struct xtap_probe *entry_probe; /* kretprobe: run at entry first (saves @entry
+	const struct xtap_probe
+		*entry_probe; /* kretprobe: run at entry first (saves @entry
 				 * values); the call is not probed if it cannot run */
-	unsigned long address;  /* kernel.statement(ADDR).absolute: the kprobe's address
+	unsigned long
+		address; /* kernel.statement(ADDR).absolute: the kprobe's address
 				 * as given (symbol unused) */
-	const unsigned long *return_to; /* .callee: run only for calls that return to
+	const unsigned long
+		*return_to; /* .callee: run only for calls that return to
 				 * *return_to + return_offset (the caller's call
 				 * site), the return address atop the stack at entry */
 	u32 return_offset;
-	struct xtap_entry_frames *frames; /* kretprobe that only keeps the argument
+	struct xtap_entry_frames
+		*frames; /* kretprobe that only keeps the argument
 				 * registers of each call in flight for entry values
 				 * (DW_OP_entry_value) read inside it; `probe` (a
 				 * statement that reads them) is not run */
@@ -278,15 +286,15 @@ struct xtap_kprobe_spec {
  * of one call). Bounded: `nslots` calls at a time, the kretprobe's maxactive.
  */
 struct xtap_entry_frame {
-	unsigned long cfa;		/* 0: free */
+	unsigned long cfa; /* 0: free */
 	struct task_struct *task;
-	const u64 *args;		/* XTAP_KFUNC_REG_ARGS registers, in the instance */
+	const u64 *args; /* XTAP_KFUNC_REG_ARGS registers, in the instance */
 };
 
 struct xtap_entry_frames {
 	struct xtap_entry_frame *slots;
 	u32 nslots;
-	const char *function;		/* for messages */
+	const char *function; /* for messages */
 };
 
 /*
@@ -331,7 +339,8 @@ u64 xtap_dwarf_reg(struct xtap_context *c, int regno);
  * the session armed its probes, or all slots were taken) raises a
  * catchable error and gives 0.
  */
-u64 xtap_entry_arg(struct xtap_context *c, struct xtap_entry_frames *f, int arg, u64 cfa);
+u64 xtap_entry_arg(struct xtap_context *c, struct xtap_entry_frames *f, int arg,
+		   u64 cfa);
 u64 xtap_dwarf_load(struct xtap_context *c, u64 addr, u32 size, int is_signed);
 u64 xtap_dwarf_uload(struct xtap_context *c, u64 addr, u32 size, int is_signed);
 /*
@@ -345,7 +354,8 @@ void xtap_dwarf_set_reg(struct xtap_context *c, int regno, u64 v);
  * ("name", "_stext") and module ("mod:name") symbols the script's
  * variables are placed by; -ENOENT (logged) when one is missing.
  */
-int xtap_resolve_data_symbols(const char *const *names, unsigned long *addrs, u32 n);
+int xtap_resolve_data_symbols(const char *const *names, unsigned long *addrs,
+			      u32 n);
 
 /* One entry per timer.ms(N) / timer.s(N) / timer.us(N) / timer.ns(N). */
 /*
@@ -356,12 +366,12 @@ int xtap_resolve_data_symbols(const char *const *names, unsigned long *addrs, u3
 /* One entry per perf.*, timer.profile probe: a perf event on every CPU. */
 struct xtap_perf_spec {
 	const struct xtap_probe *probe;
-	u32 type;		/* perf_event_attr.type */
-	u64 config;		/* perf_event_attr.config */
-	u64 sample_period;	/* 0: sample_freq instead */
+	u32 type; /* perf_event_attr.type */
+	u64 config; /* perf_event_attr.config */
+	u64 sample_period; /* 0: sample_freq instead */
 	u64 sample_freq;
-	u8 tick;		/* timer.profile: a sample each tick (TICK_NSEC) */
-	u8 optional;		/* pp?: an event this machine lacks is skipped */
+	u8 tick; /* timer.profile: a sample each tick (TICK_NSEC) */
+	u8 optional; /* pp?: an event this machine lacks is skipped */
 };
 
 /*
@@ -371,11 +381,12 @@ struct xtap_perf_spec {
  */
 struct xtap_hwbkpt_spec {
 	const struct xtap_probe *probe;
-	unsigned long address;			/* kernel.data(ADDRESS) */
-	const unsigned long *symbol_address;	/* kernel.data("SYMBOL"), else NULL */
-	u8 len;			/* bytes watched: 1, 2, 4 or 8 */
-	u8 type;		/* HW_BREAKPOINT_W or HW_BREAKPOINT_RW */
-	u8 optional;		/* pp?: a watchpoint the machine refuses is skipped */
+	unsigned long address; /* kernel.data(ADDRESS) */
+	const unsigned long
+		*symbol_address; /* kernel.data("SYMBOL"), else NULL */
+	u8 len; /* bytes watched: 1, 2, 4 or 8 */
+	u8 type; /* HW_BREAKPOINT_W or HW_BREAKPOINT_RW */
+	u8 optional; /* pp?: a watchpoint the machine refuses is skipped */
 };
 extern const struct xtap_family_ops xtap_hwbkpt_ops;
 
@@ -406,8 +417,8 @@ struct xtap_timer_spec {
  */
 struct xtap_tracepoint_spec {
 	const struct xtap_probe *probe;
-	const char *name;       /* the kernel's tracepoint */
-	void *callback;         /* NULL for a syscall event */
+	const char *name; /* the kernel's tracepoint */
+	void *callback; /* NULL for a syscall event */
 	/*
 	 * syscalls:sys_enter_NAME and sys_exit_NAME (name is "sys_enter" or
 	 * "sys_exit"): the native syscall number. The runtime registers one
@@ -420,35 +431,40 @@ struct xtap_tracepoint_spec {
 
 void xtap_tracepoint_run(void *spec, const u64 *args);
 /* Syscall events on the raw_syscalls tracepoints (x86-64 native ABI). */
-u64 xtap_syscall_arg(struct xtap_context *c, int i);  /* c->args[0] holds the regs */
+u64 xtap_syscall_arg(struct xtap_context *c,
+		     int i); /* c->args[0] holds the regs */
 /*
  * stap's int_arg(n) and kin: argument n (from 1) of the probed kernel
  * function (kprobes) or of the system call (syscall events); 0 elsewhere.
  */
 u64 xtap_probe_arg(struct xtap_context *c, int n);
-long xtap_syscall_nr(const void *regs);               /* -1 for compat syscalls */
+long xtap_syscall_nr(const void *regs); /* -1 for compat syscalls */
 
 struct xtap_script {
-	u32 abi;                          /* XTAP_ABI_VERSION */
-	const char *name;                 /* script name for messages */
+	u32 abi; /* XTAP_ABI_VERSION */
+	const char *name; /* script name for messages */
 	struct xtap_limits limits;
-	u16 nglobals;                     /* size of the lock table */
+	u16 nglobals; /* size of the lock table */
 	const struct xtap_map_spec *maps;
 	u16 nmaps;
-	void (*init_globals)(void);       /* set initial values; before any probe runs */
-	const struct xtap_probe *begin;   /* run in order at START */
+	void (*init_globals)(
+		void); /* set initial values; before any probe runs */
+	const struct xtap_probe *begin; /* run in order at START */
 	u16 nbegin;
-	const struct xtap_probe *end;     /* run in order at STOP */
+	const struct xtap_probe *end; /* run in order at STOP */
 	u16 nend;
-	const struct xtap_probe *error;   /* run instead of end when an error stopped the session */
+	const struct xtap_probe *
+		error; /* run instead of end when an error stopped the session */
 	u16 nerror;
-	const struct xtap_probe_group *groups; /* registered families, armed in order */
+	const struct xtap_probe_group
+		*groups; /* registered families, armed in order */
 	u16 ngroups;
 	const struct xtap_stat_spec *stats;
 	u16 nstats;
-	const char *const *regexes;       /* regex literals, compiled at init */
+	const char *const *regexes; /* regex literals, compiled at init */
 	u16 nregexes;
-	const struct xtap_timing_desc *timing; /* -t: the timed probes; NULL without -t */
+	const struct xtap_timing_desc
+		*timing; /* -t: the timed probes; NULL without -t */
 	u32 ntiming;
 	/* The printf format table served as xtap_<module>/formats (abi.h). */
 	const char *formats;
@@ -468,7 +484,8 @@ void xtap_session_exit(void);
  * counted. xtap_leave flushes output, reports an error if one was raised and
  * releases the locks.
  */
-struct xtap_context *xtap_enter(const struct xtap_probe *p, struct pt_regs *regs);
+struct xtap_context *xtap_enter(const struct xtap_probe *p,
+				struct pt_regs *regs);
 void xtap_leave(struct xtap_context *c);
 void xtap_run_probe(const struct xtap_probe *p, struct pt_regs *regs);
 
@@ -488,18 +505,24 @@ void xtap_request_exit(struct xtap_context *c);
 void xtap_error(struct xtap_context *c, const char *fmt, ...) __printf(2, 3);
 void xtap_warn(struct xtap_context *c, const char *msg);
 
-#define XTAP_FAIL(c, label, ...) \
-	do { xtap_error((c), __VA_ARGS__); goto label; } while (0)
-
-/* Count n statements; unwind when the run exceeds maxaction. */
-#define XTAP_ACTIONS(c, n, label)                                          \
-	do {                                                               \
-		if (unlikely(((c)->actions += (n)) > (c)->maxaction))      \
-			XTAP_FAIL(c, label, "MAXACTION exceeded");         \
+#define XTAP_FAIL(c, label, ...)              \
+	do {                                  \
+		xtap_error((c), __VA_ARGS__); \
+		goto label;                   \
 	} while (0)
 
-#define XTAP_CHECK(c, label) \
-	do { if (unlikely((c)->error)) goto label; } while (0)
+/* Count n statements; unwind when the run exceeds maxaction. */
+#define XTAP_ACTIONS(c, n, label)                                     \
+	do {                                                          \
+		if (unlikely(((c)->actions += (n)) > (c)->maxaction)) \
+			XTAP_FAIL(c, label, "MAXACTION exceeded");    \
+	} while (0)
+
+#define XTAP_CHECK(c, label)              \
+	do {                              \
+		if (unlikely((c)->error)) \
+			goto label;       \
+	} while (0)
 
 const struct xtap_limits *xtap_limits(void);
 
@@ -555,7 +578,8 @@ void xtap_print_str(struct xtap_context *c, const char *s);
  * formats it with xtap_printf instead.
  */
 extern bool xtap_binary_output;
-bool xtap_bprintf(struct xtap_context *c, u32 id, const char *kinds, const u64 *v);
+bool xtap_bprintf(struct xtap_context *c, u32 id, const char *kinds,
+		  const u64 *v);
 void xtap_print_long(struct xtap_context *c, s64 v);
 
 /* ------------------------------------------------------------ strings */
@@ -563,7 +587,7 @@ void xtap_print_long(struct xtap_context *c, s64 v);
 /* All take and honour dst size = limits.maxstringlen; results are NUL-terminated. */
 char *xtap_str_copy(char *dst, const char *src);
 char *xtap_str_concat(char *dst, const char *a, const char *b);
-char *xtap_str_append(char *dst, const char *src);       /* .= */
+char *xtap_str_append(char *dst, const char *src); /* .= */
 char *xtap_sprintf(char *dst, const char *fmt, ...) __printf(2, 3);
 char *xtap_long_to_str(char *dst, s64 v);
 
@@ -596,7 +620,7 @@ s64 xtap_uid(void);
 s64 xtap_gid(void);
 s64 xtap_cpu(void);
 s64 xtap_gettimeofday_ns(void);
-s64 xtap_target(void);          /* pid given by the runner's -c/-x, or 0 */
+s64 xtap_target(void); /* pid given by the runner's -c/-x, or 0 */
 
 /* ------------------------------------------------------------ maps */
 
@@ -634,17 +658,21 @@ void xtap_map_clear(struct xtap_map *m);
  * other keys must be equal. [k, *] in a / delete a[k, *] / foreach over
  * a[k, *] (xtap_entry_in_slice filters the entries of a plain foreach).
  */
-int xtap_map_exists_slice(struct xtap_map *m, const struct xtap_key *k, u32 any);
-void xtap_map_delete_slice(struct xtap_map *m, const struct xtap_key *k, u32 any);
+int xtap_map_exists_slice(struct xtap_map *m, const struct xtap_key *k,
+			  u32 any);
+void xtap_map_delete_slice(struct xtap_map *m, const struct xtap_key *k,
+			   u32 any);
 int xtap_entry_in_slice(struct xtap_map *m, struct xtap_map_entry *e,
 			const struct xtap_key *k, u32 any);
 u32 xtap_map_size(struct xtap_map *m);
 
 /* Iteration in insertion order; safe against deleting the current entry. */
 struct xtap_map_entry *xtap_map_first(struct xtap_map *m);
-struct xtap_map_entry *xtap_map_next(struct xtap_map *m, struct xtap_map_entry *e);
+struct xtap_map_entry *xtap_map_next(struct xtap_map *m,
+				     struct xtap_map_entry *e);
 s64 xtap_entry_key_long(struct xtap_map *m, struct xtap_map_entry *e, int i);
-const char *xtap_entry_key_str(struct xtap_map *m, struct xtap_map_entry *e, int i);
+const char *xtap_entry_key_str(struct xtap_map *m, struct xtap_map_entry *e,
+			       int i);
 s64 xtap_entry_value_long(struct xtap_map *m, struct xtap_map_entry *e);
 const char *xtap_entry_value_str(struct xtap_map *m, struct xtap_map_entry *e);
 
@@ -657,14 +685,17 @@ const char *xtap_entry_value_str(struct xtap_map *m, struct xtap_map_entry *e);
  * statistic raises "empty aggregate" and returns -1, as stap does.
  */
 void xtap_stat_add(struct xtap_stat *s, s64 v);
-int xtap_stat_get(struct xtap_context *c, struct xtap_stat *s, int op, s64 *out);
-void xtap_stat_print_hist(struct xtap_context *c, struct xtap_stat *s);  /* stap's ASCII format */
+int xtap_stat_get(struct xtap_context *c, struct xtap_stat *s, int op,
+		  s64 *out);
+void xtap_stat_print_hist(struct xtap_context *c,
+			  struct xtap_stat *s); /* stap's ASCII format */
 void xtap_stat_clear(struct xtap_stat *s);
 
 /* Statistic arrays (value_type XTAP_T_STAT): per-CPU maps inside. */
-int xtap_map_stat_add(struct xtap_context *c, struct xtap_map *m, const struct xtap_key *k, s64 v);
-int xtap_map_stat_get(struct xtap_context *c, struct xtap_map *m, const struct xtap_key *k,
-		      int op, s64 *out);
+int xtap_map_stat_add(struct xtap_context *c, struct xtap_map *m,
+		      const struct xtap_key *k, s64 v);
+int xtap_map_stat_get(struct xtap_context *c, struct xtap_map *m,
+		      const struct xtap_key *k, int op, s64 *out);
 void xtap_map_stat_print_hist(struct xtap_context *c, struct xtap_map *m,
 			      const struct xtap_key *k);
 /* For a statistic array's entry in foreach: one aggregate of that entry. */
@@ -688,36 +719,41 @@ char *xtap_regex_matched(struct xtap_context *c, char *dst, s64 n);
 char *xtap_substr(char *dst, const char *s, s64 start, s64 len);
 s64 xtap_isinstr(const char *s1, const char *s2);
 s64 xtap_strtol(struct xtap_context *c, const char *s, s64 base);
-char *xtap_str_replace(char *dst, const char *s, const char *from, const char *to);
-char *xtap_tokenize(struct xtap_context *c, char *dst, const char *s, const char *delim);
+char *xtap_str_replace(char *dst, const char *s, const char *from,
+		       const char *to);
+char *xtap_tokenize(struct xtap_context *c, char *dst, const char *s,
+		    const char *delim);
 char *xtap_text_str(char *dst, const char *s);
 s64 xtap_stringat(struct xtap_context *c, const char *s, s64 pos);
 
 /* ------------------------------------------------------------ more context */
 
-char *xtap_pp(struct xtap_context *c, char *dst);         /* probe point text */
-char *xtap_probefunc(struct xtap_context *c, char *dst);  /* function of the probed address */
+char *xtap_pp(struct xtap_context *c, char *dst); /* probe point text */
+char *xtap_probefunc(struct xtap_context *c,
+		     char *dst); /* function of the probed address */
+/* @entry: the call's key (kretprobe instance or thread) */
 s64 xtap_entry_key(struct xtap_context *c);
-void xtap_system(const char *cmd);  /* system(): queued to the runner, run with /bin/sh -c */  /* @entry: the call's key (kretprobe instance or thread) */
+/* system(): queued to the runner, run with /bin/sh -c */
+void xtap_system(const char *cmd);
 s64 xtap_jiffies(void);
 s64 xtap_local_clock_ns(void);
 s64 xtap_cpu_clock_ns(struct xtap_context *c, s64 cpu);
-s64 xtap_get_cycles(void);                                /* the CPU's cycle counter */
-char *xtap_symname(char *dst, s64 addr);   /* "vfs_read", or "0x..." */
-s64 xtap_user_mode(struct xtap_context *c);              /* the probe hit user code */
-s64 xtap_addr(struct xtap_context *c);                   /* the probe's instruction pointer */
-s64 xtap_uaddr(struct xtap_context *c);                  /* where the task was in user space */
+s64 xtap_get_cycles(void); /* the CPU's cycle counter */
+char *xtap_symname(char *dst, s64 addr); /* "vfs_read", or "0x..." */
+s64 xtap_user_mode(struct xtap_context *c); /* the probe hit user code */
+s64 xtap_addr(struct xtap_context *c); /* the probe's instruction pointer */
+s64 xtap_uaddr(struct xtap_context *c); /* where the task was in user space */
 /* backtrace(): the kernel stack from the probe point, "0x... 0x..." (20 deep). */
 char *xtap_backtrace(struct xtap_context *c, char *dst);
 /* print_backtrace(), print_syms(addrs): " 0x... : sym+0x4/0x1a0 [mod]" a line. */
 void xtap_print_backtrace(struct xtap_context *c);
 void xtap_print_syms(struct xtap_context *c, const char *addrs);
-s64 xtap_target_set_pid(s64 pid);          /* pid is target() or a descendant */
+s64 xtap_target_set_pid(s64 pid); /* pid is target() or a descendant */
 /* register("rdi"), u_register(...): a register of the probe's pt_regs by name. */
 s64 xtap_register(struct xtap_context *c, const char *name, int is_signed);
-s64 xtap_randint(struct xtap_context *c, s64 n);         /* 0..n-1 */
-char *xtap_ip_ntop(char *dst, s64 addr);   /* "127.0.0.1" */
-char *xtap_symdata(char *dst, s64 addr);   /* "vfs_read+0x4/0x1a0 [module]" */
+s64 xtap_randint(struct xtap_context *c, s64 n); /* 0..n-1 */
+char *xtap_ip_ntop(char *dst, s64 addr); /* "127.0.0.1" */
+char *xtap_symdata(char *dst, s64 addr); /* "vfs_read+0x4/0x1a0 [module]" */
 /* modname(addr): the module whose symbol covers addr, "kernel", or an error. */
 char *xtap_modname(struct xtap_context *c, char *dst, s64 addr);
 
@@ -729,24 +765,24 @@ char *xtap_modname(struct xtap_context *c, char *dst, s64 addr);
  * address is a file offset, so one table serves wherever the file is mapped.
  */
 struct xtap_usym {
-	u64 offset;		/* file offset of the function's first byte */
+	u64 offset; /* file offset of the function's first byte */
 	u32 size;
-	u32 name;		/* offset of its name in xtap_ubinary.names */
+	u32 name; /* offset of its name in xtap_ubinary.names */
 };
 
 struct xtap_uline {
-	u64 offset;		/* file offset where this row starts */
-	u32 file;		/* index into xtap_ubinary.files */
-	u32 line;		/* 0: end of a sequence, no line here */
+	u64 offset; /* file offset where this row starts */
+	u32 file; /* index into xtap_ubinary.files */
+	u32 line; /* 0: end of a sequence, no line here */
 };
 
 struct xtap_ubinary {
-	const char *path;	/* as the script named it: the [module] text */
-	u64 file_size;		/* checked at load: a different file is not used */
-	const struct xtap_usym *syms;	/* sorted by offset */
+	const char *path; /* as the script named it: the [module] text */
+	u64 file_size; /* checked at load: a different file is not used */
+	const struct xtap_usym *syms; /* sorted by offset */
 	u32 nsyms;
 	const char *names;
-	const struct xtap_uline *lines;	/* sorted by offset; may be empty */
+	const struct xtap_uline *lines; /* sorted by offset; may be empty */
 	u32 nlines;
 	const char *const *files;
 };
@@ -783,7 +819,8 @@ int xtap_errno_known(s64 err);
 /* signal_str(): "HUP" for 1, "RTMIN+3" for 35, "" otherwise. */
 void xtap_signal_str(char *dst, s64 sig);
 /* cmdline_args(n, m, delim): the current process's arguments n..m (m < n: all). */
-char *xtap_cmdline_args(struct xtap_context *c, char *dst, s64 n, s64 m, const char *delim);
+char *xtap_cmdline_args(struct xtap_context *c, char *dst, s64 n, s64 m,
+			const char *delim);
 /* ctime(): "Wed Jun 30 21:49:08 1993" (UTC); an error outside 32-bit time_t. */
 char *xtap_ctime(struct xtap_context *c, char *dst, s64 secs);
 

@@ -12,7 +12,8 @@
 struct xtap_context;
 
 /* stack_funcs.c */
-s64 xtap_stack_addr(struct xtap_context *c, s64 n);	/* stack(n): an error past the end */
+s64 xtap_stack_addr(struct xtap_context *c,
+		    s64 n); /* stack(n): an error past the end */
 s64 xtap_stack_size(void);
 s64 xtap_stack_used(void);
 void xtap_print_regs(struct xtap_context *c);
@@ -22,19 +23,20 @@ char *xtap_probemod(struct xtap_context *c, char *dst);
 char *xtap_probe_type(struct xtap_context *c, char *dst);
 
 /* session_funcs.c */
-extern s64 xtap_collector_tgid;		/* set when xtap-run opens the control file */
+extern s64 xtap_collector_tgid; /* set when xtap-run opens the control file */
 void xtap_note_collector(void);
 s64 xtap_is_myproc(void);
 char *xtap_module_name(char *dst);
 char *xtap_env_var(struct xtap_context *c, char *dst, const char *name);
 void xtap_target_set_report(struct xtap_context *c);
-s64 xtap_loadavg(s64 index);		/* avenrun[index], fixed point (FSHIFT) */
+s64 xtap_loadavg(s64 index); /* avenrun[index], fixed point (FSHIFT) */
 char *xtap_sprint_loadavg(char *dst);
 s64 xtap_ktime_get_ns(void);
 s64 xtap_hz(void);
 
 /* guru_funcs.c */
-int xtap_uwrite(struct xtap_context *c, unsigned long addr, const void *src, u32 size);
+int xtap_uwrite(struct xtap_context *c, unsigned long addr, const void *src,
+		u32 size);
 void xtap_kwrite_str(struct xtap_context *c, s64 addr, const char *s, s64 max);
 void xtap_uwrite_str(struct xtap_context *c, s64 addr, const char *s, s64 max);
 void xtap_set_arg(struct xtap_context *c, s64 n, s64 v, int size);
@@ -47,16 +49,23 @@ void xtap_ftrace(struct xtap_context *c, const char *msg);
 
 /* ns_funcs.c: ids as the task's own namespaces see them; -1 when they cannot */
 enum xtap_ns_id {
-	XTAP_NS_PID, XTAP_NS_TID, XTAP_NS_PPID, XTAP_NS_PGRP, XTAP_NS_SID,
-	XTAP_NS_UID, XTAP_NS_EUID, XTAP_NS_GID, XTAP_NS_EGID,
+	XTAP_NS_PID,
+	XTAP_NS_TID,
+	XTAP_NS_PPID,
+	XTAP_NS_PGRP,
+	XTAP_NS_SID,
+	XTAP_NS_UID,
+	XTAP_NS_EUID,
+	XTAP_NS_GID,
+	XTAP_NS_EGID,
 };
 s64 xtap_task_ns_id(struct xtap_context *c, s64 task, int which);
 
 /* str_utf.c: UTF-16/32 strings as UTF-8; buffers quoted */
-char *xtap_read_utf(struct xtap_context *c, char *dst, s64 addr, int width, int user,
-		    int quoted, const char *err_msg);
-char *xtap_buffer_quoted(struct xtap_context *c, char *dst, s64 addr, s64 inlen, s64 outlen,
-			 int user, int raise);
+char *xtap_read_utf(struct xtap_context *c, char *dst, s64 addr, int width,
+		    int user, int quoted, const char *err_msg);
+char *xtap_buffer_quoted(struct xtap_context *c, char *dst, s64 addr, s64 inlen,
+			 s64 outlen, int user, int raise);
 
 char *xtap_text_strn(char *dst, const char *input, s64 len, s64 quoted);
 

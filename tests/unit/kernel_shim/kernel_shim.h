@@ -56,7 +56,8 @@ static inline void bitmap_zero(unsigned long *dst, unsigned int nbits)
 	memset(dst, 0, BITS_TO_LONGS(nbits) * sizeof(long));
 }
 
-static inline void bitmap_complement(unsigned long *dst, const unsigned long *src,
+static inline void bitmap_complement(unsigned long *dst,
+				     const unsigned long *src,
 				     unsigned int nbits)
 {
 	unsigned int i;
