@@ -7,6 +7,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config
   libdw-dev libelf-dev libcli11-dev libgtest-dev
   libclang-cpp14-dev libclang-14-dev llvm-14-dev clang-14
+  clang-format-14 clang-format  # scripts/format.sh: the formatting check of scripts/test.sh
   qemu-system-x86 busybox-static cpio kmod gzip
   libbpf-dev lz4 zstd pahole  # BTF: libbpf reads it; vmlinuz payloads are LZ4 (6.1) or ZSTD (6.12); pahole makes the test fixture
   openssh-client dropbear-bin ansible  # xtap --remote uses ssh; the remote tests run dropbear in the VM and the Ansible playbook

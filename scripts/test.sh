@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: install, build, unit tests (ctest), the example corpus at -p2, a bounded fuzz run,
+# Every test: install, build, unit tests (ctest), the formatting check, the example corpus at -p2, a bounded fuzz run,
 # the runtime tests in one VM boot per kernel, then the example corpus in one
 # VM boot of the 6.1 kernel, bundles, remote targets, the soak, the output
 # flood and the Debian package.
@@ -32,6 +32,11 @@ unit_log=$(mktemp)
 (cd build && ctest --output-on-failure -j2) 2>&1 | tee "$unit_log" || status=1
 unit_pass=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2 \1/p' "$unit_log" | awk '{print $1-$2}')
 unit_fail=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/p' "$unit_log")
+
+# Formatting (docs/style.md): every C and C++ file as clang-format would
+# write it (seconds); a file that is not fails the run.
+echo "== format: clang-format over the C and C++ sources"
+run_counted format bash scripts/format.sh
 
 # The SystemTap example corpus through xtap -p2 (seconds; skips itself
 # without systemtap-doc): listed examples that pass count as passed,
