@@ -2,25 +2,15 @@
 // (rel_object.h) with libelf.
 #include "kbuild/rel_object.h"
 
-#include <fcntl.h>
 #include <gelf.h>
-#include <libelf.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <map>
 
+#include "common/libelf_file.h"
+
 namespace xtap::kbuild {
 namespace {
-
-struct ElfHandle {
-  int fd = -1;
-  Elf *elf = nullptr;
-  ~ElfHandle() {
-    if (elf) elf_end(elf);
-    if (fd >= 0) close(fd);
-  }
-};
 
 std::string hex(uint64_t v) {
   char buf[24];
@@ -37,19 +27,17 @@ const RelObject::Section *RelObject::section(const std::string &name) const {
 }
 
 std::optional<RelObject> read_rel_object(const std::string &path, std::string *why) {
-  elf_version(EV_CURRENT);
-  ElfHandle h;
-  h.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (h.fd < 0) {
-    *why = "cannot open " + path;
+  LibelfFile file(path, ELF_C_READ);
+  if (!file.ok()) {
+    *why = "cannot open " + path + ": " + file.open_error();
     return std::nullopt;
   }
-  h.elf = elf_begin(h.fd, ELF_C_READ, nullptr);
+  Elf *elf = file.elf();
   GElf_Ehdr eh;
   size_t shstrndx = 0;
-  if (!h.elf || elf_kind(h.elf) != ELF_K_ELF || gelf_getclass(h.elf) != ELFCLASS64 ||
-      !gelf_getehdr(h.elf, &eh) || eh.e_type != ET_REL ||
-      elf_getshdrstrndx(h.elf, &shstrndx) != 0) {
+  if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
+      !gelf_getehdr(elf, &eh) || eh.e_type != ET_REL ||
+      elf_getshdrstrndx(elf, &shstrndx) != 0) {
     *why = path + " is not a 64-bit relocatable ELF object";
     return std::nullopt;
   }
@@ -58,10 +46,10 @@ std::optional<RelObject> read_rel_object(const std::string &path, std::string *w
   std::map<size_t, size_t> by_index;  // section header index -> obj.sections
   std::map<size_t, std::string> names;
   Elf_Scn *symtab = nullptr;
-  for (Elf_Scn *scn = elf_nextscn(h.elf, nullptr); scn; scn = elf_nextscn(h.elf, scn)) {
+  for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) continue;
-    const char *name = elf_strptr(h.elf, shstrndx, sh.sh_name);
+    const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
     names[elf_ndxscn(scn)] = name ? name : "";
     if (sh.sh_type == SHT_SYMTAB) symtab = scn;
     if (!(sh.sh_flags & SHF_ALLOC)) continue;
@@ -92,7 +80,7 @@ std::optional<RelObject> read_rel_object(const std::string &path, std::string *w
   for (size_t i = 0; i < nsyms; i++) {
     GElf_Sym sym;
     if (!gelf_getsym(symdata, static_cast<int>(i), &sym)) break;
-    const char *n = elf_strptr(h.elf, symsh.sh_link, sym.st_name);
+    const char *n = elf_strptr(elf, symsh.sh_link, sym.st_name);
     std::string name = n ? n : "";
     uint8_t type = GELF_ST_TYPE(sym.st_info);
     if (type == STT_SECTION && names.count(sym.st_shndx)) name = names[sym.st_shndx];
@@ -108,7 +96,7 @@ std::optional<RelObject> read_rel_object(const std::string &path, std::string *w
     obj.symbols.push_back(std::move(s));
   }
 
-  for (Elf_Scn *scn = elf_nextscn(h.elf, nullptr); scn; scn = elf_nextscn(h.elf, scn)) {
+  for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL)) continue;
     auto target = by_index.find(sh.sh_info);

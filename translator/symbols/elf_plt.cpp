@@ -4,26 +4,16 @@
 #include "symbols/elf_plt.h"
 
 #include <elf.h>
-#include <fcntl.h>
 #include <gelf.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <map>
 
+#include "common/libelf_file.h"
+
 namespace xtap {
 namespace {
-
-struct ElfHandle {
-  int fd = -1;
-  Elf *elf = nullptr;
-  ~ElfHandle() {
-    if (elf) elf_end(elf);
-    if (fd >= 0) close(fd);
-  }
-};
 
 std::string section_name(Elf *elf, size_t shstrndx, const GElf_Shdr &sh) {
   const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
@@ -87,38 +77,36 @@ void read_stubs(Elf_Scn *scn, const GElf_Shdr &sh, const std::map<uint64_t, std:
 }  // namespace
 
 std::optional<ElfLinkage> read_elf_linkage(const std::string &path, std::string *why) {
-  elf_version(EV_CURRENT);
-  ElfHandle h;
-  h.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (h.fd < 0) {
-    *why = std::strerror(errno);
+  LibelfFile file(path, ELF_C_READ_MMAP);
+  if (!file.ok()) {
+    *why = file.open_error();
     return std::nullopt;
   }
-  h.elf = elf_begin(h.fd, ELF_C_READ_MMAP, nullptr);
+  Elf *elf = file.elf();
   GElf_Ehdr eh;
-  if (!h.elf || elf_kind(h.elf) != ELF_K_ELF || !gelf_getehdr(h.elf, &eh)) {
+  if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
     *why = "not an ELF file";
     return std::nullopt;
   }
-  if (gelf_getclass(h.elf) != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+  if (gelf_getclass(elf) != ELFCLASS64 || eh.e_machine != EM_X86_64) {
     *why = "not an x86-64 ELF file";
     return std::nullopt;
   }
   size_t shstrndx;
-  if (elf_getshdrstrndx(h.elf, &shstrndx) != 0) {
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0) {
     *why = "corrupt ELF section headers";
     return std::nullopt;
   }
   ElfLinkage out;
-  auto got = got_symbols(h.elf);
+  auto got = got_symbols(elf);
   // .plt.sec holds the entries callers jump to when there is one; the
   // .plt beside it then only pushes and jumps to the resolver (no GOT jump
   // to match), so reading every PLT section finds each entry once.
-  for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(h.elf, scn));) {
+  for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(elf, scn));) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) continue;
     if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR)) {
-      std::string name = section_name(h.elf, shstrndx, sh);
+      std::string name = section_name(elf, shstrndx, sh);
       if (name == ".plt" || name == ".plt.sec" || name == ".plt.got")
         read_stubs(scn, sh, got, out.plt);
     } else if (sh.sh_type == SHT_DYNAMIC && sh.sh_entsize) {
@@ -127,7 +115,7 @@ std::optional<ElfLinkage> read_elf_linkage(const std::string &path, std::string 
         GElf_Dyn dyn;
         if (!gelf_getdyn(d, static_cast<int>(i), &dyn) || dyn.d_tag == DT_NULL) break;
         if (dyn.d_tag != DT_NEEDED) continue;
-        if (const char *lib = elf_strptr(h.elf, sh.sh_link, dyn.d_un.d_val))
+        if (const char *lib = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val))
           out.needed.push_back(lib);
       }
     }
