@@ -36,8 +36,7 @@ std::optional<RelObject> read_rel_object(const std::string &path, std::string *w
   GElf_Ehdr eh;
   size_t shstrndx = 0;
   if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
-      !gelf_getehdr(elf, &eh) || eh.e_type != ET_REL ||
-      elf_getshdrstrndx(elf, &shstrndx) != 0) {
+      !gelf_getehdr(elf, &eh) || eh.e_type != ET_REL || elf_getshdrstrndx(elf, &shstrndx) != 0) {
     *why = path + " is not a 64-bit relocatable ELF object";
     return std::nullopt;
   }
