@@ -11,7 +11,10 @@ install(TARGETS xtap-kcatalog RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/xt
 
 set(XTAP_INSTALL_DATA ${CMAKE_INSTALL_DATADIR}/xtap)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tapsets/ DESTINATION ${XTAP_INSTALL_DATA}/tapsets)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime-kmod/ DESTINATION ${XTAP_INSTALL_DATA}/runtime-kmod)
+# runtime-kmod/userspace/ (stand-in kernel headers for the translator's own
+# build) is not part of the module's sources.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime-kmod/ DESTINATION ${XTAP_INSTALL_DATA}/runtime-kmod
+        PATTERN userspace EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/kbuild/features/ DESTINATION ${XTAP_INSTALL_DATA}/kbuild/features)
 
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

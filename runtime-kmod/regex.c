@@ -313,7 +313,7 @@ static struct xtap_re_work *xtap_re_work_alloc(int node)
 /* Process context: compile every literal, size the per-CPU work space. */
 int xtap_regexes_create(const struct xtap_script *s)
 {
-	char err[160];
+	struct xtap_re_error err;
 	int i, cpu;
 
 	if (!s->nregexes)
@@ -325,13 +325,14 @@ int xtap_regexes_create(const struct xtap_script *s)
 	xtap_nre = s->nregexes;
 	for (i = 0; i < s->nregexes; i++) {
 		struct xtap_re_prog *prog =
-			xtap_re_compile(s->regexes[i], err, sizeof(err));
+			xtap_re_compile(s->regexes[i], &err);
 
 		if (!prog) {
-			xtap_init_error("regular expression \"%.64s\"%s: %s",
-					s->regexes[i],
-					strlen(s->regexes[i]) > 64 ? "..." : "",
-					err);
+			xtap_init_error(
+				"regular expression \"%.64s\"%s: %s at offset %zu",
+				s->regexes[i],
+				strlen(s->regexes[i]) > 64 ? "..." : "",
+				err.msg, err.offset);
 			continue;
 		}
 		xtap_re_progs[i] = prog;

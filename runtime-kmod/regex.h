@@ -27,12 +27,20 @@ struct xtap_re_inst {
 struct xtap_re_prog {
 	u32 ninst;
 	u32 nsave; /* capture slots: 2 per group, group 0 the whole match */
+	u32 ngroups; /* groups in the pattern, capturing or past the limit */
 	struct xtap_re_inst *inst;
 	unsigned long (*classes)[BITS_TO_LONGS(256)];
 };
 
-/* Process context. On failure, err holds the reason and its offset. */
-struct xtap_re_prog *xtap_re_compile(const char *src, char *err, size_t errlen);
+/* Why a pattern does not compile, and at which byte of it. */
+struct xtap_re_error {
+	char msg[192];
+	size_t offset;
+};
+
+/* Process context. On failure (NULL), *err says why. */
+struct xtap_re_prog *xtap_re_compile(const char *src,
+				     struct xtap_re_error *err);
 void xtap_re_free(struct xtap_re_prog *p);
 
 #endif /* XTAP_REGEX_H */

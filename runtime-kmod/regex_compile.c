@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* POSIX ERE (as stap accepts it) parsed to a tree, then to a Pike VM program. */
+/*
+ * POSIX ERE (as stap accepts it) parsed to a tree, then to a Pike VM program.
+ *
+ * The translator runs this same file, compiled for user space
+ * (translator/regex/), to check every pattern at pass 2: the messages are
+ * worded for the script's author, and the offset of each error is where
+ * pass 2 puts its caret.
+ */
 #include <linux/bitmap.h>
 #include <linux/ctype.h>
 #include <linux/kernel.h>
@@ -39,28 +46,29 @@ struct xtap_re_parser {
 	u32 nclasses, maxclasses;
 	int ngroups;
 	int depth;
-	char *err;
-	size_t errlen;
+	struct xtap_re_error *err;
 	bool failed;
 	/* code generation */
 	struct xtap_re_inst *inst;
 	u32 ninst;
 };
 
-static __printf(2, 3) void xtap_re_fail(struct xtap_re_parser *p,
-					const char *fmt, ...)
+/* The first error wins: later ones follow from it. */
+static __printf(3, 4) void xtap_re_fail_at(struct xtap_re_parser *p, size_t at,
+					   const char *fmt, ...)
 {
-	char msg[96];
 	va_list ap;
 
 	if (p->failed)
 		return;
 	p->failed = true;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
 	va_end(ap);
-	snprintf(p->err, p->errlen, "%s at offset %zu", msg, p->pos);
+	p->err->offset = at;
 }
+
+#define xtap_re_fail(p, ...) xtap_re_fail_at((p), (p)->pos, __VA_ARGS__)
 
 static struct xtap_re_node *xtap_re_node(struct xtap_re_parser *p, u8 type)
 {
@@ -87,6 +95,10 @@ static void xtap_re_set_range(unsigned long *set, int lo, int hi)
 	for (; lo <= hi; lo++)
 		__set_bit(lo, set);
 }
+
+/* The names xtap_re_named_class() knows, for the error that lists them. */
+static const char xtap_re_class_names[] =
+	"alpha, alnum, blank, cntrl, digit, d, xdigit, graph, print, lower, l, upper, u, space, s, punct";
 
 /* The named classes stap knows, with its definitions. */
 static bool xtap_re_named_class(unsigned long *set, const char *name, size_t n)
@@ -134,8 +146,10 @@ static bool xtap_re_named_class(unsigned long *set, const char *name, size_t n)
 }
 
 /* One item of a bracket expression: c, c-d, \c or [:name:]. */
-static void xtap_re_bracket_item(struct xtap_re_parser *p, unsigned long *set)
+static void xtap_re_bracket_item(struct xtap_re_parser *p, unsigned long *set,
+				 size_t open)
 {
+	size_t at = p->pos;
 	int lo = xtap_re_peek(p), hi;
 
 	if (lo == '[' && p->pos + 1 < p->len && p->src[p->pos + 1] == ':') {
@@ -145,13 +159,17 @@ static void xtap_re_bracket_item(struct xtap_re_parser *p, unsigned long *set)
 		       !(p->src[end] == ':' && p->src[end + 1] == ']'))
 			end++;
 		if (end + 1 >= p->len) {
-			xtap_re_fail(p, "unclosed character class '[:'");
+			xtap_re_fail_at(
+				p, at,
+				"'[:' without its ':]' (a class is written '[[:alpha:]]')");
 			return;
 		}
 		if (!xtap_re_named_class(set, p->src + start, end - start)) {
-			xtap_re_fail(p, "unknown character class '%.*s'",
-				     (int)min_t(size_t, end - start, 32),
-				     p->src + start);
+			xtap_re_fail_at(
+				p, at,
+				"unknown character class '[:%.*s:]' (known: %s)",
+				(int)min_t(size_t, end - start, 32),
+				p->src + start, xtap_re_class_names);
 			return;
 		}
 		p->pos = end + 2;
@@ -160,7 +178,7 @@ static void xtap_re_bracket_item(struct xtap_re_parser *p, unsigned long *set)
 	if (lo == '\\') {
 		p->pos++;
 		if (p->pos >= p->len) {
-			xtap_re_fail(p, "unclosed character class");
+			xtap_re_fail_at(p, open, "unterminated '['");
 			return;
 		}
 		lo = (unsigned char)p->src[p->pos];
@@ -172,8 +190,9 @@ static void xtap_re_bracket_item(struct xtap_re_parser *p, unsigned long *set)
 		p->pos++;
 		hi = (unsigned char)p->src[p->pos++];
 		if (hi < lo) {
-			xtap_re_fail(p, "inverted character range %c-%c", lo,
-				     hi);
+			xtap_re_fail_at(p, at,
+					"inverted range '%c-%c' in '[...]'", lo,
+					hi);
 			return;
 		}
 	}
@@ -181,7 +200,8 @@ static void xtap_re_bracket_item(struct xtap_re_parser *p, unsigned long *set)
 }
 
 /* After '[': items up to ']'; a ']' right after '[' or '[^' is a member. */
-static struct xtap_re_node *xtap_re_bracket(struct xtap_re_parser *p)
+static struct xtap_re_node *xtap_re_bracket(struct xtap_re_parser *p,
+					    size_t open)
 {
 	struct xtap_re_node *n;
 	unsigned long *set;
@@ -199,10 +219,10 @@ static struct xtap_re_node *xtap_re_bracket(struct xtap_re_parser *p)
 	}
 	do {
 		if (p->pos >= p->len) {
-			xtap_re_fail(p, "unclosed character class");
+			xtap_re_fail_at(p, open, "unterminated '['");
 			return NULL;
 		}
-		xtap_re_bracket_item(p, set);
+		xtap_re_bracket_item(p, set, open);
 		if (p->failed)
 			return NULL;
 	} while (xtap_re_peek(p) != ']');
@@ -216,20 +236,21 @@ static struct xtap_re_node *xtap_re_bracket(struct xtap_re_parser *p)
 	return n;
 }
 
-static int xtap_re_number(struct xtap_re_parser *p)
+static int xtap_re_number(struct xtap_re_parser *p, size_t open)
 {
 	int v = 0, c = xtap_re_peek(p);
 
 	if (c < 0 || !isdigit(c)) {
-		xtap_re_fail(p, "expected number");
+		xtap_re_fail_at(p, open, "expected a number in '{m,n}'");
 		return -1;
 	}
 	while (c >= 0 && isdigit(c)) {
 		v = v * 10 + (c - '0');
 		if (v > XTAP_RE_MAX_REPEAT) {
-			xtap_re_fail(p,
-				     "repetition count too large (at most %d)",
-				     XTAP_RE_MAX_REPEAT);
+			xtap_re_fail_at(
+				p, open,
+				"repetition count too large (at most %d)",
+				XTAP_RE_MAX_REPEAT);
 			return -1;
 		}
 		p->pos++;
@@ -238,10 +259,11 @@ static int xtap_re_number(struct xtap_re_parser *p)
 	return v;
 }
 
-/* After '{': m}, m,} or m,n} */
-static bool xtap_re_bounds(struct xtap_re_parser *p, int *min, int *max)
+/* After '{' (at open): m}, m,} or m,n} */
+static bool xtap_re_bounds(struct xtap_re_parser *p, size_t open, int *min,
+			   int *max)
 {
-	*min = xtap_re_number(p);
+	*min = xtap_re_number(p, open);
 	if (*min < 0)
 		return false;
 	if (xtap_re_peek(p) == '}') {
@@ -250,7 +272,10 @@ static bool xtap_re_bounds(struct xtap_re_parser *p, int *min, int *max)
 		return true;
 	}
 	if (xtap_re_peek(p) != ',') {
-		xtap_re_fail(p, "expected ',' or '}'");
+		xtap_re_fail_at(p, open,
+				xtap_re_peek(p) < 0 ?
+					"unterminated '{'" :
+					"expected ',' or '}' in '{m,n}'");
 		return false;
 	}
 	p->pos++;
@@ -259,17 +284,20 @@ static bool xtap_re_bounds(struct xtap_re_parser *p, int *min, int *max)
 		*max = -1;
 		return true;
 	}
-	*max = xtap_re_number(p);
+	*max = xtap_re_number(p, open);
 	if (*max < 0)
 		return false;
 	if (xtap_re_peek(p) != '}') {
-		xtap_re_fail(p, "expected '}'");
+		xtap_re_fail_at(p, open,
+				xtap_re_peek(p) < 0 ?
+					"unterminated '{'" :
+					"expected '}' to end '{m,n}'");
 		return false;
 	}
 	p->pos++;
 	if (*max < *min) {
-		xtap_re_fail(p, "invalid repetition bounds {%d,%d}", *min,
-			     *max);
+		xtap_re_fail_at(p, open, "repetition '{%d,%d}' with n < m",
+				*min, *max);
 		return false;
 	}
 	return true;
@@ -279,6 +307,7 @@ static struct xtap_re_node *xtap_re_alt(struct xtap_re_parser *p);
 
 static struct xtap_re_node *xtap_re_atom(struct xtap_re_parser *p)
 {
+	size_t at = p->pos;
 	int c = xtap_re_peek(p);
 	struct xtap_re_node *n;
 
@@ -291,11 +320,12 @@ static struct xtap_re_node *xtap_re_atom(struct xtap_re_parser *p)
 	case '$':
 		return xtap_re_node(p, XTAP_N_EOL);
 	case '[':
-		return xtap_re_bracket(p);
+		return xtap_re_bracket(p, at);
 	case '(':
 		if (++p->depth > XTAP_RE_MAX_DEPTH) {
-			xtap_re_fail(
-				p, "parentheses nested too deeply (at most %d)",
+			xtap_re_fail_at(
+				p, at,
+				"parentheses nested too deeply (at most %d)",
 				XTAP_RE_MAX_DEPTH);
 			return NULL;
 		}
@@ -305,7 +335,9 @@ static struct xtap_re_node *xtap_re_atom(struct xtap_re_parser *p)
 		if (xtap_re_peek(p) == '?') {
 			p->pos++;
 			if (xtap_re_peek(p) != ':') {
-				xtap_re_fail(p, "unexpected '(?'");
+				xtap_re_fail_at(
+					p, at,
+					"'(?' is supported only as '(?:...)', a group that does not capture");
 				return NULL;
 			}
 			p->pos++;
@@ -316,7 +348,7 @@ static struct xtap_re_node *xtap_re_atom(struct xtap_re_parser *p)
 		if (p->failed)
 			return NULL;
 		if (xtap_re_peek(p) != ')') {
-			xtap_re_fail(p, "expected ')'");
+			xtap_re_fail_at(p, at, "unmatched '('");
 			return NULL;
 		}
 		p->pos++;
@@ -324,7 +356,7 @@ static struct xtap_re_node *xtap_re_atom(struct xtap_re_parser *p)
 		return n;
 	case '\\':
 		if (p->pos >= p->len) {
-			xtap_re_fail(p, "trailing backslash");
+			xtap_re_fail_at(p, at, "trailing backslash");
 			return NULL;
 		}
 		c = (unsigned char)p->src[p->pos++];
@@ -347,9 +379,10 @@ static struct xtap_re_node *xtap_re_factor(struct xtap_re_parser *p)
 {
 	struct xtap_re_node *n, *r;
 	int c = xtap_re_peek(p), min, max, stacked = 0;
+	size_t open;
 
 	if (c == '*' || c == '+' || c == '?' || c == '{') {
-		xtap_re_fail(p, "unexpected '%c'", c);
+		xtap_re_fail(p, "nothing to repeat before '%c'", c);
 		return NULL;
 	}
 	n = xtap_re_atom(p);
@@ -357,20 +390,18 @@ static struct xtap_re_node *xtap_re_factor(struct xtap_re_parser *p)
 	     n && (c == '*' || c == '+' || c == '?' || c == '{');
 	     c = xtap_re_peek(p)) {
 		if (n->type == XTAP_N_BOL || n->type == XTAP_N_EOL) {
-			xtap_re_fail(
-				p,
-				"postfix closure '%c' applied to anchoring operator",
-				c);
+			xtap_re_fail(p, "'%c' cannot repeat the anchor '%c'", c,
+				     n->type == XTAP_N_BOL ? '^' : '$');
 			return NULL;
 		}
 		if (++stacked > XTAP_RE_MAX_STACKED_REPEATS) {
 			xtap_re_fail(
 				p,
-				"too many repetition operators in a row (at most %d)",
+				"too many repetition operators in a row (at most %d, as in 'a*?'; use parentheses)",
 				XTAP_RE_MAX_STACKED_REPEATS);
 			return NULL;
 		}
-		p->pos++;
+		open = p->pos++;
 		if (c == '*') {
 			min = 0;
 			max = -1;
@@ -380,7 +411,7 @@ static struct xtap_re_node *xtap_re_factor(struct xtap_re_parser *p)
 		} else if (c == '?') {
 			min = 0;
 			max = 1;
-		} else if (!xtap_re_bounds(p, &min, &max)) {
+		} else if (!xtap_re_bounds(p, open, &min, &max)) {
 			return NULL;
 		}
 		r = xtap_re_node(p, XTAP_N_REPEAT);
@@ -572,13 +603,12 @@ void xtap_re_free(struct xtap_re_prog *prog)
 	kfree(prog);
 }
 
-struct xtap_re_prog *xtap_re_compile(const char *src, char *err, size_t errlen)
+struct xtap_re_prog *xtap_re_compile(const char *src, struct xtap_re_error *err)
 {
 	struct xtap_re_parser p = {
 		.src = src,
 		.len = strlen(src),
 		.err = err,
-		.errlen = errlen,
 	};
 	struct xtap_re_prog *prog = NULL;
 	struct xtap_re_node *root;
@@ -592,21 +622,20 @@ struct xtap_re_prog *xtap_re_compile(const char *src, char *err, size_t errlen)
 	p.classes = kcalloc(max_t(u32, p.maxclasses, 1), sizeof(*p.classes),
 			    GFP_KERNEL);
 	if (!p.nodes || !p.classes) {
-		snprintf(err, errlen, "out of memory");
+		xtap_re_fail_at(&p, 0, "out of memory");
 		goto out;
 	}
 	root = xtap_re_alt(&p);
 	if (!p.failed && p.pos < p.len)
-		xtap_re_fail(&p, "unbalanced ')'");
+		xtap_re_fail(&p, "unmatched ')'");
 	if (p.failed)
 		goto out;
 
 	size = xtap_re_size(root) + 3; /* SAVE 0, SAVE 1, MATCH */
 	if (size > XTAP_RE_MAX_INST) {
-		p.pos = 0;
-		xtap_re_fail(
-			&p,
-			"regular expression too complex (%llu instructions, at most %d)",
+		xtap_re_fail_at(
+			&p, 0,
+			"too complex: it compiles to %llu instructions, at most %d (a{m,n} copies 'a' n times)",
 			size, XTAP_RE_MAX_INST);
 		goto out;
 	}
@@ -616,7 +645,7 @@ struct xtap_re_prog *xtap_re_compile(const char *src, char *err, size_t errlen)
 		kfree(p.inst);
 		kfree(prog);
 		prog = NULL;
-		snprintf(err, errlen, "out of memory");
+		xtap_re_fail_at(&p, 0, "out of memory");
 		goto out;
 	}
 	xtap_re_emit1(&p, XTAP_RE_SAVE, 0, 0, 0);
@@ -626,6 +655,7 @@ struct xtap_re_prog *xtap_re_compile(const char *src, char *err, size_t errlen)
 	prog->inst = p.inst;
 	prog->ninst = p.ninst;
 	prog->nsave = 2 * (min(p.ngroups, XTAP_RE_MAX_GROUPS - 1) + 1);
+	prog->ngroups = p.ngroups;
 	prog->classes = p.classes;
 	p.classes = NULL;
 out:

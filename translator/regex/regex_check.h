@@ -1,14 +1,9 @@
 // Checks a POSIX extended regular expression (the dialect of =~ and !~) at
 // translation time, so that a bad pattern is a pass-2 error with a location
-// instead of a failure when the module starts.
-//
-// The grammar and the limits are those of the runtime's compiler
-// (runtime-kmod/regex_compile.c), which this mirrors function by function;
-// the numeric limits come from the header both include
-// (runtime-kmod/include/xtap/limits.h). A pattern this accepts compiles in
-// the kernel, and one it rejects would fail there:
-// tests/unit/regex_check_test.cpp compiles the runtime's compiler in user
-// space and holds the two to the same answers.
+// instead of a failure when the module starts. The check is the runtime's
+// own compiler (runtime-kmod/regex_compile.c) run in user space: one
+// grammar, one set of limits (runtime-kmod/include/xtap/limits.h), one set
+// of messages.
 #pragma once
 
 #include <cstdint>

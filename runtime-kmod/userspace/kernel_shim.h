@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Just enough of the kernel's headers to compile runtime-kmod/regex_compile.c
- * in user space, so that the unit tests can hold the translator's regex
- * checker to the runtime compiler's answers. Allocation is malloc; nothing
- * here is used by the real runtime.
+ * Just enough of the kernel's headers to compile runtime files that are
+ * plain computation (runtime-kmod/regex_compile.c) in user space: the
+ * translator checks regular expressions with the runtime's own compiler
+ * (translator/regex/). Allocation is malloc; nothing here is part of the
+ * module, and kbuild/runtime_build.cpp leaves this folder out of it.
  */
 #ifndef XTAP_KERNEL_SHIM_H
 #define XTAP_KERNEL_SHIM_H
