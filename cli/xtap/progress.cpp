@@ -58,4 +58,11 @@ void TerminalProgress::tick() {
   }
 }
 
+namespace {
+TerminalProgress *g_run_progress = nullptr;
+}  // namespace
+
+TerminalProgress *run_progress() { return g_run_progress; }
+void set_run_progress(TerminalProgress *p) { g_run_progress = p; }
+
 }  // namespace xtap::cli

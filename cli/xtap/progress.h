@@ -40,4 +40,9 @@ class TerminalProgress {
   std::thread ticker_;
 };
 
+// The progress line of a single-kernel run, once main() has made one (null
+// before, and in bundle and remote runs, which draw their own or none).
+TerminalProgress *run_progress();
+void set_run_progress(TerminalProgress *p);
+
 }  // namespace xtap::cli
