@@ -13,16 +13,15 @@ extern "C" {
 #endif
 
 struct xtap_userspace_regex {
-	char error[192]; /* "" when the pattern compiles */
-	size_t offset; /* where the error is, a byte offset into the pattern */
-	unsigned int instructions; /* the program's size */
-	unsigned int captures; /* groups that capture (at most XTAP_RE_MAX_GROUPS - 1) */
-	unsigned int groups; /* groups in the pattern */
+  char error[192];           /* "" when the pattern compiles */
+  size_t offset;             /* where the error is, a byte offset into the pattern */
+  unsigned int instructions; /* the program's size */
+  unsigned int captures;     /* groups that capture (at most XTAP_RE_MAX_GROUPS - 1) */
+  unsigned int groups;       /* groups in the pattern */
 };
 
 /* 1 when `src` compiles; *out says how, or why not. */
-int xtap_userspace_regex_check(const char *src,
-			       struct xtap_userspace_regex *out);
+int xtap_userspace_regex_check(const char *src, struct xtap_userspace_regex *out);
 
 #ifdef __cplusplus
 }
