@@ -380,10 +380,11 @@ std::string module_in_cwd(const std::string &name) {
 Step prepare_copy(Run &r, const std::string &name) {
   const Options &o = r.o;
   if (o.sign_key.empty() && !o.strip_debug) return std::nullopt;
-  std::string copy = o.last_pass == 4 ? module_in_cwd(name)
-                                      : (fs::temp_directory_path() /
-                                         ("xtap-signed-" + std::to_string(getpid())) / (name + ".ko"))
-                                            .string();
+  std::string copy = o.last_pass == 4
+                         ? module_in_cwd(name)
+                         : (fs::temp_directory_path() /
+                            ("xtap-signed-" + std::to_string(getpid())) / (name + ".ko"))
+                               .string();
   std::string err;
   if (!prepare_module_copy(r.kernel.target, r.ko, copy, o.strip_debug, o.sign_key, o.sign_cert,
                            &err)) {

@@ -73,8 +73,7 @@ const KernelBtf *KernelData::btf(std::string *error) {
 
 // Found by release (or --debuginfo), each file opened once; its function
 // index is cached per build-id.
-std::vector<const KernelDwarf *> KernelData::dwarf(const std::string &module,
-                                                   std::string *error) {
+std::vector<const KernelDwarf *> KernelData::dwarf(const std::string &module, std::string *error) {
   std::vector<const KernelDwarf *> found;
   for (const auto &[name, path] : find_debuginfo(kernel_.release, o_.debuginfo, module, error)) {
     auto it = dwarfs_.find(path);

@@ -25,9 +25,9 @@ namespace xtap::cli {
 struct TargetKernel {
   bool found = false;
   kbuild::Target target;
-  std::string error;              // why it was not found
-  std::optional<vm::Kernel> vm;   // --vm: the kernel the guest boots
-  std::string release;            // target.release, else what -r or uname says
+  std::string error;             // why it was not found
+  std::optional<vm::Kernel> vm;  // --vm: the kernel the guest boots
+  std::string release;           // target.release, else what -r or uname says
 
   static TargetKernel resolve(const Options &o);
 };

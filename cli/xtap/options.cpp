@@ -70,21 +70,71 @@ std::string option_suggestion(const std::string &arg, const std::vector<std::str
   return "";
 }
 
-bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
-  CLI::App app{
-      "xtap: compile a probe script into a kernel module and run it, as stap does.\n"
-      "  xtap [OPTIONS] SCRIPT.stp|- [ARGS...]    xtap [OPTIONS] -e 'SCRIPT' [ARGS...]",
-      "xtap"};
-  app.set_help_flag("-h,--help", "print this help and exit")->group(kInfo);
-  app.set_version_flag("-V,--version", XTAP_VERSION, "print the version and exit")->group(kInfo);
-  app.get_formatter()->column_width(26);
-  std::vector<std::string> positionals;
-  label(app.add_option("script", positionals,
+namespace {
+
+// What the command line says that is not an Options field as it stands:
+// read by CLI11, then interpreted (interpret()).
+struct CommandLine {
+  std::vector<std::string> positionals;  // the script file, then its arguments
+  std::vector<std::string> releases, kernel_list;
+  std::string format = "text";
+  std::string list_l, list_L;
+  bool dump_types = false, dump_aliases = false, dump_functions = false;
+  StapOptions stap;
+};
+
+// The script and what it may use: -e, -g, -u, -w, -G, -I, --sysroot, --debuginfo, -d, --ldd.
+void add_script_options(CLI::App &app, Options *o, CommandLine *cl) {
+  label(app.add_option("script", cl->positionals,
                        "script file ('-' for standard input), then its arguments"),
         "SCRIPT ARGS");
   label(
       app.add_option("-e", o->script_text, "the script, given on the command line")->group(kScript),
       "SCRIPT");
+  app.add_flag("-g", o->guru, "guru mode: allow embedded C (%{ %}) in the script")->group(kScript);
+  app.add_flag("-u", o->keep_unused, "keep unused code (no elision, no unused warnings)")
+      ->group(kScript);
+  app.add_flag("-w", o->no_warnings, "suppress warnings")->group(kScript);
+  // One value per flag, as -D: `-I DIR script.stp` must not take the script.
+  label(app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10")
+            ->allow_extra_args(false)
+            ->group(kScript),
+        "NAME=VALUE");
+  label(app.add_option("-I", o->include_dirs, "also load tapsets from DIR")
+            ->allow_extra_args(false)
+            ->group(kScript),
+        "DIR");
+  label(
+      last_wins(app.add_option(
+                    "--sysroot", o->sysroot,
+                    "read process(\"PATH\") programs as DIR/PATH on this machine (probed as PATH)"))
+          ->group(kScript),
+      "DIR");
+  label(
+      app.add_option("--debuginfo", o->debuginfo,
+                     "DWARF debuginfo: a vmlinux or module .ko file, or a directory searched first")
+          ->allow_extra_args(false)
+          ->group(kScript),
+      "PATH");
+  // stap's symbol-table options. xtap symbolises kernel addresses from
+  // /proc/kallsyms at run time, which covers every loaded module, so kernel
+  // module names and --all-modules change nothing; -d FILE and --ldd add
+  // user-space symbol tables (codegen/user_symbols.h).
+  label(app.add_option(
+               "-d", o->symbol_modules,
+               "user-space symbols of program or library FILE (a kernel MODULE: kallsyms has it)")
+            ->allow_extra_args(false)
+            ->group(kScript),
+        "FILE");
+  app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (accepted)")
+      ->group(kScript);
+  app.add_flag("--ldd", o->ldd,
+               "user-space symbols of the shared libraries the named programs need")
+      ->group(kScript);
+}
+
+// Passes 3-4: -p, -m, -r, --kernels, signing, -k, -v, -D, -s, -t, the caches.
+void add_build_options(CLI::App &app, Options *o, CommandLine *cl) {
   label(app.add_option(
                "-p", o->last_pass,
                "stop after pass N: 1 parse, 2 elaborate, 3 translate (print C), 4 build, 5 run")
@@ -95,14 +145,13 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   label(last_wins(app.add_option("-m", o->module_name, "module name (a C identifier)"))
             ->group(kBuild),
         "NAME");
-  std::vector<std::string> releases, kernel_list;
-  label(app.add_option("-r", releases,
+  label(app.add_option("-r", cl->releases,
                        "target kernel release or build directory (default: running kernel); "
                        "several -r build a bundle")
             ->allow_extra_args(false)
             ->group(kBuild),
         "KVER|DIR");
-  label(app.add_option("--kernels", kernel_list,
+  label(app.add_option("--kernels", cl->kernel_list,
                        "build a bundle of modules for these kernel releases (comma-separated), "
                        "with -p4 -o DIR")
             ->delimiter(',')
@@ -123,6 +172,26 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
             ->allow_extra_args(false)
             ->group(kBuild),
         "NAME=VALUE");
+  label(last_wins(app.add_option(
+                      "-s", o->buffer_mb,
+                      "output buffer of MB megabytes per CPU (default 16, cut to fit free memory)"))
+            ->check(CLI::Range(1, 256).description(""))
+            ->group(kBuild),
+        "MB");
+  app.add_flag("-t", o->timing,
+               "report each probe's hits and handler cycles at the end (stap's probe hit report)")
+      ->group(kBuild);
+  app.add_flag("--suppress-time-limits", o->suppress_time_limits,
+               "lift MAXACTION and MAXTRYLOCK to their maxima (needs -g, as in stap)")
+      ->group(kBuild);
+  app.add_flag("--clean-cache", o->clean_cache,
+               "remove the cached script modules and stale build directories, print what was freed "
+               "(runtimes, catalogs, BTF stay); XTAP_CACHE_MAX_MB caps the modules (default 1024)")
+      ->group(kBuild);
+}
+
+// Pass 5: -c, -x, -o, -S, -b, -F, -T, --format, -q, --cleanup, --vm, --remote.
+void add_run_options(CLI::App &app, Options *o, CommandLine *cl) {
   label(last_wins(app.add_option("-c", o->command, "run CMD during the session; end when it exits"))
             ->group(kRun),
         "CMD");
@@ -155,21 +224,11 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
          "output "
          "in memory (xtap-run -A NAME prints it and stops it); with -o, collect in the background")
       ->group(kRun);
-  label(last_wins(app.add_option(
-                      "-s", o->buffer_mb,
-                      "output buffer of MB megabytes per CPU (default 16, cut to fit free memory)"))
-            ->check(CLI::Range(1, 256).description(""))
-            ->group(kBuild),
-        "MB");
   label(last_wins(app.add_option("-T", o->timeout_s, "end the session after N seconds"))
             ->check(CLI::Validator(CLI::NonNegativeNumber).description(""))
             ->group(kRun),
         "SECS");
-  app.add_flag("-t", o->timing,
-               "report each probe's hits and handler cycles at the end (stap's probe hit report)")
-      ->group(kBuild);
-  std::string format = "text";
-  label(last_wins(app.add_option("--format", format,
+  label(last_wins(app.add_option("--format", cl->format,
                                  "text (default), or json: one JSON object a line for output, "
                                  "warnings, errors, the end "
                                  "summary, and -l/-L"))
@@ -179,75 +238,10 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
   app.add_flag("-q", o->quiet,
                "quiet: no progress or informational notes (warnings still show; -w drops them)")
       ->group(kRun);
-  app.add_flag("-g", o->guru, "guru mode: allow embedded C (%{ %}) in the script")->group(kScript);
-  app.add_flag("-u", o->keep_unused, "keep unused code (no elision, no unused warnings)")
-      ->group(kScript);
-  app.add_flag("-w", o->no_warnings, "suppress warnings")->group(kScript);
-  // One value per flag, as -D: `-I DIR script.stp` must not take the script.
-  label(app.add_option("-G", o->global_sets, "set a global's initial value, as in -G limit=10")
-            ->allow_extra_args(false)
-            ->group(kScript),
-        "NAME=VALUE");
-  label(app.add_option("-I", o->include_dirs, "also load tapsets from DIR")
-            ->allow_extra_args(false)
-            ->group(kScript),
-        "DIR");
-  label(
-      last_wins(app.add_option(
-                    "--sysroot", o->sysroot,
-                    "read process(\"PATH\") programs as DIR/PATH on this machine (probed as PATH)"))
-          ->group(kScript),
-      "DIR");
-  label(
-      app.add_option("--debuginfo", o->debuginfo,
-                     "DWARF debuginfo: a vmlinux or module .ko file, or a directory searched first")
-          ->allow_extra_args(false)
-          ->group(kScript),
-      "PATH");
-  std::string list_l, list_L;
-  label(last_wins(app.add_option(
-                      "-l", list_l,
-                      "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'"))
-            ->group(kInfo),
-        "PROBE");
-  label(last_wins(app.add_option("-L", list_L,
-                                 "as -l, with each point's context variables and their types"))
-            ->group(kInfo),
-        "PROBE");
-  bool dump_types = false, dump_aliases = false, dump_functions = false;
-  app.add_flag("--dump-probe-types", dump_types, "list the probe point families xtap supports")
-      ->group(kInfo);
-  app.add_flag("--dump-probe-aliases", dump_aliases, "list the probe aliases of the tapsets")
-      ->group(kInfo);
-  app.add_flag("--dump-functions", dump_functions,
-               "list the tapset functions with their signatures")
-      ->group(kInfo);
-  app.add_flag("--suppress-time-limits", o->suppress_time_limits,
-               "lift MAXACTION and MAXTRYLOCK to their maxima (needs -g, as in stap)")
-      ->group(kBuild);
-  // stap's symbol-table options. xtap symbolises kernel addresses from
-  // /proc/kallsyms at run time, which covers every loaded module, so kernel
-  // module names and --all-modules change nothing; -d FILE and --ldd add
-  // user-space symbol tables (codegen/user_symbols.h).
-  label(app.add_option(
-               "-d", o->symbol_modules,
-               "user-space symbols of program or library FILE (a kernel MODULE: kallsyms has it)")
-            ->allow_extra_args(false)
-            ->group(kScript),
-        "FILE");
-  app.add_flag("--all-modules", o->all_modules, "symbol data for all loaded modules (accepted)")
-      ->group(kScript);
-  app.add_flag("--ldd", o->ldd,
-               "user-space symbols of the shared libraries the named programs need")
-      ->group(kScript);
   app.add_flag(
          "--cleanup", o->cleanup,
          "stop and remove xtap modules left behind by a collector that died (xtap-run --cleanup)")
       ->group(kRun);
-  app.add_flag("--clean-cache", o->clean_cache,
-               "remove the cached script modules and stale build directories, print what was freed "
-               "(runtimes, catalogs, BTF stay); XTAP_CACHE_MAX_MB caps the modules (default 1024)")
-      ->group(kBuild);
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel")
       ->group(kRun);
   label(last_wins(app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest"))
@@ -258,6 +252,42 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
             ->check(CLI::Range(256, 16384).description(""))
             ->group(kRun),
         "MIB");
+  label(app.add_option(
+               "--remote", o->remotes,
+               "build for HOST's kernel here, run it there over ssh and stream the output back; "
+               "repeat for several hosts at once")
+            ->allow_extra_args(false)
+            ->group(kRun),
+        "ssh://[USER@]HOST[:PORT]");
+  label(app.add_option("--ssh-option", o->ssh_options,
+                       "pass -o OPT to ssh for --remote (as in IdentityFile=KEY)")
+            ->allow_extra_args(false)
+            ->group(kRun),
+        "OPT");
+}
+
+// -l, -L and the dumps.
+void add_info_options(CLI::App &app, Options *o, CommandLine *cl) {
+  label(last_wins(app.add_option(
+                      "-l", cl->list_l,
+                      "list the probe points matching PROBE, as in -l 'kernel.trace(\"sched:*\")'"))
+            ->group(kInfo),
+        "PROBE");
+  label(last_wins(app.add_option("-L", cl->list_L,
+                                 "as -l, with each point's context variables and their types"))
+            ->group(kInfo),
+        "PROBE");
+  app.add_flag("--dump-probe-types", cl->dump_types, "list the probe point families xtap supports")
+      ->group(kInfo);
+  app.add_flag("--dump-probe-aliases", cl->dump_aliases, "list the probe aliases of the tapsets")
+      ->group(kInfo);
+  app.add_flag("--dump-functions", cl->dump_functions,
+               "list the tapset functions with their signatures")
+      ->group(kInfo);
+}
+
+// --folded, --flamegraph and their companions.
+void add_flame_options(CLI::App &app, Options *o, CommandLine *cl) {
   label(last_wins(app.add_option("--folded", o->folded_file,
                                  "write the stacks the script prints (folded lines or "
                                  "print_stack() blocks with counts) "
@@ -276,186 +306,195 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
                                  "folded file; '-': standard input)"))
             ->group(kFlame),
         "FILE");
-  label(app.add_option(
-               "--remote", o->remotes,
-               "build for HOST's kernel here, run it there over ssh and stream the output back; "
-               "repeat for several hosts at once")
-            ->allow_extra_args(false)
-            ->group(kRun),
-        "ssh://[USER@]HOST[:PORT]");
-  label(app.add_option("--ssh-option", o->ssh_options,
-                       "pass -o OPT to ssh for --remote (as in IdentityFile=KEY)")
-            ->allow_extra_args(false)
-            ->group(kRun),
-        "OPT");
-  StapOptions stap;
-  add_stap_options(app, o, &stap);
+}
+
+// Every spelling the app knows, and the short ones that take no value.
+void known_options(const CLI::App &app, std::vector<std::string> *known,
+                   std::vector<std::string> *short_flags) {
+  for (const CLI::Option *opt : app.get_options()) {
+    for (const auto &n : opt->get_lnames()) known->push_back("--" + n);
+    for (const auto &n : opt->get_snames()) {
+      known->push_back("-" + n);
+      if (opt->get_expected_max() == 0 || opt->get_type_size_max() == 0)
+        short_flags->push_back("-" + n);
+    }
+  }
+}
+
+// What CLI11 would word badly, said before it parses: several options in
+// one argument (a #! line's) and unknown options; "" when neither.
+std::string refuse_before_parsing(const CLI::App &app, int argc, char **argv) {
+  if (std::string several = several_options_in_one(argc, argv); !several.empty())
+    return "'" + several +
+           "' is several options in one argument, as a #! line passes them\n"
+           "  hint: the kernel gives everything after a #! line's interpreter as one argument: "
+           "keep one option there (#!/usr/bin/xtap -g), or split them with #!/usr/bin/env -S "
+           "xtap -p2 -g";
+  std::vector<std::string> known, short_flags;
+  known_options(app, &known, &short_flags);
+  if (std::string bad = unknown_option(argc, argv, known, short_flags); !bad.empty()) {
+    std::string hint = option_suggestion(bad, known);
+    return "unknown option '" + bad +
+           "'\n  hint: " + (hint.empty() ? "see xtap --help for the options" : hint);
+  }
+  return "";
+}
+
+// The script and its arguments, and the kernels: one -r is an ordinary
+// build for that kernel, more (or --kernels) a bundle.
+void interpret(CommandLine &cl, Options *o) {
+  o->json = cl.format == "json";
+  // Options after the script belong to the script: xtap s.stp -x 1 is fine,
+  // but its arguments are positionals.
+  if (o->script_text.empty() && !cl.positionals.empty()) {
+    o->script_file = cl.positionals.front();
+    cl.positionals.erase(cl.positionals.begin());
+  }
+  o->script_args = cl.positionals;
+  for (const auto &r : cl.releases)
+    if (std::find(o->kernels.begin(), o->kernels.end(), r) == o->kernels.end())
+      o->kernels.push_back(r);
+  for (const auto &r : cl.kernel_list)
+    if (!r.empty() && std::find(o->kernels.begin(), o->kernels.end(), r) == o->kernels.end())
+      o->kernels.push_back(r);
+  if (o->kernels.size() == 1 && cl.kernel_list.empty()) {
+    o->kernel = o->kernels.front();
+    o->kernels.clear();
+  }
+}
+
+// --folded/--flamegraph/--from-stacks against the rest; "" when they fit.
+std::string flame_conflict(const Options &o) {
+  bool flame = !o.folded_file.empty() || !o.flamegraph_file.empty();
+  if (!o.from_stacks.empty() && !flame)
+    return "--from-stacks needs --folded FILE or --flamegraph FILE";
+  if (!o.from_stacks.empty() && (!o.script_file.empty() || !o.script_text.empty()))
+    return "--from-stacks reads stacks instead of running a script: give one or the other";
+  if (flame && !o.switch_spec.empty())
+    return "--folded and --flamegraph read one output stream: drop -S";
+  if (flame && o.json) return "--folded and --flamegraph read text output: drop --format json";
+  if (flame && o.from_stacks.empty() && o.last_pass != 5)
+    return "--folded and --flamegraph need the session's output: drop -p " +
+           std::to_string(o.last_pass);
+  if (flame && !o.kernels.empty())
+    return "--folded and --flamegraph need a run, not a bundle build";
+  if (flame && !o.remotes.empty())
+    return "--folded and --flamegraph do not read --remote output yet: save it with -o FILE, "
+           "then xtap --from-stacks FILE --flamegraph OUT.svg";
+  if (o.folded_file == "-" && o.flamegraph_file == "-")
+    return "--folded - and --flamegraph - would both write to standard output";
+  return "";
+}
+
+// --remote (or --ssh-option without it) against the rest.
+std::string remote_conflict(const Options &o) {
+  if (o.remotes.empty())
+    return o.ssh_options.empty() ? ""
+                                 : "--ssh-option applies to --remote hosts; add --remote "
+                                   "ssh://[USER@]HOST[:PORT]";
+  std::string why;
+  if (o.vm) why = "--vm runs in a local VM; give either --vm or --remote";
+  else if (!o.kernels.empty() || !o.kernel.empty())
+    why = "the hosts' kernels are asked for: drop -r/--kernels";
+  else if (o.last_pass != 5)
+    why = "it runs the script on the hosts: drop -p" + std::to_string(o.last_pass) +
+          " (to build for a host's kernel here, use -p4 -r ITS_RELEASE)";
+  else if (!o.switch_spec.empty())
+    why = "-S switches files on this machine; the hosts' output comes back as a stream";
+  return why.empty() ? "" : "--remote: " + why;
+}
+
+// Several kernels (a bundle) against the rest.
+std::string bundle_conflict(const Options &o) {
+  if (o.kernels.empty()) return "";
+  std::string why;
+  if (o.last_pass != 4) why = "a bundle is built here and run elsewhere with xtap-run: add -p4";
+  else if (o.output_file.empty()) why = "name the bundle's directory with -o DIR";
+  else if (o.vm) why = "--vm runs one kernel; run a bundle's module with xtap-run";
+  return why.empty() ? ""
+                     : "building for " + std::to_string(o.kernels.size()) +
+                           " kernels makes a bundle: " + why;
+}
+
+// Options that do not fit together, or a missing script; "" when all is
+// well. The modes that need no script (--cleanup, --clean-cache,
+// --from-stacks) end the checks early.
+std::string option_conflict(const Options &o) {
+  if (o.suppress_time_limits && !o.guru)
+    return "--suppress-time-limits lets a probe run without bound, so it needs -g (guru mode), "
+           "as in stap";
+  if (o.cleanup || o.clean_cache) return "";
+  if (std::string why = flame_conflict(o); !why.empty()) return why;
+  if (!o.from_stacks.empty()) return "";
+  if (!o.switch_spec.empty() && (o.output_file.empty() || o.vm))
+    return std::string("-S switches output files: it needs -o FILE") +
+           (o.vm ? ", and a local run (the --vm guest's output comes back as one stream)" : "");
+  if (o.sign_key.empty() != o.sign_cert.empty())
+    return "signing needs both --sign-key KEY and --sign-cert CERT";
+  if (std::string why = remote_conflict(o); !why.empty()) return why;
+  if (std::string why = bundle_conflict(o); !why.empty()) return why;
+  if (!o.extra_scripts.empty() && o.script_file.empty() && o.script_text.empty())
+    return "-E SCRIPT runs with a main script: give a script file or -e SCRIPT too";
+  if (o.script_file.empty() == o.script_text.empty())
+    return "give exactly one of a script file or -e SCRIPT (see --help)";
+  return "";
+}
+
+// Says why the command line is refused; parse_options() returns this.
+bool refuse(const std::string &why, int *exit_code) {
+  std::cerr << "xtap: " << why << "\n";
+  *exit_code = 1;
+  return false;
+}
+
+}  // namespace
+
+bool parse_options(int argc, char **argv, Options *o, int *exit_code) {
+  CLI::App app{
+      "xtap: compile a probe script into a kernel module and run it, as stap does.\n"
+      "  xtap [OPTIONS] SCRIPT.stp|- [ARGS...]    xtap [OPTIONS] -e 'SCRIPT' [ARGS...]",
+      "xtap"};
+  app.set_help_flag("-h,--help", "print this help and exit")->group(kInfo);
+  app.set_version_flag("-V,--version", XTAP_VERSION, "print the version and exit")->group(kInfo);
+  app.get_formatter()->column_width(26);
+  CommandLine cl;
+  add_script_options(app, o, &cl);
+  add_build_options(app, o, &cl);
+  add_run_options(app, o, &cl);
+  add_info_options(app, o, &cl);
+  add_flame_options(app, o, &cl);
+  add_stap_options(app, o, &cl.stap);
   app.footer(
       "Also stap's -W (warnings as errors), --compatible=VERSION, --skip-badvars, -E SCRIPT, --vp, "
       "-P ...;\n"
       "the rest of stap's options are accepted or refused with the reason: docs/cli.md, \"Options "
       "from stap\".");
-  std::vector<std::string> known, short_flags;
-  for (const CLI::Option *opt : app.get_options()) {
-    for (const auto &n : opt->get_lnames()) known.push_back("--" + n);
-    for (const auto &n : opt->get_snames()) {
-      known.push_back("-" + n);
-      if (opt->get_expected_max() == 0 || opt->get_type_size_max() == 0)
-        short_flags.push_back("-" + n);
-    }
-  }
-  if (std::string several = several_options_in_one(argc, argv); !several.empty()) {
-    std::cerr
-        << "xtap: '" << several
-        << "' is several options in one argument, as a #! line passes them\n"
-        << "  hint: the kernel gives everything after a #! line's interpreter as one argument: "
-           "keep one "
-           "option there (#!/usr/bin/xtap -g), or split them with #!/usr/bin/env -S xtap -p2 -g\n";
-    *exit_code = 1;
-    return false;
-  }
-  if (std::string bad = unknown_option(argc, argv, known, short_flags); !bad.empty()) {
-    std::string hint = option_suggestion(bad, known);
-    std::cerr << "xtap: unknown option '" << bad
-              << "'\n  hint: " << (hint.empty() ? "see xtap --help for the options" : hint) << "\n";
-    *exit_code = 1;
-    return false;
-  }
+  if (std::string why = refuse_before_parsing(app, argc, argv); !why.empty())
+    return refuse(why, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     *exit_code = app.exit(e);
     return false;
   }
-  o->json = format == "json";
-  if (std::string why = apply_stap_options(app, o, stap); !why.empty()) {
-    std::cerr << "xtap: " << why << "\n";
-    *exit_code = 1;
-    return false;
-  }
-  // Options after the script belong to the script: xtap s.stp -x 1 is fine,
-  // but its arguments are positionals.
-  if (o->script_text.empty() && !positionals.empty()) {
-    o->script_file = positionals.front();
-    positionals.erase(positionals.begin());
-  }
-  o->script_args = positionals;
-  for (const auto &r : releases)
-    if (std::find(o->kernels.begin(), o->kernels.end(), r) == o->kernels.end())
-      o->kernels.push_back(r);
-  for (const auto &r : kernel_list)
-    if (!r.empty() && std::find(o->kernels.begin(), o->kernels.end(), r) == o->kernels.end())
-      o->kernels.push_back(r);
-  if (o->kernels.size() == 1 && kernel_list.empty()) {
-    o->kernel = o->kernels.front();  // one -r: an ordinary build for that kernel
-    o->kernels.clear();
-  }
-  if (dump_types + dump_aliases + dump_functions > 1) {
-    std::cerr << "xtap: give one of --dump-probe-types, --dump-probe-aliases, --dump-functions\n";
-    *exit_code = 1;
-    return false;
-  }
-  if (dump_types || dump_aliases || dump_functions) {
-    o->dump = dump_types ? "probe-types" : dump_aliases ? "probe-aliases" : "functions";
+  if (std::string why = apply_stap_options(app, o, cl.stap); !why.empty())
+    return refuse(why, exit_code);
+  interpret(cl, o);
+  if (cl.dump_types + cl.dump_aliases + cl.dump_functions > 1)
+    return refuse("give one of --dump-probe-types, --dump-probe-aliases, --dump-functions",
+                  exit_code);
+  if (cl.dump_types || cl.dump_aliases || cl.dump_functions) {
+    o->dump = cl.dump_types ? "probe-types" : cl.dump_aliases ? "probe-aliases" : "functions";
     return true;
   }
-  if (!list_l.empty() || !list_L.empty()) {
-    o->list_pattern = list_L.empty() ? list_l : list_L;
-    o->list_vars = !list_L.empty();
+  if (!cl.list_l.empty() || !cl.list_L.empty()) {
+    o->list_pattern = cl.list_L.empty() ? cl.list_l : cl.list_L;
+    o->list_vars = !cl.list_L.empty();
     o->script_text = "probe " + o->list_pattern + " {}";
     o->last_pass = 2;
     return true;
   }
-  if (o->suppress_time_limits && !o->guru) {
-    std::cerr << "xtap: --suppress-time-limits lets a probe run without bound, so it needs -g "
-                 "(guru mode), as in stap\n";
-    *exit_code = 1;
-    return false;
-  }
-  if (o->cleanup || o->clean_cache) return true;  // needs no script
-  bool flame = !o->folded_file.empty() || !o->flamegraph_file.empty();
-  std::string flame_why;
-  if (!o->from_stacks.empty() && !flame)
-    flame_why = "--from-stacks needs --folded FILE or --flamegraph FILE";
-  else if (!o->from_stacks.empty() && (!o->script_file.empty() || !o->script_text.empty()))
-    flame_why = "--from-stacks reads stacks instead of running a script: give one or the other";
-  else if (flame && !o->switch_spec.empty())
-    flame_why = "--folded and --flamegraph read one output stream: drop -S";
-  else if (flame && o->json)
-    flame_why = "--folded and --flamegraph read text output: drop --format json";
-  else if (flame && o->from_stacks.empty() && o->last_pass != 5)
-    flame_why = "--folded and --flamegraph need the session's output: drop -p " +
-                std::to_string(o->last_pass);
-  else if (flame && !o->kernels.empty())
-    flame_why = "--folded and --flamegraph need a run, not a bundle build";
-  else if (flame && !o->remotes.empty())
-    flame_why =
-        "--folded and --flamegraph do not read --remote output yet: save it with -o FILE, then "
-        "xtap --from-stacks FILE --flamegraph OUT.svg";
-  else if (o->folded_file == "-" && o->flamegraph_file == "-")
-    flame_why = "--folded - and --flamegraph - would both write to standard output";
-  if (!flame_why.empty()) {
-    std::cerr << "xtap: " << flame_why << "\n";
-    *exit_code = 1;
-    return false;
-  }
-  if (!o->from_stacks.empty()) return true;  // needs no script
-  if (!o->switch_spec.empty() && (o->output_file.empty() || o->vm)) {
-    std::cerr << "xtap: -S switches output files: it needs -o FILE"
-              << (o->vm ? ", and a local run (the --vm guest's output comes back as one stream)"
-                        : "")
-              << "\n";
-    *exit_code = 1;
-    return false;
-  }
-  if (o->sign_key.empty() != o->sign_cert.empty()) {
-    std::cerr << "xtap: signing needs both --sign-key KEY and --sign-cert CERT\n";
-    *exit_code = 1;
-    return false;
-  }
-  if (!o->remotes.empty()) {
-    std::string why;
-    if (o->vm) why = "--vm runs in a local VM; give either --vm or --remote";
-    else if (!o->kernels.empty() || !o->kernel.empty())
-      why = "the hosts' kernels are asked for: drop -r/--kernels";
-    else if (o->last_pass != 5)
-      why = "it runs the script on the hosts: drop -p" + std::to_string(o->last_pass) +
-            " (to build for a host's kernel here, use -p4 -r ITS_RELEASE)";
-    else if (!o->switch_spec.empty())
-      why = "-S switches files on this machine; the hosts' output comes back as a stream";
-    if (!why.empty()) {
-      std::cerr << "xtap: --remote: " << why << "\n";
-      *exit_code = 1;
-      return false;
-    }
-  } else if (!o->ssh_options.empty()) {
-    std::cerr
-        << "xtap: --ssh-option applies to --remote hosts; add --remote ssh://[USER@]HOST[:PORT]\n";
-    *exit_code = 1;
-    return false;
-  }
-  if (!o->kernels.empty()) {
-    std::string why;
-    if (o->last_pass != 4) why = "a bundle is built here and run elsewhere with xtap-run: add -p4";
-    else if (o->output_file.empty()) why = "name the bundle's directory with -o DIR";
-    else if (o->vm) why = "--vm runs one kernel; run a bundle's module with xtap-run";
-    if (!why.empty()) {
-      std::cerr << "xtap: building for " << o->kernels.size() << " kernels makes a bundle: " << why
-                << "\n";
-      *exit_code = 1;
-      return false;
-    }
-  }
-  if (!o->extra_scripts.empty() && o->script_file.empty() && o->script_text.empty()) {
-    std::cerr << "xtap: -E SCRIPT runs with a main script: give a script file or -e SCRIPT too\n";
-    *exit_code = 1;
-    return false;
-  }
-  if (o->script_file.empty() == o->script_text.empty()) {
-    std::cerr << "xtap: give exactly one of a script file or -e SCRIPT (see --help)\n";
-    *exit_code = 1;
-    return false;
-  }
+  if (std::string why = option_conflict(*o); !why.empty()) return refuse(why, exit_code);
   return true;
 }
 

@@ -93,8 +93,7 @@ int run_in_vm(const Options &o, const vm::Kernel &k, const std::string &ko) {
   // it; its stderr comes whole at its end and follows it, as before.
   flamegraph::StackCollector stacks;
   std::function<void()> clear_progress;
-  if (o.output_file.empty() && run_progress())
-    clear_progress = [] { run_progress()->step(""); };
+  if (o.output_file.empty() && run_progress()) clear_progress = [] { run_progress()->step(""); };
   VmOutput out(o.output_file, wants_flame_output(o) ? &stacks : nullptr, clear_progress);
   if (!o.output_file.empty() && !out.open()) {
     std::cerr << "xtap: " << out.error() << "\n";
