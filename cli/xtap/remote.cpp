@@ -336,23 +336,142 @@ std::string seconds(long long ms) {
   return b;
 }
 
+// The first failure's exit status, once one happened; each host's error
+// is said as it happens.
+struct Failures {
+  int first = 0;
+  void note() {
+    if (!first) first = 1;
+  }
+  void report(const Host &h) {
+    std::cerr << "xtap: " << h.error << "\n";
+    note();
+  }
+};
+
+// --remote TARGETs parsed into hosts, each given once; false when one is
+// not (said).
+bool parse_hosts(const Options &o, std::vector<Host> *hosts) {
+  hosts->resize(o.remotes.size());
+  std::set<std::string> labels;
+  for (size_t i = 0; i < o.remotes.size(); i++) {
+    std::string err;
+    if (!parse_remote_target(o.remotes[i], &(*hosts)[i].target, &err)) {
+      std::cerr << "xtap: " << err << "\n";
+      return false;
+    }
+    if (!labels.insert((*hosts)[i].target.label).second) {
+      std::cerr << "xtap: --remote " << (*hosts)[i].target.label << " is given twice\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+// Why `h` cannot run a module built here for its kernel: headers missing
+// here, or another build of the same release; "" when it can.
+std::string kernel_mismatch(const Host &h, const kbuild::Env &env) {
+  kbuild::Target t;
+  std::string why;
+  if (!kbuild::resolve_target(h.release, &t, &why))
+    return h.target.label + ": the host runs kernel " + h.release +
+           ", whose headers are not installed here\n  hint: install linux-headers-" + h.release +
+           " on this machine, or build a bundle where they are and run it with xtap-run "
+           "(docs/fleet.md)";
+  std::string local_id, id_err;
+  if (!h.build_id.empty() && kbuild::kernel_build_id(t, env, &local_id, &id_err) &&
+      local_id != h.build_id)
+    return h.target.label + ": the host runs another build of " + h.release + " (kernel build-id " +
+           h.build_id + ") than the one installed here (" + local_id +
+           ")\n  hint: update the host's or this machine's kernel packages so that they match";
+  return "";
+}
+
+// Step 2: one module per kernel release the hosts run, built here.
+void build_modules(const Options &o, std::vector<Host> &hosts, const std::string &work,
+                   const std::function<int(const Options &)> &compile, Failures &failures) {
+  kbuild::Env env;
+  env.cache_dir = kbuild::default_cache_dir();
+  env.version = XTAP_VERSION;
+  std::map<std::string, std::string> built;  // release -> module ("" when it failed)
+  for (Host &h : hosts) {
+    if (!h.error.empty()) continue;
+    if (std::string why = kernel_mismatch(h, env); !why.empty()) {
+      fail(h, why);
+      failures.report(h);
+      continue;
+    }
+    if (!built.count(h.release)) {
+      if (o.verbose)
+        std::cerr << "xtap: building for " << h.release << " (" << h.target.label << ")\n";
+      std::string dir = work + "/build-" + std::to_string(built.size());
+      fs::create_directories(dir);
+      built[h.release] = build_for(o, h.release, dir, compile);
+    }
+    h.module = built[h.release];
+    if (h.module.empty()) {
+      fail(h, h.target.label + ": no module for " + h.release + " (the build failed, see above)");
+      failures.note();
+    }
+  }
+}
+
+// Step 3: xtap-run and the module copied to every host that got this far;
+// the hosts that are ready to run.
+std::vector<Host *> ship_all(std::vector<Host> &hosts, const std::string &work,
+                             Failures &failures) {
+  std::string err;
+  std::string runner = shipped_runner(work, &err);
+  std::vector<Host *> ready;
+  for (Host &h : hosts) {
+    if (!h.error.empty()) continue;
+    if (runner.empty()) {
+      fail(h, err);
+      failures.report(h);
+      continue;
+    }
+    if (ship(h) && upload(h, runner, "xtap-run", "755") &&
+        upload(h, h.module, fs::path(h.module).filename().string(), "644")) {
+      ready.push_back(&h);
+    } else {
+      failures.report(h);
+      remove_remote_dir(h);
+    }
+  }
+  return ready;
+}
+
+// Step 5, with several hosts: a line for all of them, then one per host.
+void print_figures(const std::vector<Host> &hosts, long long elapsed_ms) {
+  int ok = 0;
+  long lines = 0, bytes = 0;
+  for (const Host &h : hosts) {
+    ok += h.error.empty() && h.status == 0;
+    lines += h.lines;
+    bytes += h.bytes;
+  }
+  std::cerr << "xtap: " << hosts.size() << " hosts: " << ok << " ran to the end, "
+            << hosts.size() - ok << " failed; " << lines << " lines (" << bytes
+            << " bytes) of output in " << seconds(elapsed_ms) << "\n";
+  for (const Host &h : hosts) {
+    std::cerr << "xtap:   " << h.target.label << "  ";
+    if (!h.error.empty()) {
+      std::string why = h.error.substr(0, h.error.find('\n'));
+      if (why.rfind(h.target.label + ": ", 0) == 0) why = why.substr(h.target.label.size() + 2);
+      std::cerr << "not run: " << why << "\n";
+    } else {
+      std::cerr << h.release << "  exit " << h.status << "  " << h.lines << " lines  "
+                << seconds(h.ended_ms - h.started_ms) << "\n";
+    }
+  }
+}
+
 }  // namespace
 
 int run_remote(const Options &o, const std::vector<std::string> &runner_args,
                const std::function<int(const Options &)> &compile) {
-  std::vector<Host> hosts(o.remotes.size());
-  std::set<std::string> labels;
-  for (size_t i = 0; i < o.remotes.size(); i++) {
-    std::string err;
-    if (!parse_remote_target(o.remotes[i], &hosts[i].target, &err)) {
-      std::cerr << "xtap: " << err << "\n";
-      return 1;
-    }
-    if (!labels.insert(hosts[i].target.label).second) {
-      std::cerr << "xtap: --remote " << hosts[i].target.label << " is given twice\n";
-      return 1;
-    }
-  }
+  std::vector<Host> hosts;
+  if (!parse_hosts(o, &hosts)) return 1;
   std::string templ = (fs::temp_directory_path() / "xtap-remote-XXXXXX").string();
   if (!mkdtemp(templ.data())) {
     std::cerr << "xtap: cannot create a work directory: " << strerror(errno) << "\n";
@@ -376,55 +495,12 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
     for (auto &t : probes) t.join();
   }
   bool several = hosts.size() > 1;
-  int first_failure = 0;
-  auto report = [&](Host &h) {
-    std::cerr << "xtap: " << h.error << "\n";
-    if (!first_failure) first_failure = 1;
-  };
+  Failures failures;
   for (Host &h : hosts)
-    if (!h.error.empty()) report(h);
+    if (!h.error.empty()) failures.report(h);
 
   // 2. Build once per kernel release (and build) the hosts run.
-  kbuild::Env env;
-  env.cache_dir = kbuild::default_cache_dir();
-  env.version = XTAP_VERSION;
-  std::map<std::string, std::string> built;  // release -> module ("" when it failed)
-  for (Host &h : hosts) {
-    if (!h.error.empty()) continue;
-    kbuild::Target t;
-    std::string why;
-    if (!kbuild::resolve_target(h.release, &t, &why)) {
-      fail(h, h.target.label + ": the host runs kernel " + h.release +
-                  ", whose headers are not installed here\n  hint: install linux-headers-" +
-                  h.release +
-                  " on this machine, or build a bundle where they are and run it with xtap-run "
-                  "(docs/fleet.md)");
-      report(h);
-      continue;
-    }
-    std::string local_id, id_err;
-    if (!h.build_id.empty() && kbuild::kernel_build_id(t, env, &local_id, &id_err) &&
-        local_id != h.build_id) {
-      fail(h,
-           h.target.label + ": the host runs another build of " + h.release + " (kernel build-id " +
-               h.build_id + ") than the one installed here (" + local_id +
-               ")\n  hint: update the host's or this machine's kernel packages so that they match");
-      report(h);
-      continue;
-    }
-    if (!built.count(h.release)) {
-      if (o.verbose)
-        std::cerr << "xtap: building for " << h.release << " (" << h.target.label << ")\n";
-      std::string dir = work + "/build-" + std::to_string(built.size());
-      fs::create_directories(dir);
-      built[h.release] = build_for(o, h.release, dir, compile);
-    }
-    h.module = built[h.release];
-    if (h.module.empty()) {
-      fail(h, h.target.label + ": no module for " + h.release + " (the build failed, see above)");
-      if (!first_failure) first_failure = 1;
-    }
-  }
+  build_modules(o, hosts, work, compile, failures);
 
   // 3. Signals are ours from here on: a Ctrl-C must end the sessions, not
   // leave a module loaded on a host.
@@ -434,25 +510,7 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
   sigprocmask(SIG_BLOCK, &set, nullptr);
   int sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);
-
-  std::string err;
-  std::string runner = shipped_runner(work, &err);
-  std::vector<Host *> ready;
-  for (Host &h : hosts) {
-    if (!h.error.empty()) continue;
-    if (runner.empty()) {
-      fail(h, err);
-      report(h);
-      continue;
-    }
-    if (ship(h) && upload(h, runner, "xtap-run", "755") &&
-        upload(h, h.module, fs::path(h.module).filename().string(), "644")) {
-      ready.push_back(&h);
-    } else {
-      report(h);
-      remove_remote_dir(h);
-    }
-  }
+  std::vector<Host *> ready = ship_all(hosts, work, failures);
   signalfd_siginfo pending;
   bool interrupted = read(sig_fd, &pending, sizeof pending) == sizeof pending;
 
@@ -463,7 +521,7 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
     if (!file_out) {
       std::cerr << "xtap: cannot write " << o.output_file << ": " << strerror(errno) << "\n";
       interrupted = true;
-      first_failure = 1;
+      failures.note();
     }
   }
   std::ostream &out = o.output_file.empty() ? std::cout : file_out;
@@ -475,39 +533,17 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
   for (Host *h : ready) {
     if (h->status == 255) remove_remote_dir(*h);  // in case the connection still works
     else if (interrupted) remove_remote_dir(*h);
-    if (h->status != 0 && !first_failure) first_failure = h->status < 0 ? 1 : h->status;
+    if (h->status != 0 && !failures.first) failures.first = h->status < 0 ? 1 : h->status;
   }
   for (Host &h : hosts)
     if (h.ssh) h.ssh->close();
   if (sig_fd >= 0) close(sig_fd);
-  if (interrupted && !first_failure) first_failure = 130;
+  if (interrupted && !failures.first) failures.first = 130;
 
   // 5. Figures, with several hosts.
-  if (several && !o.quiet) {
-    int ok = 0;
-    long lines = 0, bytes = 0;
-    for (Host &h : hosts) {
-      ok += h.error.empty() && h.status == 0;
-      lines += h.lines;
-      bytes += h.bytes;
-    }
-    std::cerr << "xtap: " << hosts.size() << " hosts: " << ok << " ran to the end, "
-              << hosts.size() - ok << " failed; " << lines << " lines (" << bytes
-              << " bytes) of output in " << seconds(t1 - t0) << "\n";
-    for (Host &h : hosts) {
-      std::cerr << "xtap:   " << h.target.label << "  ";
-      if (!h.error.empty()) {
-        std::string why = h.error.substr(0, h.error.find('\n'));
-        if (why.rfind(h.target.label + ": ", 0) == 0) why = why.substr(h.target.label.size() + 2);
-        std::cerr << "not run: " << why << "\n";
-      } else {
-        std::cerr << h.release << "  exit " << h.status << "  " << h.lines << " lines  "
-                  << seconds(h.ended_ms - h.started_ms) << "\n";
-      }
-    }
-  }
+  if (several && !o.quiet) print_figures(hosts, t1 - t0);
   if (!several && ready.size() == 1) return ready[0]->status < 0 ? 1 : ready[0]->status;
-  return first_failure;
+  return failures.first;
 }
 
 }  // namespace xtap::cli
