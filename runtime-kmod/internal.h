@@ -82,8 +82,26 @@ static inline int xtap_state(void)
 	return atomic_read(&xtap_sess.state);
 }
 
-/* session.c: record why the session cannot start (first error wins). */
+/*
+ * report.c, the bottom layer: errors, warnings, the exit request and the
+ * message queue the runner reads through the ctl file.
+ */
+#define XTAP_MSGQ_SIZE (64 * 1024) /* power of two (kfifo) */
+int xtap_report_init(void);
+void xtap_report_exit(void);
+void xtap_msg_queue(u16 type, const void *payload, u32 len);
+void xtap_msg_text(u16 type, const char *text);
+bool xtap_msgq_readable(void);
+bool xtap_msgq_pending(void);
+bool xtap_msgq_done(void);
+size_t xtap_msgq_pop(u8 *buf, size_t len);
+wait_queue_head_t *xtap_msgq_waitq(void);
+/* Record why the session cannot start (first error wins). */
 void xtap_init_error(const char *fmt, ...) __printf(1, 2);
+void xtap_fatal(const char *fmt, ...) __printf(1, 2);
+void xtap_count_skip(void);
+/* exit(), a fatal error: the first request queues EXIT; handlers stop. */
+void xtap_stop_requested(void);
 
 /* context.c */
 int xtap_contexts_alloc(void);
@@ -91,17 +109,24 @@ struct xtap_context *xtap_current_context(void);
 void xtap_contexts_free(void);
 void xtap_contexts_wait_idle(void);
 u64 xtap_contexts_hits(void);
-void xtap_count_skip(void);
-void xtap_fatal(const char *fmt, ...) __printf(1, 2);
 
-/* control.c: the ctl file and its message queue. */
-int xtap_control_init(struct dentry *dir);
+/*
+ * control.c: the ctl file. What its commands do belongs to the session
+ * above it, which hands it these.
+ */
+struct xtap_control_ops {
+	int (*start)(s64 target); /* START: begin probes, then the rest */
+	void (*stop)(bool run_end); /* STOP, or the collector went away */
+	void (*collector_opened)(void); /* stp_pid(), is_myproc() */
+	void (*reattached)(
+		void); /* a collector attached to a detached session */
+};
+int xtap_control_init(struct dentry *dir, const struct xtap_control_ops *ops);
 void xtap_control_exit(void);
-void xtap_msg_queue(u16 type, const void *payload, u32 len);
-void xtap_msg_text(u16 type, const char *text);
+
+/* session.c */
 int xtap_cmd_start(s64 target);
 void xtap_cmd_stop(bool run_end);
-void xtap_greet_attached(void);
 
 /* output.c */
 void xtap_output_flush(struct xtap_context *c);

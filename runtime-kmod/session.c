@@ -86,7 +86,7 @@ static void xtap_hello(void)
 }
 
 /* A collector attached to a detached session (-A) is greeted as at load. */
-void xtap_greet_attached(void)
+static void xtap_greet_attached(void)
 {
 	xtap_hello();
 	if (xtap_state() == XTAP_ST_RUNNING)
@@ -251,6 +251,14 @@ static void xtap_session_free(void)
 /* xtap_<module>/formats: the script's printf format table, for the runner. */
 static struct debugfs_blob_wrapper xtap_formats_blob;
 
+/* The ctl file's commands, as the session carries them out. */
+static const struct xtap_control_ops xtap_session_control = {
+	.start = xtap_cmd_start,
+	.stop = xtap_cmd_stop,
+	.collector_opened = xtap_note_collector,
+	.reattached = xtap_greet_attached,
+};
+
 int xtap_session_init(const struct xtap_script *s)
 {
 	char dirname[MODULE_NAME_LEN + sizeof(XTAP_DEBUGFS_PREFIX)];
@@ -319,12 +327,17 @@ int xtap_session_init(const struct xtap_script *s)
 	err = xtap_relay_init(xtap_sess.dir);
 	if (err)
 		goto fail_dir;
-	err = xtap_control_init(xtap_sess.dir);
+	err = xtap_report_init();
 	if (err)
 		goto fail_relay;
+	err = xtap_control_init(xtap_sess.dir, &xtap_session_control);
+	if (err)
+		goto fail_report;
 	xtap_hello();
 	return 0;
 
+fail_report:
+	xtap_report_exit();
 fail_relay:
 	xtap_relay_exit();
 fail_dir:
@@ -339,27 +352,10 @@ void xtap_session_exit(void)
 	/* The runner may be gone: stop without end probes if still live. */
 	xtap_cmd_stop(false);
 	xtap_control_exit();
+	xtap_report_exit();
 	xtap_relay_exit();
 	debugfs_remove_recursive(xtap_sess.dir);
 	xtap_session_free();
-}
-
-/*
- * A script the runtime cannot run (a regex that does not compile, a bad
- * histogram): the module still loads so that the runner can show the
- * message as an ERROR, and START ends the session before any probe runs.
- */
-void xtap_init_error(const char *fmt, ...)
-{
-	char *buf = xtap_sess.init_error;
-	va_list ap;
-
-	if (buf[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(xtap_sess.init_error), fmt, ap);
-	va_end(ap);
-	pr_err(XTAP_PFX "%s: %s\n", module_name(THIS_MODULE), buf);
 }
 
 const char *xtap_errno_text(int err)

@@ -38,6 +38,11 @@ unit_fail=$(sed -nE 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/p' "$unit_
 echo "== format: clang-format over the C and C++ sources"
 run_counted format bash scripts/format.sh
 
+# The kernel runtime's layering (docs/architecture.md): no call circle
+# between its files (a second).
+echo "== layers: the runtime's files call down, never back up"
+run_counted layers python3 scripts/runtime_layers.py
+
 # The SystemTap example corpus through xtap -p2 (seconds; skips itself
 # without systemtap-doc): listed examples that pass count as passed,
 # regressions as failed.
