@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/writer.h"
+#include "common/c_writer.h"
 #include "format/format.h"
 #include "parse/ast.h"
 

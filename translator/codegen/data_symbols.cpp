@@ -3,7 +3,7 @@
 #include <map>
 #include <vector>
 
-#include "codegen/writer.h"
+#include "common/c_writer.h"
 
 namespace xtap {
 

@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "codegen/writer.h"
+#include "common/c_writer.h"
 #include "symbols/elf_symbols.h"
 #include "symbols/user_lines.h"
 

@@ -1,6 +1,6 @@
 #include "parse/printer.h"
 
-#include "codegen/writer.h"
+#include "common/c_writer.h"
 
 namespace xtap {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/writer.h"
+#include "common/c_writer.h"
 #include "diag/diagnostics.h"
 #include "parse/ast.h"
 

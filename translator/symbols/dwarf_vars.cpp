@@ -19,7 +19,7 @@
 #include <functional>
 #include <set>
 
-#include "codegen/writer.h"
+#include "common/c_writer.h"
 #include "symbols/dwarf_impl.h"
 
 namespace xtap {

@@ -1,4 +1,4 @@
-#include "codegen/writer.h"
+#include "common/c_writer.h"
 
 #include <cstdio>
 

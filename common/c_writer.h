@@ -1,4 +1,6 @@
-// A small C source writer with indentation.
+// C source text for the translator: a writer with indentation, string
+// literals and addresses as C spells them. Used by every pass that emits or
+// prints C (the families, codegen, the -p1 printer), so it lives below them.
 #pragma once
 
 #include <cstdint>
