@@ -131,6 +131,8 @@ void xtap_cmd_stop(bool run_end);
 /* output.c */
 void xtap_output_flush(struct xtap_context *c);
 void xtap_print_bytes(struct xtap_context *c, const void *buf, size_t len);
+__printf(2, 0) void xtap_vprintf(struct xtap_context *c, const char *fmt,
+				 va_list ap);
 
 /* transport/relay.c */
 int xtap_relay_init(struct dentry *dir);

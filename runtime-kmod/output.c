@@ -37,8 +37,8 @@ static void xtap_text_item_hdr(struct xtap_context *c, u32 len)
 	memcpy(c->printbuf + c->printbuf_used, hdr, sizeof(hdr));
 }
 
-static __printf(2, 0) void xtap_vprintf(struct xtap_context *c, const char *fmt,
-					va_list ap)
+__printf(2, 0) void xtap_vprintf(struct xtap_context *c, const char *fmt,
+				 va_list ap)
 {
 	u32 cap = xtap_print_capacity(c);
 	u32 at =

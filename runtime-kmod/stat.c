@@ -65,21 +65,28 @@ int xtap_stat_layout_init(struct xtap_stat_layout *l,
 		l->nbuckets = XTAP_HIST_LOG_BUCKETS;
 		break;
 	case XTAP_HIST_LINEAR:
-		if (d->step <= 0) {
+		/*
+		 * Checked here, not by the translator, as stap does: the
+		 * session does not start, with stap's words.
+		 */
+		if (d->step == 0) {
 			xtap_init_error(
-				"statistic '%s': @hist_linear interval must be positive",
+				"statistic '%s': histogram: interval cannot be zero",
 				name);
 			return -EINVAL;
 		}
 		/* Like stap: one bucket per interval plus under- and overflow. */
-		buckets =
-			div64_s64((s64)((u64)d->hi - (u64)d->lo), d->step) + 3;
+		buckets = 0;
+		if (d->step > 0)
+			buckets = div64_s64((s64)((u64)d->hi - (u64)d->lo),
+					    d->step) +
+				  3;
 		if (d->hi < d->lo || buckets < 3 ||
 		    buckets > XTAP_HIST_MAX_BUCKETS) {
 			xtap_init_error(
-				"statistic '%s': @hist_linear(%lld, %lld, %lld): the number of buckets must be between 1 and %d",
-				name, d->lo, d->hi, d->step,
-				XTAP_HIST_MAX_BUCKETS - 2);
+				"statistic '%s': histogram: Number of buckets must be between 1 and %d, (high - low) / step of @hist_linear(%lld, %lld, %lld)",
+				name, XTAP_HIST_MAX_BUCKETS - 2, d->lo, d->hi,
+				d->step);
 			return -EINVAL;
 		}
 		l->nbuckets = buckets;
@@ -355,6 +362,37 @@ void xtap_stat_print_hist(struct xtap_context *c, struct xtap_stat *s)
 
 	xtap_stat_aggregate(s, agg);
 	xtap_stat_hist_print(c, &s->l, agg);
+}
+
+int xtap_stat_sprint_hist(struct xtap_context *c, char *dst,
+			  struct xtap_stat *s)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	return xtap_stat_hist_sprint(c, dst, &s->l, agg);
+}
+
+int xtap_stat_bucket(struct xtap_context *c, struct xtap_stat *s, s64 i,
+		     s64 *out)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	return xtap_stat_hist_bucket(c, &s->l, agg, i, out);
+}
+
+u32 xtap_stat_buckets(struct xtap_stat *s)
+{
+	return s->l.nbuckets;
+}
+
+s64 xtap_stat_bucket_count(struct xtap_stat *s, u32 i)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	return i < s->l.nbuckets ? agg->hist[i] : 0;
 }
 
 void xtap_stat_clear(struct xtap_stat *s)

@@ -3,9 +3,9 @@
 #ifndef XTAP_STAT_H
 #define XTAP_STAT_H
 
+#include <xtap/limits.h>
 #include <xtap/runtime.h>
 
-#define XTAP_HIST_MAX_BUCKETS 128 /* stap's STP_MAX_BUCKETS */
 #define XTAP_HIST_LOG_BUCKETS 128 /* stap's HIST_LOG_BUCKETS */
 #define XTAP_HIST_LOG_BUCKET0 64 /* the log bucket of 0 */
 
@@ -58,5 +58,11 @@ struct xtap_stat_data *xtap_stat_scratch(void);
 void xtap_stat_hist_print(struct xtap_context *c,
 			  const struct xtap_stat_layout *l,
 			  const struct xtap_stat_data *agg);
+int xtap_stat_hist_sprint(struct xtap_context *c, char *dst,
+			  const struct xtap_stat_layout *l,
+			  const struct xtap_stat_data *agg);
+int xtap_stat_hist_bucket(struct xtap_context *c,
+			  const struct xtap_stat_layout *l,
+			  const struct xtap_stat_data *agg, s64 i, s64 *out);
 
 #endif /* XTAP_STAT_H */

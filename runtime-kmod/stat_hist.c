@@ -53,10 +53,80 @@ static bool xtap_hist_elide(const struct xtap_stat_data *sd, int i, int lo,
 	return true;
 }
 
+/*
+ * Where a histogram's text goes: the CPU's output (print), or the end of
+ * a string buffer of MAXSTRINGLEN bytes (sprint), cut where it is full.
+ */
+struct xtap_hist_sink {
+	struct xtap_context *c;
+	char *dst; /* NULL: print */
+};
+
+static __printf(2, 3) void xtap_hist_out(struct xtap_hist_sink *o,
+					 const char *fmt, ...)
+{
+	size_t size = xtap_strsize(), len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (!o->dst) {
+		xtap_vprintf(o->c, fmt, ap);
+	} else {
+		len = strnlen(o->dst, size - 1);
+		vsnprintf(o->dst + len, size - len, fmt, ap);
+	}
+	va_end(ap);
+}
+
+static void xtap_hist_write(struct xtap_hist_sink *o,
+			    const struct xtap_stat_layout *l,
+			    const struct xtap_stat_data *sd);
+
 void xtap_stat_hist_print(struct xtap_context *c,
 			  const struct xtap_stat_layout *l,
 			  const struct xtap_stat_data *sd)
 {
+	struct xtap_hist_sink o = { .c = c };
+
+	xtap_hist_write(&o, l, sd);
+}
+
+int xtap_stat_hist_sprint(struct xtap_context *c, char *dst,
+			  const struct xtap_stat_layout *l,
+			  const struct xtap_stat_data *sd)
+{
+	struct xtap_hist_sink o = { .c = c, .dst = dst };
+
+	if (sd->count == 0) {
+		xtap_error(c, "empty aggregate");
+		return -1;
+	}
+	xtap_hist_write(&o, l, sd);
+	return 0;
+}
+
+int xtap_stat_hist_bucket(struct xtap_context *c,
+			  const struct xtap_stat_layout *l,
+			  const struct xtap_stat_data *sd, s64 i, s64 *out)
+{
+	*out = 0;
+	if (sd->count == 0) {
+		xtap_error(c, "empty aggregate");
+		return -1;
+	}
+	if (i < 0 || i >= l->nbuckets) {
+		xtap_error(c, "histogram index out of range");
+		return -1;
+	}
+	*out = sd->hist[i];
+	return 0;
+}
+
+static void xtap_hist_write(struct xtap_hist_sink *o,
+			    const struct xtap_stat_layout *l,
+			    const struct xtap_stat_data *sd)
+{
+	struct xtap_context *c = o->c;
 	const struct xtap_stat_desc *d = l->desc;
 	bool linear = d->hist == XTAP_HIST_LINEAR;
 	int n = l->nbuckets, lo = -1, hi = 0, i, val_space, cnt_space;
@@ -106,7 +176,7 @@ void xtap_stat_hist_print(struct xtap_context *c,
 				xtap_digits(xtap_log_bucket_value(lo)));
 	val_space = max(val_space, 5); /* strlen("value") */
 
-	xtap_printf(c, "%*s |%s count\n", val_space, "value", xtap_hist_rule);
+	xtap_hist_out(o, "%*s |%s count\n", val_space, "value", xtap_hist_rule);
 	for (i = lo; i <= hi; i++) {
 		const char *prefix = "";
 		s64 val;
@@ -117,7 +187,7 @@ void xtap_stat_hist_print(struct xtap_context *c,
 			continue;
 		}
 		if (eliding) {
-			xtap_printf(c, "%*s ~\n", val_space, "");
+			xtap_hist_out(o, "%*s ~\n", val_space, "");
 			eliding = false;
 		}
 		if (!linear) {
@@ -132,10 +202,11 @@ void xtap_stat_hist_print(struct xtap_context *c,
 			val = d->lo + (s64)(i - 1) * d->step;
 		}
 		bar = div64_s64(sd->hist[i], scale);
-		xtap_printf(c, "%*s%lld |%.*s%*lld\n",
-			    val_space - xtap_digits(val), prefix, val, bar,
-			    xtap_hist_bar,
-			    XTAP_HIST_WIDTH - bar + 1 + cnt_space, sd->hist[i]);
+		xtap_hist_out(o, "%*s%lld |%.*s%*lld\n",
+			      val_space - xtap_digits(val), prefix, val, bar,
+			      xtap_hist_bar,
+			      XTAP_HIST_WIDTH - bar + 1 + cnt_space,
+			      sd->hist[i]);
 	}
-	xtap_printf(c, "\n");
+	xtap_hist_out(o, "\n");
 }

@@ -93,6 +93,32 @@ void xtap_map_stat_print_hist(struct xtap_context *c, struct xtap_map *m,
 	xtap_stat_hist_print(c, &m->stat, xtap_stat_map_key(m, k));
 }
 
+int xtap_map_stat_sprint_hist(struct xtap_context *c, char *dst,
+			      struct xtap_map *m, const struct xtap_key *k)
+{
+	return xtap_stat_hist_sprint(c, dst, &m->stat, xtap_stat_map_key(m, k));
+}
+
+int xtap_map_stat_bucket(struct xtap_context *c, struct xtap_map *m,
+			 const struct xtap_key *k, s64 i, s64 *out)
+{
+	return xtap_stat_hist_bucket(c, &m->stat, xtap_stat_map_key(m, k), i,
+				     out);
+}
+
+u32 xtap_map_stat_buckets(struct xtap_map *m)
+{
+	return m->stat.nbuckets;
+}
+
+s64 xtap_map_stat_bucket_count(struct xtap_map *m, const struct xtap_key *k,
+			       u32 i)
+{
+	struct xtap_stat_data *agg = xtap_stat_map_key(m, k);
+
+	return i < m->stat.nbuckets ? agg->hist[i] : 0;
+}
+
 s64 xtap_entry_stat(struct xtap_map *m, struct xtap_map_entry *e, int op)
 {
 	return xtap_stat_data_op(xtap_entry_sd(m, e), op);

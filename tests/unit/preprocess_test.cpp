@@ -76,6 +76,18 @@ TEST(Preprocess, MacrosWithParameters) {
   EXPECT_EQ(p->printed, "probe begin\n{\n    y = ((1 + 2) * (1 + 2))\n}\n");
 }
 
+// As stap: a comma inside (), [] or {} does not end a macro argument.
+TEST(Preprocess, MacroArgumentsKeepBracketedCommas) {
+  auto ctx = target("6.1.0");
+  auto p =
+      pre("@define two(a, b) %( x = @a; y = @b %)\nprobe begin { @two(m[1, 2], f(3, 4)) }", ctx);
+  EXPECT_EQ(p->printed, "probe begin\n{\n    x = m[1, 2]\n    y = f(3, 4)\n}\n") << p->printed;
+  EXPECT_TRUE(
+      pre("@define one(a) %( x = @a %)\nprobe begin { @one(m[1, 2]) }", ctx)->printed.size());
+  EXPECT_TRUE(pre("@define one(a) %( x = @a %)\nprobe begin { @one(m[1, 2], 3) }", ctx)
+                  ->diags.has_errors());
+}
+
 TEST(Preprocess, DiagnosticsShowTheExpansionChain) {
   auto r = test::run(
       "@define inner %( 1 + \"s\" %)\n@define outer %( @inner %)\nprobe begin { x = @outer }");

@@ -64,8 +64,13 @@ class BodyEmitter {
   std::string incdec(const Expr &e);
   std::string index_read(const Expr &e);
   std::string call(const Expr &e);
-  std::string aggregate(const Expr &e);
+  std::string aggregate(const Expr &e);  // emit_stats.cpp
   std::string histogram(const Expr &e);
+  std::string hist_call(const Expr &h, const std::string &fn, const std::string &args,
+                        const std::string &rest, std::string *prelude);
+  std::string hist_bucket(const Expr &e);
+  std::string hist_sprint(const Expr &e, bool newline);
+  void foreach_histogram(const Stmt &s);
   std::string function_call(const Expr &e);
   std::string print_call(const Expr &e, bool newline);
   std::string values_call(const Expr &e, size_t from, bool newline, bool to_string);

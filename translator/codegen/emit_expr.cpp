@@ -159,6 +159,7 @@ std::string BodyEmitter::expr(const Expr &e) {
     case ExprKind::Assign: return assign(e);
     case ExprKind::IncDec: return incdec(e);
     case ExprKind::Aggregate: return aggregate(e);
+    case ExprKind::HistBucket: return hist_bucket(e);
     case ExprKind::Target: return target_read(e);
     case ExprKind::Defined: return number(e.number);  // pass 2 replaces these
     case ExprKind::Entry: return "0";                 // expand_entry rewrites every @entry
@@ -215,33 +216,6 @@ std::string stat_op_constant(const std::string &op) {
   std::string up = op;
   for (auto &ch : up) ch = static_cast<char>(toupper(static_cast<unsigned char>(ch)));
   return "XTAP_OP_" + up;
-}
-
-// @count(s), @sum(a[k]) ...: one aggregate of a statistic.
-std::string BodyEmitter::aggregate(const Expr &e) {
-  const Expr &st = *e.arg(0);
-  std::string v = unique("_v");
-  std::string g = global_c_name(*st.global);
-  if (st.kind == ExprKind::Index) {
-    std::string pre;
-    std::string k = keys(st, &pre);
-    return "({ " + pre + "s64 " + v + "; if (xtap_map_stat_get(c, " + g + ", " + k + ", " +
-           stat_op_constant(e.text) + ", &" + v + ")) " + on_error() + " " + v + "; })";
-  }
-  return "({ s64 " + v + "; if (xtap_stat_get(c, " + g + ", " + stat_op_constant(e.text) + ", &" +
-         v + ")) " + on_error() + " " + v + "; })";
-}
-
-// print(@hist_log(s)) and friends: the runtime prints the histogram.
-std::string BodyEmitter::histogram(const Expr &e) {
-  const Expr &st = *e.arg(0);
-  std::string g = global_c_name(*st.global);
-  if (st.kind == ExprKind::Index) {
-    std::string pre;
-    std::string k = keys(st, &pre);
-    return wrap(pre, "xtap_map_stat_print_hist(c, " + g + ", " + k + ")");
-  }
-  return "xtap_stat_print_hist(c, " + g + ")";
 }
 
 std::string BodyEmitter::assign(const Expr &e) {
@@ -359,7 +333,11 @@ std::string BodyEmitter::call(const Expr &e) {
     case BuiltinKind::Printf: return "(" + format_call(e, false) + ", 0LL)";
     case BuiltinKind::Sprintf: return format_call(e, true);
     case BuiltinKind::Print: return "(" + print_call(e, b->newline) + ", 0LL)";
-    case BuiltinKind::Sprint: return values_call(e, 0, b->newline, true);
+    case BuiltinKind::Sprint:
+      if (std::any_of(e.args.begin(), e.args.end(),
+                      [](const ExprPtr &a) { return is_histogram(*a); }))
+        return hist_sprint(e, b->newline);
+      return values_call(e, 0, b->newline, true);
     case BuiltinKind::PrintDelimited:
       if (b->result == Type::String) return values_call(e, 1, false, true);
       return "(" + values_call(e, 1, b->newline, false) + ", 0LL)";
@@ -389,11 +367,10 @@ std::string BodyEmitter::call(const Expr &e) {
 std::string BodyEmitter::print_call(const Expr &e, bool newline) {
   // Histograms are printed by the runtime; print the rest around them.
   for (const auto &a : e.args)
-    if (a->kind == ExprKind::Aggregate && a->text.rfind("hist_", 0) == 0) {
+    if (is_histogram(*a)) {
       std::string seq = "({ ";
       for (const auto &b : e.args) {
-        if (b->kind == ExprKind::Aggregate && b->text.rfind("hist_", 0) == 0)
-          seq += histogram(*b) + "; ";
+        if (is_histogram(*b)) seq += histogram(*b) + "; ";
         else if (b->type == Type::String) seq += "xtap_print_str(c, " + expr(*b) + "); ";
         else seq += "xtap_print_long(c, " + expr(*b) + "); ";
       }

@@ -78,6 +78,7 @@ void BodyEmitter::stmt(const Stmt &s) {
 }
 
 void BodyEmitter::foreach_stmt(const Stmt &s) {
+  if (s.foreach_histogram()) return foreach_histogram(s);
   const GlobalDecl &g = *s.foreach_global;
   std::string m = global_c_name(g);
   std::string e = unique("_e"), n = unique("_n"), left = unique("_left");

@@ -45,6 +45,10 @@ const char *op_token(Op op) {
   return "";
 }
 
+bool is_histogram(const Expr &e) {
+  return e.kind == ExprKind::Aggregate && (e.text == "hist_log" || e.text == "hist_linear");
+}
+
 bool is_comparison(Op op) {
   switch (op) {
     case Op::Eq:

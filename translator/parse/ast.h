@@ -23,28 +23,31 @@ struct FunctionDecl;
 // --------------------------------------------------------------- expressions
 
 enum class ExprKind {
-  Number,     // value
-  String,     // text
-  Var,        // name -> global or local
-  Index,      // array[keys]
-  Call,       // name(args)
-  Unary,      // op operand: - ! ~ +
-  Binary,     // lhs op rhs: arithmetic, bitwise, comparison, . (concat)
-  Logical,    // && ||
-  Ternary,    // cond ? a : b
-  Assign,     // lvalue op rhs: = += -= ... .=
-  IncDec,     // ++x x++ --x x--
-  In,         // [keys] in array
-  Aggregate,  // @count(s) ... : text = the aggregate, args[0] = the statistic (Var or Index),
-              // args[1..] = @hist_linear's lo, hi, step
-  Target,     // $var, $$parms, @cast(e, "type"): `target` describes it; args = the @cast
-              // operand (first) and the [index] expressions of its components
-  Defined,    // @defined(target): args[0] the Target; pass 2 replaces it by 0 or 1
-  Entry,      // @entry(e) in a .return probe: args[0] = e, evaluated at entry; pass 2
-              // (expand_entry) replaces it by a value saved then
-  Star,       // `*`, any key, in a slice: [k, *] in a, delete a[k, *], foreach (.. in a[k, *])
-  EmbeddedC,  // %{ C expression %} (guru mode): text = the C; a long, or a string
-              // when the C holds the /* string */ pragma
+  Number,      // value
+  String,      // text
+  Var,         // name -> global or local
+  Index,       // array[keys]
+  Call,        // name(args)
+  Unary,       // op operand: - ! ~ +
+  Binary,      // lhs op rhs: arithmetic, bitwise, comparison, . (concat)
+  Logical,     // && ||
+  Ternary,     // cond ? a : b
+  Assign,      // lvalue op rhs: = += -= ... .=
+  IncDec,      // ++x x++ --x x--
+  In,          // [keys] in array
+  Aggregate,   // @count(s) ... : text = the aggregate, args[0] = the statistic (Var or Index),
+               // args[1..] = @hist_linear's lo, hi, step
+  HistBucket,  // @hist_log(s)[i]: args[0] = the histogram (an Aggregate), args[1] = the
+               // bucket number; its count. With text "in" (`i in @hist_log(s)`): whether
+               // that count is not 0
+  Target,      // $var, $$parms, @cast(e, "type"): `target` describes it; args = the @cast
+               // operand (first) and the [index] expressions of its components
+  Defined,     // @defined(target): args[0] the Target; pass 2 replaces it by 0 or 1
+  Entry,       // @entry(e) in a .return probe: args[0] = e, evaluated at entry; pass 2
+               // (expand_entry) replaces it by a value saved then
+  Star,        // `*`, any key, in a slice: [k, *] in a, delete a[k, *], foreach (.. in a[k, *])
+  EmbeddedC,   // %{ C expression %} (guru mode): text = the C; a long, or a string
+               // when the C holds the /* string */ pragma
 };
 
 // What an operator does. Binary, Logical and Unary expressions carry their
@@ -134,6 +137,9 @@ struct Expr {
 
 using ExprPtr = std::unique_ptr<Expr>;
 
+// @hist_log(...) or @hist_linear(...): an Aggregate whose value is a histogram.
+bool is_histogram(const Expr &e);
+
 // --------------------------------------------------------------- statements
 
 enum class StmtKind {
@@ -166,7 +172,8 @@ struct Stmt {
   std::string foreach_array;
   Location foreach_array_loc;
   // expr: foreach (... in a[k, *]): the slice, an Index of the array whose
-  // Star keys match any key
+  // Star keys match any key; foreach ([i] in @hist_log(s)): the histogram
+  // (an Aggregate), with foreach_array empty
   GlobalDecl *foreach_global = nullptr;
   std::string foreach_value;  // foreach (v = [k] in a): v
   Location foreach_value_loc;
@@ -181,6 +188,10 @@ struct Stmt {
   LocalVar *catch_local = nullptr;
 
   Stmt(StmtKind k, Location l) : kind(k), loc(l) {}
+  // foreach over a histogram's buckets rather than an array's entries.
+  bool foreach_histogram() const {
+    return kind == StmtKind::Foreach && expr && expr->kind == ExprKind::Aggregate;
+  }
 };
 
 using StmtPtr = std::unique_ptr<Stmt>;

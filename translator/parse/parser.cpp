@@ -392,15 +392,16 @@ StmtPtr Parser::statement() {
   return s;
 }
 
-// foreach ([v =] [k1[+-], k2...] in array [@op] [+-] [limit N]) statement
+// foreach ([v[+-] =] [k1[+-], k2...] in array|@hist_x(s) [@op] [+-] [limit N]) statement
 StmtPtr Parser::foreach_stmt(Location loc) {
   auto s = std::make_unique<Stmt>(StmtKind::Foreach, loc);
   expect_op("(");
-  if (cur().kind == Tok::Identifier && peek().is_op("=")) {
-    Token v = take();
-    take();
-    s->foreach_value = v.text;
-    s->foreach_value_loc = v.loc;
+  // The value variable may carry the sort mark itself: foreach (v- = k in a).
+  bool marked_value = (peek().is_op("+") || peek().is_op("-")) && peek(2).is_op("=");
+  if (cur().kind == Tok::Identifier && (peek().is_op("=") || marked_value)) {
+    Token value = take();
+    s->foreach_value = value.text;
+    s->foreach_value_loc = value.loc;
   }
   auto sort_mark = [&](int column) {
     if (!cur().is_op("+") && !cur().is_op("-")) return;
@@ -412,6 +413,10 @@ StmtPtr Parser::foreach_stmt(Location loc) {
     s->sort_column = column;
     s->sort_desc = t.text == "-";
   };
+  if (!s->foreach_value.empty()) {
+    sort_mark(0);
+    expect_op("=");
+  }
   auto key = [&] {
     Token t = expect_identifier("a loop variable name");
     s->foreach_keys.push_back(t.text);
@@ -426,10 +431,15 @@ StmtPtr Parser::foreach_stmt(Location loc) {
     key();
   }
   if (!accept_kw("in")) fail("'in'");
-  Token arr = expect_identifier("an array name");
-  s->foreach_array = arr.text;
-  s->foreach_array_loc = arr.loc;
-  if (accept_op("[")) s->expr = index_keys(arr);
+  if (at_histogram()) {  // foreach ([i] in @hist_log(s)): its buckets
+    s->foreach_array_loc = cur().loc;
+    s->expr = aggregate_call(take());
+  } else {
+    Token arr = expect_identifier("an array name");
+    s->foreach_array = arr.text;
+    s->foreach_array_loc = arr.loc;
+    if (accept_op("[")) s->expr = index_keys(arr);
+  }
   if (cur().kind == Tok::Identifier && cur().text[0] == '@') {
     Token op = take();
     s->sort_stat = op.text.substr(1);

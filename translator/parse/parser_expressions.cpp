@@ -79,6 +79,7 @@ ExprPtr Parser::array_in() {
     while (accept_op(","));
     expect_op("]");
     if (!accept_kw("in")) fail("'in' after a key list");
+    if (at_histogram()) return bucket_in(std::move(e->args));
     Token arr = expect_identifier("an array name");
     e->text = arr.text;
     e->loc = arr.loc;
@@ -87,6 +88,11 @@ ExprPtr Parser::array_in() {
   ExprPtr lhs = comparison();
   if (cur().is_kw("in")) {
     take();
+    if (at_histogram()) {
+      std::vector<ExprPtr> keys;
+      keys.push_back(std::move(lhs));
+      return bucket_in(std::move(keys));
+    }
     Token arr = expect_identifier("an array name");
     auto e = make(ExprKind::In, arr.loc);
     e->text = arr.text;
@@ -122,8 +128,31 @@ ExprPtr Parser::unary() {
   return e;
 }
 
-// @op(stat) or @hist_linear(stat, lo, hi, step) / @hist_log(stat)
+// `i in @hist_log(s)`, after the `in`: whether bucket i counts anything.
+// Pass 2 checks that there is one key.
+ExprPtr Parser::bucket_in(std::vector<ExprPtr> keys) {
+  Token name = take();
+  auto e = make(ExprKind::HistBucket, name.loc);
+  e->text = "in";
+  e->args.push_back(aggregate_call(name));
+  for (auto &k : keys) e->args.push_back(std::move(k));
+  return e;
+}
+
+// @hist_log(s) / @hist_linear(...), and a bucket of it: @hist_log(s)[i].
 ExprPtr Parser::aggregate(const Token &name) {
+  ExprPtr h = aggregate_call(name);
+  if (!is_histogram(*h) || !cur().is_op("[")) return h;
+  auto e = make(ExprKind::HistBucket, take().loc);
+  e->args.push_back(std::move(h));
+  do e->args.push_back(expression());
+  while (accept_op(","));
+  expect_op("]");
+  return e;
+}
+
+// @op(stat) or @hist_linear(stat, lo, hi, step) / @hist_log(stat)
+ExprPtr Parser::aggregate_call(const Token &name) {
   auto e = make(ExprKind::Aggregate, name.loc);
   e->text = name.text.substr(1);
   expect_op("(");

@@ -192,8 +192,16 @@ class Parser {
     return false;
   }
 
-  // @op(stat) or @hist_linear(stat, lo, hi, step) / @hist_log(stat)
+  // @op(stat) or @hist_linear(stat, lo, hi, step) / @hist_log(stat), and a
+  // histogram's bucket: @hist_log(stat)[i]
   ExprPtr aggregate(const Token &name);
+  // The aggregate alone, without a bucket index.
+  ExprPtr aggregate_call(const Token &name);
+  bool at_histogram() const {
+    return cur().kind == Tok::Identifier &&
+           (cur().text == "@hist_log" || cur().text == "@hist_linear");
+  }
+  ExprPtr bucket_in(std::vector<ExprPtr> keys);
 
   // @defined(target): whether the probe has that target variable (or the
   // @cast type that member); pass 2 decides, per probe location.

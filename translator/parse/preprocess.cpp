@@ -268,13 +268,15 @@ class Preprocessor {
             "macro @" + rest + " takes " + std::to_string(m.params.size()) + " argument(s)");
         return true;
       }
-      int paren = 0;
+      // A comma inside (), [] or {} belongs to its argument: @m(a[i, j], f(x, y)).
+      int nest = 0;
       args.emplace_back();
-      for (last = i + 1; last < end; ++last) {
+      for (last = i + 2; last < end; ++last) {
         const Token &a = t[last];
-        if (a.is_op("(") && paren++ == 0) continue;
-        if (a.is_op(")") && --paren == 0) break;
-        if (a.is_op(",") && paren == 1) {
+        if (a.is_op(")") && nest <= 0) break;
+        if (a.is_op("(") || a.is_op("[") || a.is_op("{")) ++nest;
+        if (a.is_op(")") || a.is_op("]") || a.is_op("}")) --nest;
+        if (a.is_op(",") && nest == 0) {
           args.emplace_back();
           continue;
         }

@@ -92,6 +92,9 @@ std::string print_expr(const Expr &e) {
     case ExprKind::In: return "([" + keys_text(e) + "] in " + e.text + ")";
     case ExprKind::Call: return e.text + "(" + keys_text(e) + ")";
     case ExprKind::Aggregate: return "@" + e.text + "(" + keys_text(e) + ")";
+    case ExprKind::HistBucket:
+      if (e.text == "in") return "([" + keys_text(e, 1) + "] in " + print_expr(*e.arg(0)) + ")";
+      return print_expr(*e.arg(0)) + "[" + keys_text(e, 1) + "]";
     case ExprKind::Defined: return "@defined(" + print_expr(*e.arg(0)) + ")";
     case ExprKind::Entry: return "@entry(" + print_expr(*e.arg(0)) + ")";
     case ExprKind::Star: return "*";

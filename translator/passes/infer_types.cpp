@@ -191,14 +191,19 @@ class TypeInferrer {
       case ExprKind::Assign: return assign(e);
       case ExprKind::Aggregate: {
         Expr &st = *e.arg(0);
-        if (report_ && !hist_ok_ && e.text.rfind("hist_", 0) == 0)
-          diags_.error("XTP2315", e.loc, "a histogram can only be printed").hint =
-              "as in print(@" + e.text + "(...))";
+        if (report_ && !hist_ok_ && is_histogram(e))
+          diags_.error("XTP2315", e.loc, "a histogram can only be printed or indexed by bucket")
+              .hint = "print(@" + e.text + "(s)), sprint(@" + e.text + "(s)), @" + e.text +
+                      "(s)[i], i in @" + e.text + "(s), foreach ([i] in @" + e.text + "(s))";
         if (st.kind == ExprKind::Index) keys(st);
         if (st.global) unify(st.global->type, Type::Stat, st.loc, "'" + st.text + "'");
         st.type = Type::Stat;
         return set(e, Type::Long);
       }
+      case ExprKind::HistBucket:
+        histogram(*e.arg(0));
+        for (size_t i = 1; i < e.args.size(); ++i) expect(*e.arg(i), Type::Long);
+        return set(e, Type::Long);
       case ExprKind::IncDec: expect(*e.arg(0), Type::Long); return set(e, Type::Long);
       case ExprKind::Target:  // @cast's pointer and [index] expressions are numbers
         for (auto &a : e.args) expect(*a, Type::Long);
@@ -213,6 +218,13 @@ class TypeInferrer {
         return Type::Unknown;
     }
     return Type::Unknown;
+  }
+
+  // A histogram where one may stand: printed, its buckets indexed or iterated.
+  void histogram(Expr &h) {
+    hist_ok_ = true;
+    expr(h, Type::Unknown);
+    hist_ok_ = false;
   }
 
   Type binary(Expr &e) {
@@ -311,10 +323,8 @@ class TypeInferrer {
       case BuiltinKind::Sprintf: format_call(e); break;
       case BuiltinKind::Print:
         for (auto &a : e.args) {
-          if (a->kind == ExprKind::Aggregate && a->text.rfind("hist_", 0) == 0) {
-            hist_ok_ = true;
-            expr(*a, Type::Unknown);
-            hist_ok_ = false;
+          if (is_histogram(*a)) {
+            histogram(*a);
             continue;
           }
           Type t = expr(*a, Type::Unknown);
@@ -337,6 +347,10 @@ class TypeInferrer {
         }
         if (from) expect(*e.arg(0), Type::String);
         for (size_t i = from; i < e.args.size(); ++i) {
+          if (!from && is_histogram(*e.arg(i))) {  // sprint(@hist_log(s)): its text
+            histogram(*e.arg(i));
+            continue;
+          }
           Type t = expr(*e.arg(i), Type::Unknown);
           if (report_ && t == Type::Unknown)
             diags_.error("XTP2308", e.arg(i)->loc, "cannot tell the type of this argument");
@@ -426,7 +440,15 @@ class TypeInferrer {
           expr(*s.expr, Type::Unknown);
         break;
       case StmtKind::Foreach:
-        if (s.expr) keys(*s.expr);
+        if (s.foreach_histogram()) {
+          histogram(*s.expr);
+          for (LocalVar *v : s.foreach_vars)
+            unify(v->type, Type::Long, v->loc, "local '" + v->name + "'");
+          if (LocalVar *v = s.foreach_value_var)
+            unify(v->type, Type::Long, v->loc, "local '" + v->name + "'");
+        } else if (s.expr) {
+          keys(*s.expr);
+        }
         if (s.limit) expect(*s.limit, Type::Long);
         if (s.foreach_global && s.foreach_value_var) {
           if (s.foreach_global->type == Type::Stat) {

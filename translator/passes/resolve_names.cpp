@@ -6,6 +6,8 @@
 #include <regex>
 #include <set>
 
+#include <xtap/limits.h>
+
 #include "builtins/builtins.h"
 #include "passes/passes.h"
 
@@ -248,15 +250,7 @@ class NameResolver {
       lo = e.arg(1)->number;
       hi = e.arg(2)->number;
       step = e.arg(3)->number;
-      if (step <= 0 || hi <= lo) {
-        diags_.error("XTP2220", e.loc, "@hist_linear needs low < high and a positive step");
-        return;
-      }
-      if ((hi - lo) / step > 1000) {
-        diags_.error("XTP2221", e.loc, "@hist_linear would have more than 1000 buckets").hint =
-            "use a larger step";
-        return;
-      }
+      linear_buckets(e, lo, hi, step);
     }
     if (g.hist == 0) {
       g.hist = kind;
@@ -268,6 +262,28 @@ class NameResolver {
       diags_.error("XTP2222", e.loc, "statistic '" + g.name + "' is used with different histograms")
           .hint = "the other one is at " + g.hist_loc.str();
     }
+  }
+
+  // The runtime refuses these histograms at session start, with stap's
+  // words; stap accepts them until then, so this is only a warning.
+  void linear_buckets(const Expr &e, long long lo, long long hi, long long step) {
+    std::string problem;
+    if (step == 0) {
+      problem = "its step (interval) is 0";
+    } else if (step < 0 || hi < lo ||
+               (static_cast<unsigned long long>(hi) - static_cast<unsigned long long>(lo)) /
+                       static_cast<unsigned long long>(step) >
+                   XTAP_HIST_MAX_BUCKETS - 3) {
+      problem = "it needs low <= high, a positive step and at most " +
+                std::to_string(XTAP_HIST_MAX_BUCKETS - 2) + " buckets ((high - low) / step + 1)";
+    }
+    if (problem.empty()) return;
+    diags_
+        .warning("XTP2220", e.loc, "this @hist_linear makes the session fail to start: " + problem)
+        .hint =
+        "as in stap, the module builds and its start fails; give low <= high and a step "
+        "that divides the range into at most " +
+        std::to_string(XTAP_HIST_MAX_BUCKETS - 2) + " buckets";
   }
 
   void use(GlobalDecl *g, bool read, bool write) {
@@ -406,6 +422,10 @@ class NameResolver {
         if (e.arg(0)->global && e.text == "variance") e.arg(0)->global->uses_variance = true;
         if (e.arg(0)->global && e.text == "variance" && e.args.size() > 1) variance_shift(e);
         return;
+      case ExprKind::HistBucket:
+        for (auto &a : e.args) expr(*a);
+        if (e.args.size() != 2) one_bucket_index(e.arg(2)->loc);
+        return;
       case ExprKind::IncDec: target(*e.arg(0), true); return;
       case ExprKind::Unary:
       case ExprKind::Binary:
@@ -478,12 +498,15 @@ class NameResolver {
         }
         return;
       case StmtKind::Foreach: {
-        GlobalDecl *g = array(s.foreach_array, s.foreach_array_loc, s.foreach_keys.size());
-        if (g) {
+        if (s.foreach_histogram()) {
+          expr(*s.expr);
+          if (s.foreach_keys.size() != 1) one_bucket_index(s.foreach_key_locs[1]);
+        } else if (GlobalDecl *g =
+                       array(s.foreach_array, s.foreach_array_loc, s.foreach_keys.size())) {
           s.foreach_global = g;
           use(g, true, false);
         }
-        if (s.expr) {  // a slice: foreach (... in a[k, *])
+        if (s.expr && !s.foreach_histogram()) {  // a slice: foreach (... in a[k, *])
           slice_keys(*s.expr);
           s.expr->global = array(s.expr->text, s.expr->loc, s.expr->args.size());
         }
@@ -552,6 +575,13 @@ class NameResolver {
       default:
         for (auto &b : s.body) stmt(*b);
     }
+  }
+
+  // @hist_log(s)[i, j], [i, j] in @hist_log(s), foreach ([i, j] in @hist_log(s)).
+  void one_bucket_index(Location loc) {
+    diags_.error("XTP2321", loc, "a histogram is indexed by one bucket number").hint =
+        "write @hist_log(s)[i]: log buckets are 0 to 127 (64 counts 0), linear ones 0 for the "
+        "underflow, then one per step, then the overflow";
   }
 
   // A call whose argument count no definition of the function takes.

@@ -37,4 +37,12 @@
 #define XTAP_RELAY_MAX_BYTES_PER_CPU \
 	(256ULL << 20) /* sub-buffer size x count */
 
+/*
+ * Linear histograms: at most this many buckets, the underflow and overflow
+ * buckets included (stap's STP_MAX_BUCKETS). The one exception to the rule
+ * above: as in stap, a @hist_linear the runtime refuses is only a warning
+ * in pass 2 (XTP2220), and the session does not start.
+ */
+#define XTAP_HIST_MAX_BUCKETS 128
+
 #endif /* XTAP_LIMITS_H */

@@ -698,6 +698,26 @@ int xtap_map_stat_get(struct xtap_context *c, struct xtap_map *m,
 		      const struct xtap_key *k, int op, s64 *out);
 void xtap_map_stat_print_hist(struct xtap_context *c, struct xtap_map *m,
 			      const struct xtap_key *k);
+/*
+ * Histogram buckets: sprint(@hist_log(s)) appends the histogram's text to
+ * dst (cut at MAXSTRINGLEN); @hist_log(s)[i] is bucket i's count. Both
+ * raise "empty aggregate" on an empty statistic, the second "histogram
+ * index out of range" past the buckets, and return -1 then. foreach over
+ * the buckets reads the number of buckets and each count (0 when empty).
+ */
+int xtap_stat_sprint_hist(struct xtap_context *c, char *dst,
+			  struct xtap_stat *s);
+int xtap_map_stat_sprint_hist(struct xtap_context *c, char *dst,
+			      struct xtap_map *m, const struct xtap_key *k);
+int xtap_stat_bucket(struct xtap_context *c, struct xtap_stat *s, s64 i,
+		     s64 *out);
+int xtap_map_stat_bucket(struct xtap_context *c, struct xtap_map *m,
+			 const struct xtap_key *k, s64 i, s64 *out);
+u32 xtap_stat_buckets(struct xtap_stat *s);
+u32 xtap_map_stat_buckets(struct xtap_map *m);
+s64 xtap_stat_bucket_count(struct xtap_stat *s, u32 i);
+s64 xtap_map_stat_bucket_count(struct xtap_map *m, const struct xtap_key *k,
+			       u32 i);
 /* For a statistic array's entry in foreach: one aggregate of that entry. */
 s64 xtap_entry_stat(struct xtap_map *m, struct xtap_map_entry *e, int op);
 
