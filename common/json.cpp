@@ -102,7 +102,7 @@ void Value::dump_to(std::string *out, int indent, int depth) const {
   auto newline = [&](int d) {
     if (indent < 0) return;
     *out += '\n';
-    out->append(static_cast<size_t>(indent * d), ' ');
+    out->append(static_cast<size_t>(indent) * d, ' ');
   };
   switch (kind_) {
     case Kind::Null: *out += "null"; break;

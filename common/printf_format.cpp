@@ -191,7 +191,7 @@ char *digits(char *end, uint64_t num, int base, bool upper) {
       unsigned pair = unsigned(num % 100);
       num /= 100;
       p -= 2;
-      std::memcpy(p, kPairs + 2 * pair, 2);
+      std::memcpy(p, kPairs + size_t(2) * pair, 2);
     }
     if (num >= 10) {
       p -= 2;

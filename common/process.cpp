@@ -24,9 +24,7 @@ pid_t spawn(const SpawnSpec &spec, std::string *error) {
     if (error) *error = "empty command";
     return -1;
   }
-  std::vector<char *> argv;
-  for (const auto &a : spec.argv) argv.push_back(const_cast<char *>(a.c_str()));
-  argv.push_back(nullptr);
+  std::vector<char *> argv = exec_argv(spec.argv);
   // Open everything before fork so that failures are reported here.
   int in = open(spec.stdin_path.c_str(), O_RDONLY | O_CLOEXEC);
   int out = open(spec.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -112,6 +110,14 @@ void kill_and_reap(pid_t pid) {
   int st;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
+}
+
+std::vector<char *> exec_argv(const std::vector<std::string> &args) {
+  std::vector<char *> argv;
+  argv.reserve(args.size() + 1);
+  for (const auto &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+  argv.push_back(nullptr);
+  return argv;
 }
 
 }  // namespace xtap::process

@@ -35,4 +35,8 @@ void kill_and_reap(pid_t pid);
 // Milliseconds on a monotonic clock, from an arbitrary epoch.
 long long now_ms();
 
+// `args` as execv() takes them: pointers into the strings (which must
+// outlive the result), then a null pointer.
+std::vector<char *> exec_argv(const std::vector<std::string> &args);
+
 }  // namespace xtap::process

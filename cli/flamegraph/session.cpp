@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/process.h"
 #include "flamegraph/svg.h"
 
 namespace xtap::flamegraph {
@@ -100,9 +101,7 @@ int run_collecting_stacks(const OutputFiles &o, const std::vector<std::string> &
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     close(fds[1]);
-    std::vector<char *> argv;
-    for (const auto &a : args) argv.push_back(const_cast<char *>(a.c_str()));
-    argv.push_back(nullptr);
+    std::vector<char *> argv = process::exec_argv(args);
     execvp(argv[0], argv.data());
     fprintf(stderr, "xtap: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);

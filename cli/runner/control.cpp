@@ -55,7 +55,7 @@ void Control::close() {
 }
 
 bool Control::read(std::vector<Message>* out, int* err_code) {
-  std::vector<char> buf(64 * 1024);
+  std::vector<char> buf(size_t(64) * 1024);
   ssize_t n;
   do {
     n = ::read(fd_, buf.data(), buf.size());

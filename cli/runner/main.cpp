@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
       case 'A': opt.attach = optarg; break;
       case 'C': cleanup = true; break;
       case 'J':
-        if (std::strcmp(optarg, "json") && std::strcmp(optarg, "text")) {
+        if (std::strcmp(optarg, "json") != 0 && std::strcmp(optarg, "text") != 0) {
           std::fprintf(stderr, "xtap-run: --format %s: use text or json\n", optarg);
           return 1;
         }

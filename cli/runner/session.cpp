@@ -20,6 +20,7 @@
 
 #include "common/json.h"
 #include "common/modinfo.h"
+#include "common/process.h"
 #include "runner/control.h"
 #include "runner/kmod.h"
 #include "runner/output_files.h"
@@ -173,9 +174,7 @@ static void exec_command(const std::string& cmd) {
       }
     }
     if (!words.empty()) {
-      std::vector<char*> argv;
-      for (auto& x : words) argv.push_back(x.data());
-      argv.push_back(nullptr);
+      std::vector<char*> argv = process::exec_argv(words);
       execvp(argv[0], argv.data());
       fprintf(stderr, "xtap-run: cannot run '%s': %s\n", argv[0], strerror(errno));
       _exit(127);

@@ -46,7 +46,7 @@ std::string script_identity(const Options &o, std::string *error) {
   }
   std::string id = text;
   for (const auto &a : o.script_args) id += '\0' + a;
-  for (const auto &d : o.defines) id += "\0-D" + d;
+  for (const auto &d : o.defines) id += std::string("\0-D", 3) + d;
   return id;
 }
 

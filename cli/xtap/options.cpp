@@ -62,6 +62,7 @@ std::string option_suggestion(const std::string &arg, const std::vector<std::str
   // Compare spellings without their dashes, so that -help finds --help.
   std::string bare = arg.substr(arg.find_first_not_of('-'));
   std::vector<std::string> bare_known;
+  bare_known.reserve(known.size());
   for (const auto &k : known) bare_known.push_back(k.substr(k.find_first_not_of('-')));
   std::string best = closest_match(bare, bare_known);
   if (best.empty()) return "";

@@ -531,8 +531,9 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
   long long t1 = process::now_ms();
   out.flush();
   for (Host *h : ready) {
-    if (h->status == 255) remove_remote_dir(*h);  // in case the connection still works
-    else if (interrupted) remove_remote_dir(*h);
+    // A lost connection (255) may still work for this; an interrupted
+    // session never got to remove its directory.
+    if (h->status == 255 || interrupted) remove_remote_dir(*h);
     if (h->status != 0 && !failures.first) failures.first = h->status < 0 ? 1 : h->status;
   }
   for (Host &h : hosts)

@@ -212,9 +212,7 @@ pid_t spawn_piped(const std::vector<std::string> &argv, int *in_fd, int *out_fd,
     *error = std::string("pipe: ") + strerror(errno);
     return -1;
   }
-  std::vector<char *> args;
-  for (const auto &a : argv) args.push_back(const_cast<char *>(a.c_str()));
-  args.push_back(nullptr);
+  std::vector<char *> args = process::exec_argv(argv);
   pid_t pid = fork();
   if (pid < 0) {
     *error = std::string("fork: ") + strerror(errno);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <iostream>
 
+#include "common/process.h"
 #include "xtap/progress.h"
 #include "xtap/vm_output.h"
 
@@ -63,9 +64,7 @@ int run_local(const Options &o, const std::string &ko) {
   for (auto &a : runner_args(o)) args.push_back(a);
   args.push_back(ko);
   if (wants_flame_output(o)) return flamegraph::run_collecting_stacks(flame_files(o), args);
-  std::vector<char *> argv;
-  for (auto &a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<char *> argv = process::exec_argv(args);
   std::cout.flush();  // --format json diagnostics go before the run's records
   execvp(argv[0], argv.data());
   std::cerr << "xtap: cannot run " << runner << ": " << strerror(errno) << "\n";

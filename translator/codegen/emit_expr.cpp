@@ -471,7 +471,7 @@ std::string BodyEmitter::raw_format_seq(const Format &f, const std::vector<std::
       flush();
       std::string width = p.width == "*" ? "XTAP_FMT_WIDTH(" + vals[next++] + ")" : p.width;
       std::string prec = p.precision == "*" ? "XTAP_FMT_WIDTH(" + vals[next++] + ")" : p.precision;
-      std::string v = vals[next++];
+      const std::string &v = vals[next++];
       if (p.conv == 'b')
         seq += "xtap_print_binary(c, " + v + ", " + (width.empty() ? "8" : width) + "); ";
       else

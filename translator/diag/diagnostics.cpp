@@ -6,12 +6,12 @@ namespace xtap {
 
 Diagnostic &Diagnostics::error(std::string code, Location loc, std::string message) {
   ++errors_;
-  diags_.push_back({Severity::Error, std::move(code), loc, std::move(message), {}});
+  diags_.push_back({Severity::Error, std::move(code), std::move(loc), std::move(message), {}});
   return diags_.back();
 }
 
 Diagnostic &Diagnostics::warning(std::string code, Location loc, std::string message) {
-  diags_.push_back({Severity::Warning, std::move(code), loc, std::move(message), {}});
+  diags_.push_back({Severity::Warning, std::move(code), std::move(loc), std::move(message), {}});
   return diags_.back();
 }
 

@@ -158,7 +158,7 @@ void Parser::alias_decl(Script &s, ProbePoint name, Location loc) {
       throw ParseError{};
     }
   a->name = std::move(name);
-  a->loc = loc;
+  a->loc = std::move(loc);
   do append(a->points, probe_points());
   while (accept_op(","));
   if (!cur().is_op("{")) fail("'{' to start the alias body");
@@ -393,7 +393,7 @@ StmtPtr Parser::statement() {
 }
 
 // foreach ([v[+-] =] [k1[+-], k2...] in array|@hist_x(s) [@op] [+-] [limit N]) statement
-StmtPtr Parser::foreach_stmt(Location loc) {
+StmtPtr Parser::foreach_stmt(const Location &loc) {
   auto s = std::make_unique<Stmt>(StmtKind::Foreach, loc);
   expect_op("(");
   // The value variable may carry the sort mark itself: foreach (v- = k in a).

@@ -281,7 +281,7 @@ ExprPtr Parser::with_members(ExprPtr v, const std::vector<TargetComponent> &memb
 // that is no target variable (a local, a call, a parenthesized
 // expression): pass 2 takes the C type from where the value comes from.
 ExprPtr Parser::autocast(ExprPtr operand, bool address_of, Location loc) {
-  auto e = make(ExprKind::Target, loc);
+  auto e = make(ExprKind::Target, std::move(loc));
   e->target = std::make_unique<TargetRef>(TargetRef{.name = "@autocast", .address_of = address_of});
   e->args.push_back(std::move(operand));
   return e;

@@ -136,7 +136,7 @@ class Parser {
   }
 
   // foreach ([v =] [k1[+-], k2...] in array [@op] [+-] [limit N]) statement
-  StmtPtr foreach_stmt(Location loc);
+  StmtPtr foreach_stmt(const Location &loc);
 
   // ------------------------------------------------------------ expressions
   ExprPtr make(ExprKind k, Location l) { return std::make_unique<Expr>(k, l); }

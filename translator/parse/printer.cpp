@@ -14,7 +14,7 @@ std::string keys_text(const Expr &e, size_t from = 0) {
 }
 
 void line(std::string &out, int depth, const std::string &text) {
-  out.append(depth * 4, ' ');
+  out.append(size_t(depth) * 4, ' ');
   out += text;
   out += '\n';
 }

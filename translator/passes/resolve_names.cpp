@@ -185,7 +185,7 @@ class NameResolver {
   LocalVar *local(const std::string &name, Location loc) {
     for (auto &l : body_->locals)
       if (l->name == name) return l.get();
-    body_->locals.push_back(std::make_unique<LocalVar>(LocalVar{name, loc}));
+    body_->locals.push_back(std::make_unique<LocalVar>(LocalVar{name, std::move(loc)}));
     return body_->locals.back().get();
   }
 
@@ -300,7 +300,7 @@ class NameResolver {
     }
   }
 
-  GlobalDecl *array(const std::string &name, Location loc, size_t arity) {
+  GlobalDecl *array(const std::string &name, const Location &loc, size_t arity) {
     GlobalDecl *g = script_.find_global(name);
     if (!g) {
       auto &d = diags_.error("XTP2201", loc, "array '" + name + "' is not declared");
