@@ -123,6 +123,16 @@ void xtap_request_exit(struct xtap_context *c)
 	xtap_stop_requested();
 }
 
+const char xtap_abort_msg[] = "abort()";
+
+void xtap_abort(struct xtap_context *c)
+{
+	xtap_stop_requested();
+	/* over any error a catch block is handling */
+	c->error = xtap_abort_msg;
+	c->error_where = NULL;
+}
+
 /* An error that ends the session: reported, counted, no end probes. */
 void xtap_fatal(const char *fmt, ...)
 {
@@ -273,7 +283,11 @@ bool xtap_overload_window_ended(struct xtap_cpu_ctx *cc, u64 now)
 /* An error the run raised: reported; true when it was one too many. */
 bool xtap_leave_error(struct xtap_context *c)
 {
-	s64 n = atomic64_inc_return(&xtap_sess.errors);
+	s64 n;
+
+	if (xtap_aborted(c))
+		return false; /* abort() is an exit, not an error */
+	n = atomic64_inc_return(&xtap_sess.errors);
 
 	if (c->error_where) {
 		/* c->error is this CPU's error buffer: append in place. */

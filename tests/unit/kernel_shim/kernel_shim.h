@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Just enough of the kernel's headers to compile runtime-kmod/regex_compile.c
- * in user space, so that the unit tests can hold the translator's regex
- * checker to the runtime compiler's answers. Allocation is malloc; nothing
+ * and fp64*.c in user space, so that the unit tests can hold the
+ * translator's regex checker to the runtime compiler's answers, and the
+ * runtime's soft-float to glibc's. Allocation is malloc; nothing
  * here is used by the real runtime.
  */
 #ifndef XTAP_KERNEL_SHIM_H
@@ -23,6 +24,10 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef int32_t s32;
 typedef unsigned long long u64; /* as the kernel's, for %llu */
+typedef long long s64;
+
+#define S64_MAX ((s64)(~0ULL >> 1))
+#define S64_MIN (-S64_MAX - 1)
 
 #define U32_MAX ((u32)~0U)
 #define BITS_PER_LONG (sizeof(long) * CHAR_BIT)
