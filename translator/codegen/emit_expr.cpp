@@ -361,7 +361,7 @@ std::string BodyEmitter::call(const Expr &e) {
     case BuiltinKind::Print: return "(" + print_call(e, b->newline) + ", 0LL)";
     case BuiltinKind::Sprint: return values_call(e, 0, b->newline, true);
     case BuiltinKind::PrintDelimited:
-      if (b->result == Type::String) return values_call(e, 1, false, true);
+      if (b->result == Type::String) return values_call(e, 1, b->newline, true);
       return "(" + values_call(e, 1, b->newline, false) + ", 0LL)";
     case BuiltinKind::Exit: return "(xtap_request_exit(c), 0LL)";
     case BuiltinKind::Error:

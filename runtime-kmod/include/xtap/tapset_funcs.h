@@ -75,6 +75,21 @@ char *xtap_text_strn(char *dst, const char *input, s64 len, s64 quoted);
 char *xtap_sock_num2str(char *dst, int table, s64 n);
 s64 xtap_sock_str2num(int table, const char *name);
 
+/* registers.c */
+s64 xtap_user_word_size(void);
+s64 xtap_current_syscall_nr(struct xtap_context *c);
+
+/* sock_flags.c: socket types, option names, flag words */
+enum xtap_net_names {
+	XTAP_NAMES_SOCK_TYPE,
+	XTAP_NAMES_TCP_SOCKOPT,
+	XTAP_NAMES_IPV6_SOCKOPT,
+};
+char *xtap_net_num2str(char *dst, int table, s64 n); /* "" when unnamed */
+s64 xtap_net_str2num(int table, const char *name); /* -1 when unknown */
+char *xtap_sock_flags_str(char *dst, s64 flags);
+char *xtap_msg_flags_str(char *dst, s64 flags);
+
 /* nfs_names.c: nfsderror() */
 char *xtap_nfsderror(char *dst, s64 err);
 
