@@ -204,7 +204,11 @@ bool xtap_overload_window_ended(struct xtap_cpu_ctx *cc, u64 now)
 /* An error the run raised: reported; true when it was one too many. */
 bool xtap_leave_error(struct xtap_context *c)
 {
-	s64 n = atomic64_inc_return(&xtap_sess.errors);
+	s64 n;
+
+	if (xtap_aborted(c))
+		return false; /* abort() is an exit, not an error */
+	n = atomic64_inc_return(&xtap_sess.errors);
 
 	if (c->error_where) {
 		/* c->error is this CPU's error buffer: append in place. */

@@ -262,6 +262,21 @@ char *xtap_regex_matched(struct xtap_context *c, char *dst, s64 n)
 	return dst;
 }
 
+s64 xtap_regex_ngroups(struct xtap_context *c)
+{
+	struct xtap_cpu_ctx *cc = container_of(c, struct xtap_cpu_ctx, c);
+	struct xtap_re_work *w;
+
+	w = xtap_re_work ? *this_cpu_ptr(xtap_re_work) : NULL;
+	if (!w || !w->matched || w->run != cc->hits) {
+		xtap_error(
+			c,
+			"Attempted to get subexpression count from failed match");
+		return 0;
+	}
+	return w->nsave / 2;
+}
+
 static void xtap_re_work_free(struct xtap_re_work *w)
 {
 	if (!w)

@@ -6,7 +6,11 @@
  * zero-extended as the caller asks.
  */
 #include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/string.h>
+#include <asm/syscall.h>
+#include "compat/maccess.h"
 #include "internal.h"
 
 struct xtap_reg_name {
@@ -76,4 +80,30 @@ s64 xtap_register(struct xtap_context *c, const char *name, int is_signed)
 	if (half)
 		return is_signed ? (s64)(s32)v : (s64)(u32)v;
 	return (s64)v;
+}
+
+/* uarch_bytes(): the size of a long in the current task (4 for 32-bit) */
+s64 xtap_user_word_size(void)
+{
+	return xtap_user_long_size();
+}
+
+/*
+ * _stp_syscall_nr(): the system call the current task is in, from its
+ * saved user registers (a syscall probe's own, else those of its entry
+ * into the kernel); -1 outside one.
+ */
+s64 xtap_current_syscall_nr(struct xtap_context *c)
+{
+	struct pt_regs *regs = c->syscall_regs;
+
+	if (!regs) {
+		if (!current->mm || (current->flags & PF_KTHREAD)) {
+			xtap_error(c, "Cannot access syscall number "
+				      "(no registers available)");
+			return 0;
+		}
+		regs = task_pt_regs(current);
+	}
+	return syscall_get_nr(current, regs);
 }

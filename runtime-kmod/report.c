@@ -190,6 +190,17 @@ void xtap_request_exit(struct xtap_context *c)
 	xtap_stop_requested();
 }
 
+const char xtap_abort_msg[] = "abort()";
+
+/* abort(): stop as exit() does, and end this run at once, through try/catch. */
+void xtap_abort(struct xtap_context *c)
+{
+	xtap_stop_requested();
+	/* over any error a catch block is handling */
+	c->error = xtap_abort_msg;
+	c->error_where = NULL;
+}
+
 /* An error that ends the session: reported, counted, no end probes. */
 void xtap_fatal(const char *fmt, ...)
 {

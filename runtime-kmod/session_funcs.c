@@ -12,6 +12,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <xtap/memory.h>
+#include "compat/module.h"
 #include "internal.h"
 
 s64 xtap_collector_tgid;
@@ -32,6 +33,28 @@ s64 xtap_is_myproc(void)
 char *xtap_module_name(char *dst)
 {
 	strscpy(dst, THIS_MODULE->name, xtap_strsize());
+	return dst;
+}
+
+/*
+ * module_size(): stap's "NNdata/NNtext/NNctx/NNnet/NNalloc kb". ctx is the
+ * per-CPU handler contexts with their frame stacks, print and string
+ * buffers, on every possible CPU; xtap has no network buffers (net 0),
+ * and alloc counts the contexts only (maps and statistics are not
+ * tallied).
+ */
+char *xtap_module_size(char *dst)
+{
+	const struct xtap_limits *l = &xtap_sess.limits;
+	unsigned long text, data, ctx;
+
+	xtap_module_core_sizes(THIS_MODULE, &text, &data);
+	ctx = sizeof(struct xtap_cpu_ctx) + l->stack_size + l->printbuf_size +
+	      sizeof(struct xtap_rec_hdr) + 3 * l->maxstringlen +
+	      XTAP_ERRBUF_EXTRA;
+	ctx *= num_possible_cpus();
+	snprintf(dst, xtap_strsize(), "%ludata/%lutext/%luctx/0net/%lualloc kb",
+		 data / 1024, text / 1024, ctx / 1024, ctx / 1024);
 	return dst;
 }
 

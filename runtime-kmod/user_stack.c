@@ -36,31 +36,10 @@ static struct pt_regs *xtap_user_regs(struct xtap_context *c)
 	return task_pt_regs(current);
 }
 
-static int xtap_user_stack(struct xtap_context *c, unsigned long *addrs,
-			   int max)
+/* The frames above fp, each saved fp with its return address above it. */
+static int xtap_user_frames(unsigned long fp, unsigned long sp,
+			    unsigned long *addrs, int n, int max)
 {
-	struct pt_regs *regs = xtap_user_regs(c);
-	unsigned long fp, sp, ret;
-	int n = 0;
-
-	if (!regs || max <= 0)
-		return 0;
-	addrs[n++] = instruction_pointer(regs);
-#ifdef CONFIG_X86_64
-	if (xtap_user_long_size() != sizeof(long))
-		return n; /* 32-bit task: its frames are not walked */
-	fp = regs->bp;
-	sp = user_stack_pointer(regs);
-	/*
-	 * A uprobe on a function fires at its first instruction, before the
-	 * function pushed a frame: its return address is on top of the
-	 * stack, and fp still is the caller's frame.
-	 */
-	if (n < max && xtap_uaddr_at_function_start(c, addrs[0]) &&
-	    !copy_from_user_nofault(&ret, (const void __user *)sp,
-				    sizeof(ret)) &&
-	    ret)
-		addrs[n++] = ret;
 	while (n < max) {
 		unsigned long frame[2]; /* saved fp, return address */
 
@@ -78,6 +57,34 @@ static int xtap_user_stack(struct xtap_context *c, unsigned long *addrs,
 		sp = fp;
 		fp = frame[0];
 	}
+	return n;
+}
+
+static int xtap_user_stack(struct xtap_context *c, unsigned long *addrs,
+			   int max)
+{
+	struct pt_regs *regs = xtap_user_regs(c);
+	unsigned long sp, ret;
+	int n = 0;
+
+	if (!regs || max <= 0)
+		return 0;
+	addrs[n++] = instruction_pointer(regs);
+#ifdef CONFIG_X86_64
+	if (xtap_user_long_size() != sizeof(long))
+		return n; /* 32-bit task: its frames are not walked */
+	sp = user_stack_pointer(regs);
+	/*
+	 * A uprobe on a function fires at its first instruction, before the
+	 * function pushed a frame: its return address is on top of the
+	 * stack, and fp still is the caller's frame.
+	 */
+	if (n < max && xtap_uaddr_at_function_start(c, addrs[0]) &&
+	    !copy_from_user_nofault(&ret, (const void __user *)sp,
+				    sizeof(ret)) &&
+	    ret)
+		addrs[n++] = ret;
+	n = xtap_user_frames(regs->bp, sp, addrs, n, max);
 #endif
 	return n;
 }
@@ -121,6 +128,30 @@ void xtap_print_ubacktrace(struct xtap_context *c)
 	unsigned long addrs[XTAP_MAXUBACKTRACE];
 	int i, n = xtap_user_stack(c, addrs, ARRAY_SIZE(addrs));
 
+	if (!n) {
+		xtap_printf(c, "<no user backtrace at %s>\n", c->probe->point);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		xtap_print_uaddr(c, addrs[i]);
+}
+
+/*
+ * print_ubacktrace(pc, sp, fp): the same walk from registers the script
+ * supplies (a context saved earlier, another thread's), in the current
+ * task's address space.
+ */
+void xtap_print_ubacktrace_from(struct xtap_context *c, s64 pc, s64 sp, s64 fp)
+{
+	unsigned long addrs[XTAP_MAXUBACKTRACE];
+	int i, n = 0;
+
+	if (current->mm && !(current->flags & PF_KTHREAD)) {
+		addrs[n++] = pc;
+		if (xtap_user_long_size() == sizeof(long))
+			n = xtap_user_frames(fp, sp, addrs, n,
+					     ARRAY_SIZE(addrs));
+	}
 	if (!n) {
 		xtap_printf(c, "<no user backtrace at %s>\n", c->probe->point);
 		return;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Just enough of the kernel's headers to compile runtime files that are
- * plain computation (runtime-kmod/regex_compile.c) in user space: the
- * translator checks regular expressions with the runtime's own compiler
- * (translator/regex/). Allocation is malloc; nothing here is part of the
+ * plain computation in user space: the translator checks regular
+ * expressions with the runtime's own compiler (regex_compile.c,
+ * translator/regex/), and the unit tests hold the runtime's soft-float
+ * (fp64*.c) to glibc's. Allocation is malloc; nothing here is part of the
  * module, and kbuild/runtime_build.cpp leaves this folder out of it.
  */
 #ifndef XTAP_KERNEL_SHIM_H
@@ -24,6 +25,10 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef int32_t s32;
 typedef unsigned long long u64; /* as the kernel's, for %llu */
+typedef long long s64;
+
+#define S64_MAX ((s64)(~0ULL >> 1))
+#define S64_MIN (-S64_MAX - 1)
 
 #define U32_MAX ((u32)~0U)
 #define BITS_PER_LONG (sizeof(long) * CHAR_BIT)

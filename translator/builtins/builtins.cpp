@@ -37,6 +37,13 @@ const std::vector<Builtin> &table() {
        {},
        "",
        "values separated by a delimiter, as a string"},
+      {"sprintdln",
+       BuiltinKind::PrintDelimited,
+       String,
+       {},
+       "",
+       "values separated by a delimiter, and a newline, as a string",
+       true},
   };
   return t;
 }

@@ -15,7 +15,8 @@ enum class BuiltinKind {
   Sprintf,         // sprintf(fmt, ...)
   Print,           // print(...), println(...)
   Sprint,          // sprint(...), sprintln(...)
-  PrintDelimited,  // printd(delim, ...), printdln(delim, ...), sprintd(delim, ...)
+  PrintDelimited,  // printd(delim, ...), printdln(delim, ...), sprintd(delim, ...),
+                   // sprintdln(delim, ...)
   Exit,            // exit()
   Error,           // error(msg)
 };
@@ -27,7 +28,7 @@ struct Builtin {
   std::vector<Type> params;  // for Plain/Exit/Error
   const char *c_template = "";
   const char *summary = "";
-  bool newline = false;       // println, sprintln, printdln: a newline after the values
+  bool newline = false;       // println, sprintln, printdln, sprintdln: a newline after the values
   bool side_effects = false;  // a Plain builtin that does more than compute its value (warn)
 };
 

@@ -339,7 +339,7 @@ std::string BodyEmitter::call(const Expr &e) {
         return hist_sprint(e, b->newline);
       return values_call(e, 0, b->newline, true);
     case BuiltinKind::PrintDelimited:
-      if (b->result == Type::String) return values_call(e, 1, false, true);
+      if (b->result == Type::String) return values_call(e, 1, b->newline, true);
       return "(" + values_call(e, 1, b->newline, false) + ", 0LL)";
     case BuiltinKind::Exit: return "(xtap_request_exit(c), 0LL)";
     case BuiltinKind::Error:

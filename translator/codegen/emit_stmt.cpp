@@ -141,7 +141,8 @@ std::string BodyEmitter::foreach_slice(const Expr &slice) {
 }
 
 // try { A } catch (msg) { B }: errors raised in A (not MAXACTION, not
-// next) jump to the catch label instead of ending the run.
+// next) jump to the catch label instead of ending the run; abort() passes
+// through the catch block.
 void BodyEmitter::try_stmt(const Stmt &s) {
   std::string id = unique("");
   std::string catch_label = "try_catch" + id, end_label = "try_end" + id;
@@ -154,6 +155,7 @@ void BodyEmitter::try_stmt(const Stmt &s) {
   w_.close();
   w_.line(catch_label + ": __maybe_unused;");
   w_.open("{");
+  w_.line("if (unlikely(xtap_aborted(c))) goto out;");
   if (s.catch_local)
     w_.line("xtap_str_copy(f->l_" + s.catch_local->name + ", c->error ? c->error : \"\");");
   w_.line("c->error = NULL;");

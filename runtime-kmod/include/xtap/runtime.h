@@ -499,6 +499,18 @@ void xtap_timing_add(struct xtap_context *c, u64 start);
 /* exit(): ask the runner to end the session; handlers stop being run. */
 void xtap_request_exit(struct xtap_context *c);
 
+/*
+ * abort(): exit() that also ends this run at once, past any try/catch.
+ * It unwinds as an error whose text is xtap_abort_msg (a catch block
+ * passes it on, xtap_leave reports nothing).
+ */
+extern const char xtap_abort_msg[];
+void xtap_abort(struct xtap_context *c);
+static inline bool xtap_aborted(const struct xtap_context *c)
+{
+	return c->error == xtap_abort_msg;
+}
+
 /* ------------------------------------------------------------ errors */
 
 /* Raise a run-time error (first one per run wins); the caller then unwinds. */
@@ -733,6 +745,8 @@ void xtap_map_sort(struct xtap_map *m, int column, int desc, int stat_op);
 /* s =~ regexes[idx]: 1 on a match, 0 otherwise; captures kept for matched(). */
 int xtap_regex_match(struct xtap_context *c, u16 idx, const char *s);
 char *xtap_regex_matched(struct xtap_context *c, char *dst, s64 n);
+/* ngroups(): the last match's groups, the whole match (group 0) included */
+s64 xtap_regex_ngroups(struct xtap_context *c);
 
 /* ------------------------------------------------------------ more strings */
 
@@ -822,6 +836,7 @@ char *xtap_symfileline(char *dst, s64 addr);
 /* ubacktrace(), print_ubacktrace(), sprint_ubacktrace(), print_usyms(), sprint_usyms() */
 char *xtap_ubacktrace(struct xtap_context *c, char *dst);
 void xtap_print_ubacktrace(struct xtap_context *c);
+void xtap_print_ubacktrace_from(struct xtap_context *c, s64 pc, s64 sp, s64 fp);
 char *xtap_sprint_ubacktrace(struct xtap_context *c, char *dst);
 void xtap_print_usyms(struct xtap_context *c, const char *addrs);
 char *xtap_sprint_usyms(struct xtap_context *c, char *dst, const char *addrs);

@@ -8,6 +8,7 @@
 #define XTAP_TAPSET_FUNCS_H
 
 #include <linux/types.h>
+#include <xtap/fp64.h>
 
 struct xtap_context;
 
@@ -27,6 +28,7 @@ extern s64 xtap_collector_tgid; /* set when xtap-run opens the control file */
 void xtap_note_collector(void);
 s64 xtap_is_myproc(void);
 char *xtap_module_name(char *dst);
+char *xtap_module_size(char *dst);
 char *xtap_env_var(struct xtap_context *c, char *dst, const char *name);
 void xtap_target_set_report(struct xtap_context *c);
 s64 xtap_loadavg(s64 index); /* avenrun[index], fixed point (FSHIFT) */
@@ -72,5 +74,23 @@ char *xtap_text_strn(char *dst, const char *input, s64 len, s64 quoted);
 /* sock_names.c: table 0 protocols, 1 address families, 2 socket states */
 char *xtap_sock_num2str(char *dst, int table, s64 n);
 s64 xtap_sock_str2num(int table, const char *name);
+
+/* registers.c */
+s64 xtap_user_word_size(void);
+s64 xtap_current_syscall_nr(struct xtap_context *c);
+
+/* sock_flags.c: socket types, option names, flag words */
+enum xtap_net_names {
+	XTAP_NAMES_SOCK_TYPE,
+	XTAP_NAMES_TCP_SOCKOPT,
+	XTAP_NAMES_IPV6_SOCKOPT,
+};
+char *xtap_net_num2str(char *dst, int table, s64 n); /* "" when unnamed */
+s64 xtap_net_str2num(int table, const char *name); /* -1 when unknown */
+char *xtap_sock_flags_str(char *dst, s64 flags);
+char *xtap_msg_flags_str(char *dst, s64 flags);
+
+/* nfs_names.c: nfsderror() */
+char *xtap_nfsderror(char *dst, s64 err);
 
 #endif /* XTAP_TAPSET_FUNCS_H */
