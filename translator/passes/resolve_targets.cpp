@@ -598,11 +598,15 @@ class TargetResolver {
   }
 
   static int cast_type(const TypeTable &types, std::string name) {
-    bool is_union = false;
     while (!name.empty() && (name.back() == ' ' || name.back() == '*')) name.pop_back();
-    if (name.starts_with("struct ")) name = name.substr(7);
-    else if (name.starts_with("union ")) name = name.substr(6), is_union = true;
-    return types.find_record(name, is_union);
+    if (name.starts_with("struct ")) return types.find_record(name.substr(7));
+    if (name.starts_with("union ")) return types.find_record(name.substr(6), true);
+    // A bare name: a struct tag, a union tag, or a typedef of either
+    // (refcount_t, atomic_t), as stap finds them.
+    int id = types.find_record(name);
+    if (id < 0) id = types.find_record(name, true);
+    if (id < 0) id = types.find_record_typedef(name);
+    return id;
   }
 
   void unknown_variable(const Expr &e) {
@@ -644,6 +648,9 @@ class TargetResolver {
     for (const auto &n : names) all += (all.empty() ? "" : " ") + n;
     d.hint = guess.empty() ? "available: " + all
                            : "did you mean '" + guess + "'? (available: " + all + ")";
+    std::string no_globals = where_->globals_unavailable();
+    if (guess.empty() && !no_globals.empty())
+      d.hint += "; if '" + name + "' is a kernel global, " + no_globals;
   }
 
   // ----------------------------------------------------------- pretty-prints
