@@ -134,6 +134,10 @@ std::vector<DwarfGlobal> KernelDwarf::globals(const std::string &name,
   std::vector<DwarfGlobal> out;
   Dwarf_Die *cu = nullptr;
   Dwarf_Addr cu_bias;
+  // Where no unit defines it (jiffies: the linker script does), the first
+  // declaration gives its type and the symbol table its place.
+  Dwarf_Die declaration;
+  std::string declared_in;
   while ((cu = dwfl_module_nextcu(im.mod, cu, &cu_bias)) != nullptr) {
     const char *cu_name = dwarf_diename(cu);
     std::string file = cu_name ? cu_name : "";
@@ -141,12 +145,19 @@ std::vector<DwarfGlobal> KernelDwarf::globals(const std::string &name,
     Dwarf_Die die;
     if (dwarf_child(cu, &die) != 0) continue;
     do {
-      if (dwarf_tag(&die) != DW_TAG_variable || dwarf_hasattr(&die, DW_AT_declaration)) continue;
-      if (name_of(&die) != name) continue;
+      if (dwarf_tag(&die) != DW_TAG_variable || name_of(&die) != name) continue;
+      if (dwarf_hasattr(&die, DW_AT_declaration)) {
+        if (declared_in.empty()) declaration = die, declared_in = file;
+        continue;
+      }
       DwarfGlobal g;
       if (global_of_die(&die, file, &g)) out.push_back(std::move(g));
     } while (dwarf_siblingof(&die, &die) == 0);
   }
+  DwarfGlobal g;
+  if (out.empty() && file_glob.empty() && !declared_in.empty() &&
+      global_of_die(&declaration, declared_in, &g))
+    out.push_back(std::move(g));
   im.globals_found.emplace(key, out);
   return out;
 }
