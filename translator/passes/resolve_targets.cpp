@@ -14,6 +14,7 @@
 #include "probes/kernel_function.h"
 #include "symbols/btf.h"
 #include "symbols/catalog.h"
+#include "symbols/header_types.h"
 #include "symbols/target_access.h"
 
 namespace xtap {
@@ -263,7 +264,22 @@ class TargetResolver {
       // A location typed from the kernel's BTF casts to BTF's types: the
       // layouts of the kernel as built, with no header catalog to build.
       const TypeTable *own = where_ ? where_->types() : nullptr;
-      if (own && (base = cast_type(*own, t.cast_type)) >= 0) {
+      if (is_user_header_module(t.cast_module)) {
+        // @cast(p, "timeval", "<sys/time.h>"): a user-space header's type,
+        // from the DWARF of the headers compiled.
+        std::string error, name = t.cast_type;
+        while (!name.empty() && (name.back() == ' ' || name.back() == '*')) name.pop_back();
+        const KernelDwarf *hd = user_header_types(t.cast_module, &error);
+        if (hd && (base = hd->find_named_record(name)) >= 0) types = &hd->types();
+        if (base < 0) {
+          diags_
+              .error("XTP2229", e.loc,
+                     "type '" + t.cast_type + "' is not a struct or union that " + t.cast_module +
+                         " defines" + (hd ? "" : ": " + error))
+              .hint = "name a struct, union or typedef of one that the headers define";
+          return false;
+        }
+      } else if (own && (base = cast_type(*own, t.cast_type)) >= 0) {
         types = own;
       } else {
         // The header catalog first; then BTF, which also has the records the
