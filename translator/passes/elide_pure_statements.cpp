@@ -34,7 +34,7 @@ bool reads_target(const Expr &e) {
 
 void elide(StmtPtr &s, Diagnostics &diags) {
   if (s->kind == StmtKind::Expr && reads_target(*s->expr) && side_effect_free(*s->expr)) {
-    diags.warning("XTP2321", s->expr->loc,
+    diags.warning("XTP2322", s->expr->loc,
                   "this expression has no side effects and its value is not used: it is dropped");
     s = std::make_unique<Stmt>(StmtKind::Empty, s->loc);
     return;
