@@ -103,7 +103,11 @@ class KprobeProvider : public ProbeProvider {
       return;
     }
     auto dp = std::make_unique<KprobeProbe>();
-    dp->symbol = module.empty() ? cs[1].str_arg : module + ":" + cs[1].str_arg;
+    // The kernel names a module with '_' where its file has '-' (snd-hda-intel).
+    std::string kernel_module = module;
+    for (char &c : kernel_module)
+      if (c == '-') c = '_';
+    dp->symbol = module.empty() ? cs[1].str_arg : kernel_module + ":" + cs[1].str_arg;
     dp->module = module;
     dp->wildcard = is_glob(dp->symbol);
     dp->is_return = cs.size() == 3;
