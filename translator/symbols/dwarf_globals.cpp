@@ -155,8 +155,7 @@ std::vector<DwarfGlobal> KernelDwarf::globals(const std::string &name,
     } while (dwarf_siblingof(&die, &die) == 0);
   }
   DwarfGlobal g;
-  if (out.empty() && !declared_in.empty() &&
-      global_of_die(&declaration, declared_in, &g))
+  if (out.empty() && !declared_in.empty() && global_of_die(&declaration, declared_in, &g))
     out.push_back(std::move(g));
   im.globals_found.emplace(key, out);
   return out;
