@@ -678,6 +678,27 @@ static int xtap_check_wildcards(struct xtap_kprobe_set *set)
 static void xtap_kprobe_set_disarm(struct xtap_kprobe_set *set);
 
 /*
+ * kprobe.module("m").function("f") whose symbol the kernel does not know:
+ * the module is not loaded (or has no such function). As in stap, that is
+ * no reason to stop the other probes; the user is told once per probe.
+ */
+static void xtap_kprobe_not_loaded(struct xtap_kprobe *xk)
+{
+	const struct xtap_probe *p = xk->spec->probe;
+	const char *colon = strchr(xk->symbol, ':');
+	char msg[256];
+
+	memset(&xk->kp, 0, sizeof(xk->kp));
+	memset(&xk->rp, 0, sizeof(xk->rp));
+	snprintf(
+		msg, sizeof(msg),
+		"%s at %s is not armed: no module '%.*s' with a function '%s' is loaded",
+		p->point, p->location, colon ? (int)(colon - xk->symbol) : 0,
+		xk->symbol, colon ? colon + 1 : xk->symbol);
+	xtap_msg_text(XTAP_MSG_WARNING, msg);
+}
+
+/*
  * Register every kprobe; on the first failure report it and roll back,
  * except for an optional probe point (stap's "probe point?") and the
  * functions a wildcard matched, which are left out.
@@ -700,6 +721,10 @@ static int xtap_kprobe_set_arm(struct xtap_kprobe_set *set)
 			memset(&xk->rp, 0, sizeof(xk->rp));
 			pr_debug(XTAP_PFX "%s not registered on %s (%d)\n",
 				 xk->spec->probe->point, xk->symbol, err);
+			continue;
+		}
+		if (err == -ENOENT && xk->spec->in_module) {
+			xtap_kprobe_not_loaded(xk);
 			continue;
 		}
 		if (err) {

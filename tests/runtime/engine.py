@@ -90,11 +90,13 @@ def unmet_requirement(req, release, config):
         have = [int(x) for x in re.findall(r"\d+", release)[:3]]
         want = [int(x) for x in words[2].split(".")]
         return "" if have >= want else f"kernel {release} older than {words[2]}"
-    if words == ["debuginfo"]:
+    if words in (["debuginfo"], ["no-debuginfo"]):
         path = f"/usr/lib/debug/boot/vmlinux-{release}"
+        if words == ["no-debuginfo"]:
+            return f"{release} has DWARF debuginfo ({path})" if os.path.isfile(path) else ""
         return "" if os.path.isfile(path) else f"no DWARF debuginfo for {release} ({path})"
     raise testfile.TestFileError(f"unknown REQUIRES '{req}' (config CONFIG_X | "
-                                 "host-cmd NAME | kernel >= X.Y | debuginfo)")
+                                 "host-cmd NAME | kernel >= X.Y | debuginfo | no-debuginfo)")
 
 
 class Outcome:

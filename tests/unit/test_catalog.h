@@ -75,6 +75,11 @@ inline std::unique_ptr<KernelCatalog> make_test_catalog() {
   int t_bprmp = ty(KTypeKind::Pointer, "", 8, false, t_bprm);
   int t_regs = record("pt_regs", 168, {{"di", t_long, 896, 0}});
   int t_regsp = ty(KTypeKind::Pointer, "", 8, false, t_regs);
+  // Records known by a typedef: a tagged one (refcount_t) and an anonymous one (atomic_t).
+  int t_atomic =
+      ty(KTypeKind::Typedef, "atomic_t", 0, false, record("", 4, {{"counter", t_int, 0, 0}}));
+  ty(KTypeKind::Typedef, "refcount_t", 0, false,
+     record("refcount_struct", 4, {{"refs", t_atomic, 0, 0}}));
   KType cchar;
   cchar.kind = KTypeKind::Pointer;
   cchar.size = 8;

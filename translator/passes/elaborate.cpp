@@ -18,6 +18,7 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   expand_point_globs(s);
   expand_entry(s, diags);
   if (diags.has_errors()) return false;
+  elide_pure_statements(s, diags);
   resolve_probes(s, env, out, diags);
   if (diags.has_errors()) return false;
   require_probes(s, out, first_probe ? &*first_probe : nullptr, diags);

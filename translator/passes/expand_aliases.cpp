@@ -38,8 +38,35 @@ bool name_matches(const AliasDecl &a, const ProbePoint &pp, size_t n) {
   return true;
 }
 
+// `**` in a component matches across components (`netfilter.**` is each
+// of netfilter.ipv4.pre_routing, netfilter.arp.in ...), as in stap: the
+// point's components from `u` against the alias name's from `a`, whole.
+bool spans_match(const std::vector<ProbePointComponent> &point, size_t u,
+                 const std::vector<ProbePointComponent> &name, size_t a) {
+  if (u == point.size()) return a == name.size();
+  const auto &c = point[u];
+  bool spans = c.name.find("**") != std::string::npos;
+  std::string joined;
+  for (size_t n = 1; a + n <= name.size() && (n == 1 || spans); ++n) {
+    if (name[a + n - 1].has_arg) return false;
+    joined += (n > 1 ? "." : "") + name[a + n - 1].name;
+    if (fnmatch(c.name.c_str(), joined.c_str(), 0) == 0 && spans_match(point, u + 1, name, a + n))
+      return true;
+  }
+  return false;
+}
+
 std::vector<AliasUse> aliases_named(const Script &s, const ProbePoint &pp) {
   std::vector<AliasUse> out;
+  bool spans = std::any_of(pp.components.begin(), pp.components.end(), [](const auto &c) {
+    return !c.has_arg && c.name.find("**") != std::string::npos;
+  });
+  if (spans) {
+    for (const auto &a : s.aliases)
+      if (spans_match(pp.components, 0, a->name.components, 0))
+        out.push_back({a.get(), pp.components.size()});
+    return out;
+  }
   for (size_t n = pp.components.size(); n > 0 && out.empty(); --n)
     for (const auto &a : s.aliases)
       if (name_matches(*a, pp, n)) out.push_back({a.get(), n});

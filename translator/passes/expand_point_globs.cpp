@@ -22,16 +22,19 @@ bool has_glob(const std::string &s) { return s.find_first_of("*?[") != std::stri
 
 // The component names of a spelling: `kernel.function("name").return` ->
 // kernel, function, return. Placeholder words (NAME, N) are not names.
-std::vector<std::string> spelling_names(const std::string &spelling) {
+// `takes_arg` gets, per name, whether the spelling gives it an argument.
+std::vector<std::string> spelling_names(const std::string &spelling, std::vector<bool> *takes_arg) {
   std::vector<std::string> out(1);
+  takes_arg->assign(1, false);
   int depth = 0;
   bool quoted = false;
   for (char c : spelling) {
     if (c == '"') quoted = !quoted;
     if (quoted) continue;
+    if (c == '(' && depth == 0) takes_arg->back() = true;
     if (c == '(') ++depth;
     else if (c == ')') --depth;
-    else if (depth == 0 && c == '.') out.emplace_back();
+    else if (depth == 0 && c == '.') out.emplace_back(), takes_arg->push_back(false);
     else if (depth == 0) out.back() += c;
   }
   for (const auto &n : out)
@@ -44,8 +47,13 @@ std::vector<std::string> spelling_names(const std::string &spelling) {
 
 // Matches the user's components from `u` against the spelling's names from
 // `s`; on success fills `out` with the concrete components.
+// A component whose spelling takes an argument ("name", N) matches only a
+// component written with one: `netfilter.**` is no netfilter.hook(...).
+// (Some spellings leave a number out, timer.jiffies: an argument written
+// where the spelling shows none is for the family to judge.)
 bool match(const std::vector<ProbePointComponent> &user, size_t u,
-           const std::vector<std::string> &names, size_t s, std::vector<ProbePointComponent> &out) {
+           const std::vector<std::string> &names, const std::vector<bool> &takes_arg, size_t s,
+           std::vector<ProbePointComponent> &out) {
   if (u == user.size()) return s == names.size();
   const ProbePointComponent &c = user[u];
   const bool spans = c.name.find("**") != std::string::npos;
@@ -55,6 +63,9 @@ bool match(const std::vector<ProbePointComponent> &user, size_t u,
     // fnmatch's `*` crosses dots (no FNM_PATHNAME): one component at a time
     // unless the user wrote `**`.
     if (fnmatch(c.name.c_str(), joined.c_str(), 0) != 0) continue;
+    bool args_fit = c.has_arg || !takes_arg[s + n - 1];
+    for (size_t k = 0; k + 1 < n; ++k) args_fit = args_fit && !takes_arg[s + k];
+    if (!args_fit) continue;
     size_t mark = out.size();
     for (size_t k = 0; k < n; ++k) {
       ProbePointComponent concrete;
@@ -68,7 +79,7 @@ bool match(const std::vector<ProbePointComponent> &user, size_t u,
       }
       out.push_back(concrete);
     }
-    if (match(user, u + 1, names, s + n, out)) return true;
+    if (match(user, u + 1, names, takes_arg, s + n, out)) return true;
     out.resize(mark);
   }
   return false;
@@ -78,9 +89,10 @@ std::vector<ProbePoint> expand(const ProbePoint &pp) {
   std::vector<ProbePoint> out;
   for (const auto *provider : probe_providers())
     for (const auto &spelling : provider->spellings()) {
-      std::vector<std::string> names = spelling_names(spelling);
+      std::vector<bool> takes_arg;
+      std::vector<std::string> names = spelling_names(spelling, &takes_arg);
       std::vector<ProbePointComponent> comps;
-      if (names.empty() || !match(pp.components, 0, names, 0, comps)) continue;
+      if (names.empty() || !match(pp.components, 0, names, takes_arg, 0, comps)) continue;
       ProbePoint concrete = pp;
       concrete.components = std::move(comps);
       if (!provider->matches(concrete)) continue;

@@ -7,6 +7,8 @@
 //                     -> the family's points
 //   expand_entry      @entry(e) in .return probes -> values saved by a
 //                     companion entry probe
+//   elide_pure_statements  statements that only read target expressions
+//                     ($dentry;) -> dropped, with a warning
 //   resolve_probes    probe points -> derived probes of their providers
 //                     (probes/); probes reading context variables split per
 //                     location
@@ -42,6 +44,7 @@ void generate_tapsets(Script &s, const ProbeEnv &env, Diagnostics &diags);
 void expand_aliases(Script &s, Diagnostics &diags);
 void expand_point_globs(Script &s);
 void expand_entry(Script &s, Diagnostics &diags);
+void elide_pure_statements(Script &s, Diagnostics &diags);
 void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags);
 // first_probe: where the script's first probe was (resolve_probes drops the
 // declarations whose points all went away), or null when it had none.

@@ -14,6 +14,7 @@
 #include "probes/kernel_function.h"
 #include "symbols/btf.h"
 #include "symbols/catalog.h"
+#include "symbols/header_types.h"
 #include "symbols/target_access.h"
 
 namespace xtap {
@@ -263,7 +264,22 @@ class TargetResolver {
       // A location typed from the kernel's BTF casts to BTF's types: the
       // layouts of the kernel as built, with no header catalog to build.
       const TypeTable *own = where_ ? where_->types() : nullptr;
-      if (own && (base = cast_type(*own, t.cast_type)) >= 0) {
+      if (is_user_header_module(t.cast_module)) {
+        // @cast(p, "timeval", "<sys/time.h>"): a user-space header's type,
+        // from the DWARF of the headers compiled.
+        std::string error, name = t.cast_type;
+        while (!name.empty() && (name.back() == ' ' || name.back() == '*')) name.pop_back();
+        const KernelDwarf *hd = user_header_types(t.cast_module, &error);
+        if (hd && (base = hd->find_named_record(name)) >= 0) types = &hd->types();
+        if (base < 0) {
+          diags_
+              .error("XTP2229", e.loc,
+                     "type '" + t.cast_type + "' is not a struct or union that " + t.cast_module +
+                         " defines" + (hd ? "" : ": " + error))
+              .hint = "name a struct, union or typedef of one that the headers define";
+          return false;
+        }
+      } else if (own && (base = cast_type(*own, t.cast_type)) >= 0) {
         types = own;
       } else {
         // The header catalog first; then BTF, which also has the records the
@@ -598,11 +614,15 @@ class TargetResolver {
   }
 
   static int cast_type(const TypeTable &types, std::string name) {
-    bool is_union = false;
     while (!name.empty() && (name.back() == ' ' || name.back() == '*')) name.pop_back();
-    if (name.starts_with("struct ")) name = name.substr(7);
-    else if (name.starts_with("union ")) name = name.substr(6), is_union = true;
-    return types.find_record(name, is_union);
+    if (name.starts_with("struct ")) return types.find_record(name.substr(7));
+    if (name.starts_with("union ")) return types.find_record(name.substr(6), true);
+    // A bare name: a struct tag, a union tag, or a typedef of either
+    // (refcount_t, atomic_t), as stap finds them.
+    int id = types.find_record(name);
+    if (id < 0) id = types.find_record(name, true);
+    if (id < 0) id = types.find_record_typedef(name);
+    return id;
   }
 
   void unknown_variable(const Expr &e) {
@@ -644,6 +664,9 @@ class TargetResolver {
     for (const auto &n : names) all += (all.empty() ? "" : " ") + n;
     d.hint = guess.empty() ? "available: " + all
                            : "did you mean '" + guess + "'? (available: " + all + ")";
+    std::string no_globals = where_->globals_unavailable();
+    if (guess.empty() && !no_globals.empty())
+      d.hint += "; if '" + name + "' is a kernel global, " + no_globals;
   }
 
   // ----------------------------------------------------------- pretty-prints

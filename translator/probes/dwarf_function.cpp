@@ -388,6 +388,39 @@ bool dwarf_global_var(const ProbeEnv &env, const std::string &module, const std:
   return true;
 }
 
+void add_dwarf_globals(KernelFunctionProbe &dp, const ProbeEnv &env) {
+  if (!env.dwarf) return;
+  KernelFunctionProbe *probe = &dp;
+  dp.lazy_global = [probe, dwarf = env.dwarf](const std::string &name, const std::string &file,
+                                              ContextVar *cv) {
+    if (!file.empty()) return false;  // @var("name@file"): dwarf_global_var
+    std::string error;
+    std::vector<const KernelDwarf *> sources = dwarf("", &error);
+    if (sources.empty()) {
+      probe->globals_error =
+          "it is read from the kernel's DWARF debuginfo (the BTF types only "
+          "per-CPU variables), and there is " +
+          (error.empty() ? std::string("none") : "none: " + error);
+      return false;
+    }
+    const KernelDwarf &d = *sources.front();
+    // As the function's compilation unit sees the name, as stap looks it
+    // up; else the one global of that name.
+    DwarfGlobal g;
+    bool found = false;
+    for (const DwarfFunction *f : d.match(probe->function, ""))
+      if (!f->inlined && (found = d.global_seen_from(*f, name, &g))) break;
+    if (!found) {
+      std::string ignored;
+      if (!unique_global(d, name, "", cv, &ignored)) return false;
+    } else {
+      *cv = global_context_var(g);
+    }
+    probe->global_table = &d.types();
+    return true;
+  };
+}
+
 namespace {
 void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags,
                   bool exported_only);

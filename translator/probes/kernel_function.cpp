@@ -241,11 +241,11 @@ class KernelFunctionProvider : public ProbeProvider {
     size_t before = out.size();
     if (!kfunc_is_glob(pattern)) {
       if (const KFunction *f = btf->find_function(pattern))
-        add(*btf, *f, is_return, false, pattern, out);
+        add(*btf, *f, is_return, false, pattern, env, out);
     } else {
       for (const auto &f : btf->functions())
         if (fnmatch(pattern.c_str(), f.name.c_str(), 0) == 0)
-          add(*btf, f, is_return, true, pattern, out);
+          add(*btf, f, is_return, true, pattern, env, out);
     }
     for (size_t i = before; i < out.size(); ++i)
       static_cast<KernelFunctionProbe &>(*out[i]).is_call = is_call;
@@ -349,7 +349,7 @@ class KernelFunctionProvider : public ProbeProvider {
   }
 
   static void add(const KernelBtf &btf, const KFunction &f, bool is_return, bool from_pattern,
-                  const std::string &pattern, DerivedProbes &out) {
+                  const std::string &pattern, const ProbeEnv &env, DerivedProbes &out) {
     auto dp = std::make_unique<KernelFunctionProbe>();
     dp->function = f.name;
     dp->is_return = is_return;
@@ -357,6 +357,7 @@ class KernelFunctionProvider : public ProbeProvider {
     dp->pattern = pattern;
     dp->table = &btf.types();
     dp->vars = parameter_vars(btf.types(), f, is_return);
+    add_dwarf_globals(*dp, env);
     out.push_back(std::move(dp));
   }
 

@@ -67,14 +67,20 @@ class KernelFunctionProbe : public DerivedProbe {
     return decls;
   }
   // DWARF: globals as the probed function's compilation unit sees them.
+  // A probe found in BTF reads them from the kernel's DWARF too, whose
+  // types are not the probe's (global_table); when there is none,
+  // globals_error says why.
   std::function<bool(const std::string &name, const std::string &file, ContextVar *out)>
       lazy_global;
+  mutable const TypeTable *global_table = nullptr;
+  mutable std::string globals_error;
   bool global_var(const std::string &name, const std::string &file, ContextVar *out,
                   const TypeTable **types) const override {
     if (!lazy_global || !lazy_global(name, file, out)) return false;
-    *types = table;
+    *types = global_table ? global_table : table;
     return true;
   }
+  std::string globals_unavailable() const override { return globals_error; }
 };
 
 bool kfunc_is_glob(const std::string &s);
@@ -117,6 +123,11 @@ std::vector<ContextVar> parameter_vars(const TypeTable &types, const KFunction &
 bool dwarf_global_var(const ProbeEnv &env, const std::string &module, const std::string &name,
                       const std::string &file, ContextVar *out, const TypeTable **types,
                       std::string *error);
+
+// $name of a kernel global at a probe found in BTF: looked up in the
+// kernel's DWARF debuginfo when installed (as the probed function's
+// compilation unit sees it); otherwise the probe's globals_error says why.
+void add_dwarf_globals(KernelFunctionProbe &dp, const ProbeEnv &env);
 
 // A DWARF location as probe points write it: "FUNC[@FILE[:LINE|:N-M|:*|+REL]]".
 struct DwarfLocationSpec {

@@ -1,4 +1,5 @@
-// netfilter.hook("NF_INET_PRE_ROUTING").pf("NFPROTO_IPV4")[.priority(N)]:
+// netfilter.hook("NF_INET_PRE_ROUTING").pf("NFPROTO_IPV4")[.priority(N)]
+// (or .pf(...).hook(...), as stap also takes it):
 // a netfilter hook function registered in the initial network namespace
 // (nf_register_net_hook), run for every packet that passes the hook, as
 // stap's netfilter probes. Context variables: $hooknum, $skb, $in, $out,
@@ -75,23 +76,28 @@ class NetfilterProvider : public ProbeProvider {
  public:
   std::vector<std::string> spellings() const override {
     return {"netfilter.hook(\"NF_INET_PRE_ROUTING\").pf(\"NFPROTO_IPV4\")",
-            "netfilter.hook(\"...\").pf(\"...\").priority(N)"};
+            "netfilter.hook(\"...\").pf(\"...\").priority(N)",
+            "netfilter.pf(\"NFPROTO_IPV4\").hook(\"NF_INET_PRE_ROUTING\")",
+            "netfilter.pf(\"...\").hook(\"...\").priority(N)"};
   }
 
   bool matches(const ProbePoint &pp) const override {
     return pp.components[0].name == "netfilter" && pp.components.size() >= 2 &&
-           pp.components[1].name == "hook";
+           (pp.components[1].name == "hook" || pp.components[1].name == "pf");
   }
 
   void derive(const ProbePoint &pp, ProbeDecl &, const ProbeEnv &env, DerivedProbes &out,
               Diagnostics &diags) const override {
     const auto &cs = pp.components;
     auto dp = std::make_unique<NetfilterProbe>();
-    bool have_pf = false;
-    if (!number_of(cs[1], kHooks, "hook", diags, &dp->hook)) return;
-    for (size_t i = 2; i < cs.size(); ++i) {
+    // .hook and .pf in either order, as stap takes them.
+    bool have_pf = false, have_hook = false;
+    for (size_t i = 1; i < cs.size(); ++i) {
       const auto &c = cs[i];
-      if (c.name == "pf" && !have_pf) {
+      if (c.name == "hook" && !have_hook && (i == 1 || have_pf)) {
+        if (!number_of(c, kHooks, "hook", diags, &dp->hook)) return;
+        have_hook = true;
+      } else if (c.name == "pf" && !have_pf && (i == 1 || have_hook)) {
         if (!number_of(c, kFamilies, "pf", diags, &dp->pf)) return;
         have_pf = true;
       } else if (c.name == "priority" && c.has_arg) {
@@ -111,6 +117,11 @@ class NetfilterProvider : public ProbeProvider {
             "by .priority(N)";
         return;
       }
+    }
+    if (!have_hook) {
+      diags.error("XTP2181", pp.loc, "netfilter probe point '" + pp.str() + "' needs a hook").hint =
+          "add .hook(\"NF_INET_PRE_ROUTING\") (or another of the kernel's hooks)";
+      return;
     }
     if (!have_pf) {
       diags

@@ -266,9 +266,14 @@ class ProcessProvider : public ProbeProvider {
         for (size_t i = 0; i < g.gl_pathc; ++i) files.push_back(g.gl_pathv[i]);
       globfree(&g);
       size_t before = out.size();
+      std::string skipped;  // the files that are no x86-64 programs, and why
       for (const auto &f : files) {
         std::string why;
-        if (!ElfSymbols::open(f, &why)) continue;
+        if (!ElfSymbols::open(f, &why)) {
+          if (skipped.empty()) skipped = f + ": " + why;
+          else skipped += ", " + f;
+          continue;
+        }
         ProbePoint one = pp;
         one.components[0].str_arg = f.substr(env.sysroot.size());
         one.optional = true;
@@ -279,9 +284,11 @@ class ProcessProvider : public ProbeProvider {
             .error("XTP2171", cs[0].loc,
                    "no program matching '" + cs[0].str_arg + "' has a function '" + cs[1].str_arg +
                        "'" + (env.sysroot.empty() ? "" : " under " + env.sysroot))
-            .hint = files.empty() ? "no file matches the pattern"
-                                  : "the files matching it: " + files.front() +
-                                        (files.size() > 1 ? " ..." : "");
+            .hint =
+            files.empty() ? "no file matches the pattern"
+            : !skipped.empty()
+                ? "files left out (xtap probes x86-64 programs only): " + skipped
+                : "the files matching it: " + files.front() + (files.size() > 1 ? " ..." : "");
       }
       return;
     }

@@ -83,6 +83,10 @@ class DerivedProbe {
     return false;
   }
 
+  // Non-empty: why this location cannot read the kernel's globals as
+  // `$name` (no DWARF debuginfo), for the error about an unknown `$name`.
+  virtual std::string globals_unavailable() const { return ""; }
+
   // A context variable this location knows as a string at translation
   // time ($$name of a PLT probe: the function the entry calls); false when
   // it has no such variable.

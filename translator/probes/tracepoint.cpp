@@ -34,6 +34,14 @@ class TracepointProbe : public DerivedProbe {
   std::string name() const override { return "kernel.trace(\"" + system + ":" + event + "\")"; }
   const std::vector<ContextVar> &context_vars() const override { return vars; }
   const TypeTable *types() const override { return table; }
+  // $$name and $$system: the event and its system, as stap's tracepoint
+  // probes have them (known here, so they are string constants).
+  bool string_constant(const std::string &var, std::string *value) const override {
+    if (var == "$$name") *value = event;
+    else if (var == "$$system") *value = system;
+    else return false;
+    return true;
+  }
 };
 
 bool glob_match(const std::string &pattern, const std::string &s) {

@@ -107,11 +107,24 @@ int TypeTable::add(KType t) {
   return static_cast<int>(types_.size() - 1);
 }
 
+int TypeTable::find_record_typedef(const std::string &name) const {
+  auto it = record_typedefs_.find(name);
+  return it == record_typedefs_.end() ? -1 : it->second;
+}
+
 void TypeTable::index_records() {
   structs_.clear();
   unions_.clear();
+  record_typedefs_.clear();
   for (size_t i = 0; i < types_.size(); ++i) {
     const KType &t = types_[i];
+    if (t.kind == KTypeKind::Typedef && !t.name.empty()) {
+      int r = strip_typedefs(static_cast<int>(i));
+      const KType &rt = at(r);
+      if ((rt.kind == KTypeKind::Struct || rt.kind == KTypeKind::Union) && rt.complete)
+        record_typedefs_.emplace(t.name, static_cast<int>(i));
+      continue;
+    }
     if (t.name.empty() || !t.complete) continue;
     // The first complete definition of a tag wins; C allows a tag to be
     // redefined in an inner scope, headers in practice do not.

@@ -57,6 +57,8 @@ class TypeTable {
   int strip_typedefs(int id) const;
   // A complete struct/union by tag name ("task_struct"), or -1.
   int find_record(const std::string &tag, bool is_union = false) const;
+  // A typedef naming a complete struct or union ("refcount_t"), or -1.
+  int find_record_typedef(const std::string &name) const;
   // The member `name` of the struct/union `id` (typedefs stripped), found
   // inside anonymous struct/union members as C finds it; *bit_offset gets
   // its offset from the start of `id`. Null if there is none.
@@ -73,7 +75,7 @@ class TypeTable {
 
  private:
   std::vector<KType> types_;
-  std::unordered_map<std::string, int> structs_, unions_;
+  std::unordered_map<std::string, int> structs_, unions_, record_typedefs_;
 };
 
 struct KParam {

@@ -212,6 +212,10 @@ class KernelDwarf {
   // unit (a definition, or an extern declaration whose definition is
   // elsewhere). False when f's unit does not know the name.
   bool global_seen_from(const DwarfFunction &f, const std::string &name, DwarfGlobal *out) const;
+  // A complete struct or union named `name` ("timeval", "struct timeval",
+  // "union u") or by a typedef, in types(); -1 if there is none
+  // (symbols/dwarf_named_types.cpp).
+  int find_named_record(const std::string &name) const;
 
  private:
   struct Impl;

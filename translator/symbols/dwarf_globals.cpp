@@ -56,7 +56,9 @@ void KernelDwarf::place_global(uint64_t addr, DwarfGlobal *g) const {
     if (s.addr == addr && s.name == g->name && unique(s)) own = &s;
     if (s.addr <= addr && addr < s.addr + std::max<uint64_t>(s.size, 1)) container = &s;
   }
-  if (own) {
+  // kallsyms leaves out its own tables (kallsyms_names ...), so the
+  // runtime could not look them up by name: they are placed by _stext.
+  if (own && !(module_.empty() && own->name.starts_with("kallsyms_"))) {
     g->symbol = prefix + own->name;
     g->offset = 0;
     return;
@@ -103,7 +105,16 @@ bool KernelDwarf::global_of_die(const void *die_ptr, const std::string &file,
                : 0;
   Dwarf_Op *ops = nullptr;
   size_t n = 0;
-  if (!dwarf_attr(&die, DW_AT_location, &a)) {
+  if (dwarf_hasattr(&die, DW_AT_declaration)) {
+    // Declared in C, defined elsewhere (jiffies by the linker script,
+    // kallsyms_names by generated assembly): the symbol table places it.
+    Impl &im = *impl_;
+    im.read_symbols();
+    if (im.symbol_count[g.name] != 1) return false;
+    auto it = std::find_if(im.symbols.begin(), im.symbols.end(),
+                           [&](const Impl::Symbol &s) { return s.name == g.name; });
+    place_global(it->addr, &g);
+  } else if (!dwarf_attr(&die, DW_AT_location, &a)) {
     if (dwarf_attr(&die, DW_AT_const_value, &a)) g.why = "it is a constant the compiler folded in";
     else g.why = "it is optimised out (it has no location)";
   } else if (dwarf_getlocation(&a, &ops, &n) != 0 || n != 1 || ops[0].atom != DW_OP_addr) {
@@ -123,6 +134,10 @@ std::vector<DwarfGlobal> KernelDwarf::globals(const std::string &name,
   std::vector<DwarfGlobal> out;
   Dwarf_Die *cu = nullptr;
   Dwarf_Addr cu_bias;
+  // Where no unit defines it (jiffies: the linker script does), the first
+  // declaration gives its type and the symbol table its place.
+  Dwarf_Die declaration;
+  std::string declared_in;
   while ((cu = dwfl_module_nextcu(im.mod, cu, &cu_bias)) != nullptr) {
     const char *cu_name = dwarf_diename(cu);
     std::string file = cu_name ? cu_name : "";
@@ -130,12 +145,18 @@ std::vector<DwarfGlobal> KernelDwarf::globals(const std::string &name,
     Dwarf_Die die;
     if (dwarf_child(cu, &die) != 0) continue;
     do {
-      if (dwarf_tag(&die) != DW_TAG_variable || dwarf_hasattr(&die, DW_AT_declaration)) continue;
-      if (name_of(&die) != name) continue;
+      if (dwarf_tag(&die) != DW_TAG_variable || name_of(&die) != name) continue;
+      if (dwarf_hasattr(&die, DW_AT_declaration)) {
+        if (declared_in.empty()) declaration = die, declared_in = file;
+        continue;
+      }
       DwarfGlobal g;
       if (global_of_die(&die, file, &g)) out.push_back(std::move(g));
     } while (dwarf_siblingof(&die, &die) == 0);
   }
+  DwarfGlobal g;
+  if (out.empty() && !declared_in.empty() && global_of_die(&declaration, declared_in, &g))
+    out.push_back(std::move(g));
   im.globals_found.emplace(key, out);
   return out;
 }
@@ -158,11 +179,19 @@ bool KernelDwarf::global_seen_from(const DwarfFunction &f, const std::string &na
     return global_of_die(&die, cu_name ? cu_name : "", out);
   } while (dwarf_siblingof(&die, &die) == 0);
   if (!declared) return false;
-  // An extern declaration: the one definition elsewhere.
+  // An extern declaration: the one definition elsewhere, or, when no
+  // compilation unit defines it, the symbol of that name.
   std::vector<DwarfGlobal> defs = globals(name, "");
-  if (defs.size() != 1) return false;
-  *out = defs.front();
-  return true;
+  if (defs.size() == 1) {
+    *out = defs.front();
+    return true;
+  }
+  if (!defs.empty() || dwarf_child(&cu, &die) != 0) return false;
+  do {
+    if (dwarf_tag(&die) == DW_TAG_variable && name_of(&die) == name)
+      return global_of_die(&die, cu_name ? cu_name : "", out);
+  } while (dwarf_siblingof(&die, &die) == 0);
+  return false;
 }
 
 }  // namespace xtap

@@ -202,6 +202,8 @@ struct xtap_uprobe_spec {
 	u64 offset; /* file offset of the probed instruction */
 	u8 is_return; /* uretprobe */
 	u8 optional; /* probe point?: skip silently if it cannot be registered */
+	u8 in_module; /* kprobe.module("m"): a symbol that is not loaded (the
+				 * module is not) is left out with a warning */
 	u64 ref_ctr_offset; /* USDT: file offset of its semaphore, or 0 */
 	s32 pid; /* process(PID): only in that process; 0: any */
 	/*
@@ -252,6 +254,8 @@ struct xtap_kprobe_spec {
 	u8 is_return; /* kretprobe */
 	u32 maxactive; /* kretprobe instances; 0: kernel default */
 	u8 optional; /* probe point?: skip silently if it cannot be registered */
+	u8 in_module; /* kprobe.module("m"): a symbol that is not loaded (the
+				 * module is not) is left out with a warning */
 	u8 wildcard; /* symbol is a glob: the runner passes the matching
 				 * functions in the xtap_symbols module parameter */
 	u8 save_args; /* kretprobe: save the argument registers at entry
