@@ -14,6 +14,9 @@ namespace xtap {
 
 enum class Type { Unknown, Long, String, Stat };
 const char *type_name(Type t);
+// A global's or function's name as the script wrote it: without the prefix
+// a `private` declaration's name carries (parse/private_names.cpp).
+std::string display_name(const std::string &name);
 
 struct Builtin;
 struct GlobalDecl;
@@ -309,6 +312,7 @@ struct Script {
   std::vector<std::string> formats;
   std::vector<std::string> embedded_c;  // top-level %{ %} blocks (guru mode, tapsets)
   bool guru = false;                    // -g: target variables may be assigned
+  int private_files = 0;  // files with private declarations so far (parse/private_names.cpp)
 
   GlobalDecl *find_global(const std::string &name) const;
   FunctionDecl *find_function(const std::string &name) const;  // the first of that name
