@@ -275,10 +275,12 @@ struct ProbeDecl : Body {
 };
 
 // probe NAME = points { prologue }  /  probe NAME += points { epilogue }
+// probe NAME = points { prologue }, { epilogue }
 struct AliasDecl {
   ProbePoint name;
   std::vector<ProbePoint> points;
   StmtPtr body;
+  StmtPtr epilogue_body;  // the second body of `= points { }, { }`, or null
   bool epilogue = false;
   Location loc;
   bool from_tapset = false;

@@ -189,6 +189,18 @@ void Parser::alias_decl(Script &s, ProbePoint name, Location loc) {
   while (accept_op(","));
   if (!cur().is_op("{")) fail("'{' to start the alias body");
   a->body = block();
+  // `= points { prologue }, { epilogue }`: both at once, as in stap.
+  if (cur().is_op(",") && peek().is_op("{")) {
+    if (a->epilogue) {
+      diags_
+          .error("XTP1010", cur().loc,
+                 "an alias defined with '+=' has only an epilogue, not a second body")
+          .hint = "define it with '=' to give both a prologue and an epilogue";
+      throw ParseError{};
+    }
+    take();
+    a->epilogue_body = block();
+  }
   s.aliases.push_back(std::move(a));
 }
 

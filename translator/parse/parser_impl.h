@@ -219,6 +219,9 @@ class Parser {
   // entered; pass 2 (expand_entry) arranges the saving and checks the probe.
   ExprPtr entry(const Token &name);
 
+  // @probewrite(var): whether the probe using an alias writes var.
+  ExprPtr probewrite(const Token &name);
+
   // @choose_defined(a, b): a where @defined(a), else b (stap's tapset
   // macro), as the conditional expression pass 2 folds per location.
   ExprPtr choose_defined(const Token &name);

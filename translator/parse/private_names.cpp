@@ -89,6 +89,7 @@ void hide_private_names(Script &s, const FileDecls &before,
   for (size_t i = before.aliases; i < s.aliases.size(); ++i) {
     r.points(s.aliases[i]->points);
     r.stmt(*s.aliases[i]->body);
+    if (s.aliases[i]->epilogue_body) r.stmt(*s.aliases[i]->epilogue_body);
   }
 }
 
