@@ -174,7 +174,10 @@ ExprPtr Parser::defined(const Token &name) {
   // A target, an autocast (x->member), @choose_defined(...) (whether the
   // chosen one is defined: pass 2 decides), or a plain value (defined).
   e->args.push_back(dwarf_value());
-  if (entry) expect_op(")");
+  if (entry) {
+    expect_op(")");
+    e->text = "@entry";  // 0 where there is no entry (expand_entry)
+  }
   expect_op(")");
   return e;
 }

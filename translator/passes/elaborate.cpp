@@ -16,6 +16,7 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
     first_probe = s.probes.front()->points.empty() ? s.probes.front()->loc
                                                    : s.probes.front()->points.front().loc;
   expand_point_globs(s);
+  if (!opts.keep_unused) elide_pure_code(s, diags);
   expand_entry(s, diags);
   if (diags.has_errors()) return false;
   resolve_probes(s, env, out, diags);

@@ -35,7 +35,10 @@ class TypeInferrer {
     for (auto &g : script_.globals) {
       if (g->type != Type::Unknown) continue;
       if (!g->read && !g->written) {
-        diags_.warning("XTP2301", g->loc, "global '" + g->name + "' is never used");
+        // Pass 2's own globals (an @entry value no location reads) are
+        // no concern of the script's.
+        if (g->name.rfind("__xtap_", 0) != 0)
+          diags_.warning("XTP2301", g->loc, "global '" + g->name + "' is never used");
         g->type = Type::Long;
         if (g->is_array)
           for (auto &k : g->key_types)

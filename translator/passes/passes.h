@@ -5,6 +5,8 @@
 //                     point conditions -> probe conditions
 //   expand_point_globs  wildcards in a family's names (kerne*.funct*("f").*)
 //                     -> the family's points
+//   elide_pure_code   uncalled functions, dead stores, statements without
+//                     effect: dropped before they are checked, as stap does
 //   expand_entry      @entry(e) in .return probes -> values saved by a
 //                     companion entry probe
 //   resolve_probes    probe points -> derived probes of their providers
@@ -52,6 +54,11 @@ void require_probes(const Script &s, const Elaborated &e, const Location *first_
 void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags,
                      bool skip_badvars = false);
 void elide_dead_code(Script &s);
+// Drops if-branches with constant conditions in one body.
+void elide_dead_branches(StmtPtr &body);
+// stap's optimizer ahead of checking: uncalled functions, stores into
+// locals nothing reads, statements without side effects (unless -u).
+void elide_pure_code(Script &s, Diagnostics &diags);
 void elide_unread_assignments(Script &s);
 void prune_tapsets(Script &s);
 // Autocasts left untyped: dropped where they are a whole statement,
