@@ -10,6 +10,7 @@
 // delete, control flow (next, break, continue, return), calls of functions
 // that have any (a function's own locals do not count), embedded C not
 // marked /* pure */, and the builtins but the sprint family.
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -186,10 +187,27 @@ class PureElider {
   }
 
   // ------------------------------------------------------------ eliding
+  static bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
   // Locals read anywhere in the body: all but the target of a plain `=`.
   void collect_reads(const Expr &e) {
     bool store = e.kind == ExprKind::Assign && e.op == Op::None && e.args[0]->kind == ExprKind::Var;
     if (e.kind == ExprKind::Var) read_.insert(e.text);
+    // Embedded C reads locals as STAP_ARG_x or THIS->x: any word of it
+    // may be one.
+    if (e.kind == ExprKind::EmbeddedC) {
+      for (size_t i = 0; i < e.text.size();) {
+        if (!is_word(e.text[i])) {
+          ++i;
+          continue;
+        }
+        size_t j = i;
+        while (j < e.text.size() && is_word(e.text[j])) ++j;
+        std::string word = e.text.substr(i, j - i);
+        read_.insert(word.rfind("STAP_ARG_", 0) == 0 ? word.substr(9) : word);
+        i = j;
+      }
+    }
     for (size_t i = store ? 1 : 0; i < e.args.size(); ++i) collect_reads(*e.args[i]);
   }
 

@@ -22,13 +22,24 @@ class TypeInferrer {
       if (g->init) g->type = g->init->kind == ExprKind::Number ? Type::Long : Type::String;
     for (auto &f : script_.functions) {
       f->return_type = f->declared_return;
-      if (!f->returns_value && f->return_type == Type::Unknown) f->return_type = Type::Long;
+      // An untyped embedded-C function that returns something takes its
+      // return type from where its calls are used, as in stap
+      // (buildok/fortynine.stp: `log(foo("hello"))` makes foo a string).
+      if (!f->returns_value && f->return_type == Type::Unknown && !returns_from_c(*f))
+        f->return_type = Type::Long;
       for (auto *p : f->params) p->type = p->declared;
     }
     // Each round can only move types from unknown to known, so this ends.
     do {
       changed_ = false;
       walk_all();
+      // What the calls could not tell: a long, as a C value is by default.
+      if (!changed_)
+        for (auto &f : script_.functions)
+          if (f->return_type == Type::Unknown && returns_from_c(*f)) {
+            f->return_type = Type::Long;
+            changed_ = true;
+          }
     } while (changed_);
     report_ = true;
     walk_all();
@@ -175,7 +186,7 @@ class TypeInferrer {
         unify(e.global->type, want, e.loc, "array '" + e.text + "'");
         return set(e, e.global->type);
       case ExprKind::In: keys(e); return set(e, Type::Long);
-      case ExprKind::Call: return call(e);
+      case ExprKind::Call: return call(e, want);
       case ExprKind::Unary: expect(*e.arg(0), Type::Long); return set(e, Type::Long);
       case ExprKind::Logical:
         expect(*e.arg(0), Type::Long);
@@ -297,9 +308,17 @@ class TypeInferrer {
     return set(e, l != Type::Unknown ? l : r);
   }
 
-  Type call(Expr &e) {
+  static bool returns_from_c(const FunctionDecl &f) {
+    if (!f.embedded || f.declared_return != Type::Unknown) return false;
+    for (const char *r : {"STAP_RETURN", "STAP_RETVALUE", "__retvalue"})
+      if (f.embedded_c.find(r) != std::string::npos) return true;
+    return false;
+  }
+
+  Type call(Expr &e, Type want) {
     if (FunctionDecl *f = e.function) {
       called_.insert(f);
+      if (returns_from_c(*f)) unify(f->return_type, want, e.loc, "the value of '" + f->name + "'");
       for (size_t i = 0; i < e.args.size() && i < f->params.size(); ++i) {
         LocalVar *p = f->params[i];
         Type t = expr(*e.arg(i), p->type);
