@@ -294,6 +294,13 @@ struct FunctionDecl : Body {
   bool returns_value = false;  // has a `return expr`
   int index = 0;
   int overload = 0;  // f(a) and f(a, b): 0 for the first, then 1, 2 ...
+  // Run-time overloading, as in stap: functions of one name and arity form
+  // a chain ordered by priority (`function f():N`; script 0, tapsets 1),
+  // then declaration. Calls go to the head; `next` (STAP_NEXT in C) passes
+  // the call's arguments on to the next one (link_overloads).
+  int priority = 0;
+  FunctionDecl *next_overload = nullptr;
+  bool overload_tail = false;  // not the head: calls never name it
   bool from_tapset = false;
   bool embedded = false;  // body is C: `function f:long(x:long) %{ ... %}`
   std::string embedded_c;

@@ -234,6 +234,13 @@ void Parser::function_decl(Script &s) {
   }
   expect_op(")");
   f->from_tapset = opts_.tapset;
+  f->priority = opts_.tapset ? 1 : 0;
+  // `function f():N`: its place among the functions of its name and arity.
+  if (accept_op(":")) {
+    bool neg = accept_op("-");
+    if (cur().kind != Tok::Number) fail("a priority number after ':'");
+    f->priority = static_cast<int>(neg ? -take().number : take().number);
+  }
   if (cur().kind == Tok::EmbeddedC) {
     check_embedded(cur());
     f->embedded = true;
@@ -243,16 +250,11 @@ void Parser::function_decl(Script &s) {
     if (!cur().is_op("{")) fail("'{' or '%{' to start the function body");
     f->body = block();
   }
-  // Functions are overloaded by their number of parameters, as in stap.
+  // Functions are overloaded by their number of parameters, as in stap;
+  // several of one arity are overloaded at run time (link_overloads).
   if (FunctionDecl *old = s.find_function(f->name, f->params.size())) {
     // The script is parsed before the tapsets: its own function wins.
     if (opts_.tapset && !old->from_tapset) return;
-    diags_
-        .error("XTP1016", name.loc,
-               "function '" + f->name + "' with " + std::to_string(f->params.size()) +
-                   " parameter(s) is defined twice")
-        .hint = "the other definition is at " + old->loc.str();
-    return;
   }
   for (const auto &other : s.functions)
     if (other->name == f->name) f->overload = std::max(f->overload, other->overload + 1);

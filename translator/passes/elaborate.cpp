@@ -6,6 +6,7 @@ namespace xtap {
 
 bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags,
                const ElaborateOptions &opts) {
+  link_overloads(s);
   generate_tapsets(s, env, diags);
   if (diags.has_errors()) return false;
   expand_aliases(s, diags);

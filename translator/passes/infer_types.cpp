@@ -100,7 +100,23 @@ class TypeInferrer {
     }
   }
 
+  // The functions of a run-time overload chain take the same arguments and
+  // give the same kind of value: `next` passes one's call to the next.
+  void unify_overloads(FunctionDecl &f) {
+    FunctionDecl *n = f.next_overload;
+    if (!n) return;
+    if (called_.count(&f)) called_.insert(n);
+    std::string what = "function '" + f.name + "' (overloaded at " + n->loc.str() + ")";
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      unify(f.params[i]->type, n->params[i]->type, f.params[i]->loc, "parameter of " + what);
+      unify(n->params[i]->type, f.params[i]->type, n->params[i]->loc, "parameter of " + what);
+    }
+    unify(f.return_type, n->return_type, f.loc, "the value of " + what);
+    unify(n->return_type, f.return_type, n->loc, "the value of " + what);
+  }
+
   void walk_all() {
+    for (auto &f : script_.functions) unify_overloads(*f);
     for (auto &f : script_.functions) {
       function_ = f.get();
       walk_body(*f);

@@ -1,5 +1,6 @@
 // Pass 2 (elaborate): the checks and resolutions between parsing and code
 // generation, run in this order by elaborate():
+//   link_overloads    functions of one name and arity -> a chain for `next`
 //   generate_tapsets  tapsets made from the kernel catalog (syscall.*), if used
 //   expand_aliases    probe alias uses -> the alias's points and bodies;
 //                     point conditions -> probe conditions
@@ -41,6 +42,8 @@ struct Elaborated {
 };
 
 void generate_tapsets(Script &s, const ProbeEnv &env, Diagnostics &diags);
+// Chains the functions of one name and arity (run-time overloading).
+void link_overloads(Script &s);
 void expand_aliases(Script &s, Diagnostics &diags);
 void expand_point_globs(Script &s);
 void expand_entry(Script &s, Diagnostics &diags);
