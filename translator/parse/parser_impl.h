@@ -273,9 +273,9 @@ class Parser {
   ParseOptions opts_;
   std::vector<Token> toks_;
   size_t pos_ = 0;
-  int depth_ = 0;                   // Nesting levels open now
-  FileDecls before_{};              // the script's declarations before this file
-  bool private_ = false;            // parsing a `private` declaration
+  int depth_ = 0;         // Nesting levels open now
+  FileDecls before_{};    // the script's declarations before this file
+  bool private_ = false;  // parsing a `private` declaration
   bool declared_here(const Script &s, const std::string &name) const;  // a plain global
   int private_file_ = 0;  // this file's number in private names (0: none yet)
   std::map<std::string, std::string> private_names_;  // declared name -> its name in the AST
