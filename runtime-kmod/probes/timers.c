@@ -65,7 +65,7 @@ static int xtap_timers_alloc(const void *specs, u32 n)
 			xt->spec->period_jiffies ?
 				jiffies_to_nsecs(xt->spec->randomize_jiffies) :
 				xt->spec->randomize_ns;
-		/* The translator keeps M below N; stay safe for any module. */
+		/* The translator keeps M at most N; stay safe for any module. */
 		xt->randomize_ns = min(xt->randomize_ns, xt->period_ns);
 		xtap_hrtimer_setup(&xt->t, xtap_timer_fire, CLOCK_MONOTONIC,
 				   HRTIMER_MODE_REL);

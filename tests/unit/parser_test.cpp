@@ -67,7 +67,8 @@ TEST(Parser, FunctionsOverloadedByArity) {
   EXPECT_EQ(r->script->find_function("f", 2)->params.size(), 2u);
   EXPECT_EQ(r->script->find_function("f", 0)->overload, 2);
   EXPECT_EQ(r->script->find_function("f", 3), nullptr);
-  EXPECT_EQ(test::run("function f(a) { } function f(b) { }", false)->first_error(), "XTP1016");
+  // Two of one arity: overloaded at run time (`next`), as in stap.
+  EXPECT_TRUE(test::run("function f(a) { } function f(b) { }", false)->ok);
 }
 
 TEST(Parser, ProbePointsWithArgumentsAndSuffixes) {

@@ -90,7 +90,7 @@ TEST(Preprocess, MacroArgumentsKeepBracketedCommas) {
 
 TEST(Preprocess, DiagnosticsShowTheExpansionChain) {
   auto r = test::run(
-      "@define inner %( 1 + \"s\" %)\n@define outer %( @inner %)\nprobe begin { x = @outer }");
+      "@define inner %( 1 + \"s\" %)\n@define outer %( @inner %)\nprobe begin { println(@outer) }");
   std::string out = r->printed();
   auto first = out.find("note: in expansion of macro '@inner'");
   auto second = out.find("note: in expansion of macro '@outer'");

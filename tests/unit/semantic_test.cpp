@@ -74,8 +74,19 @@ TEST(Semantic, HistogramBucketsAreLongs) {
     EXPECT_EQ(l->type, l->name == "t" ? Type::String : Type::Long) << l->name;
 }
 
+// Code without effect is dropped before it is checked, as in stap
+// (passes/elide_pure_code.cpp): a conflict in it is no error.
+TEST(Semantic, DroppedCodeIsNotTypeChecked) {
+  auto r = test::run(
+      "function unused() { return 1 + \"s\" }\n"
+      "probe begin { x = 1; x = \"s\"; 2 + \"s\"; println(\"ok\") }");
+  EXPECT_TRUE(r->ok) << r->printed();
+  EXPECT_NE(r->printed().find("warning[XTP2320]"), std::string::npos) << r->printed();
+  EXPECT_NE(r->printed().find("warning[XTP2322]"), std::string::npos) << r->printed();
+}
+
 TEST(Semantic, TypeConflictIsAnError) {
-  auto r = test::run("probe begin { x = 1; x = \"s\" }");
+  auto r = test::run("probe begin { x = 1; x = \"s\"; println(x) }");
   EXPECT_EQ(r->first_error(), "XTP2305");
   EXPECT_NE(r->printed().find("t.stp:1:26"), std::string::npos) << r->printed();
 }

@@ -47,7 +47,7 @@ std::string emit_unread_display(const Script &s, const std::string &name, std::s
   w.line();
   for (const auto *g : gs) {
     std::string n = global_c_name(*g);
-    std::string label = g->name;
+    std::string label = display_name(g->name);
     if (!g->is_array) {
       if (g->type == Type::Stat) {
         w.open("if (!xtap_stat_get(c, " + n + ", XTAP_OP_COUNT, &v) && v > 0) {");

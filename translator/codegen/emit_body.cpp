@@ -125,6 +125,30 @@ std::string signature(const FunctionDecl &fn) {
   return "static " + c_type_of(fn.return_type) + function_c_name(fn) + "(" + params + ")";
 }
 
+bool has_next(const Stmt &s) {
+  if (s.kind == StmtKind::Next) return true;
+  for (const auto &b : s.body)
+    if (has_next(*b)) return true;
+  return false;
+}
+
+// Where `next` goes in a function (its frame, if any, already popped):
+// the call's arguments to the next function of the overload chain, or the
+// run-time error stap raises past the last one.
+void next_overload_tail(CWriter &w, const FunctionDecl &fn, const std::string &fail) {
+  w.line("next_overload: __maybe_unused;");
+  if (const FunctionDecl *n = fn.next_overload) {
+    std::string args = "c";
+    if (fn.return_type == Type::String) args += ", ret";
+    for (const auto *p : fn.params) args += ", a_" + p->name;
+    w.line("\treturn " + function_c_name(*n) + "(" + args + ");");
+  } else {
+    w.line("\txtap_error(c, \"all functions exhausted in '" + fn.name + "' at " + fn.loc.str() +
+           "\");");
+    w.line("\treturn " + fail + ";");
+  }
+}
+
 // A function whose body is C (tapsets, guru mode), with SystemTap's
 // conventions: STAP_ARG_<name>, STAP_RETVALUE, STAP_RETURN(v), STAP_ERROR(),
 // CONTEXT, and for C written for older stap releases THIS->name,
@@ -165,6 +189,8 @@ FunctionCode emit_embedded_function(const FunctionDecl &fn) {
                "while (0)"
              : "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
   w.line("#define STAP_ERROR(...) do { xtap_error(c, __VA_ARGS__); goto out; } while (0)");
+  bool next = fn.embedded_c.find("STAP_NEXT") != std::string::npos;
+  if (next) w.line("#define STAP_NEXT goto next_overload");
   w.line("#define CONTEXT c");
   w.open("{");
   w.raw(std::regex_replace(fn.embedded_c, last_error, "CONTEXT->error"));
@@ -178,8 +204,10 @@ FunctionCode emit_embedded_function(const FunctionDecl &fn) {
   w.line("#undef STAP_RETURN");
   w.line("#undef STAP_ERROR");
   w.line("#undef CONTEXT");
+  if (next) w.line("#undef STAP_NEXT");
   if (this_struct && !str) w.line("ret = THIS->__retvalue;");
   w.line("return ret;");
+  if (next) next_overload_tail(w, fn, str ? "ret" : "0");
   w.close();
   fc.c = w.str();
   return fc;
@@ -228,6 +256,12 @@ FunctionCode emit_function(const Script &script, const FunctionDecl &fn, unsigne
   w.line("\txtap_frame_pop(c, sizeof(*f));");
   w.line("\tc->nesting--;");
   w.line("\treturn ret;");
+  if (has_next(*fn.body)) {
+    w.line("next_overload_pop: __maybe_unused;");
+    w.line("\txtap_frame_pop(c, sizeof(*f));");
+    w.line("\tc->nesting--;");
+    next_overload_tail(w, fn, fail);
+  }
   w.close();
   fc.c = w.str();
   fc.frame_bytes = fr.bytes;

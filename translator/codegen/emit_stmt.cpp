@@ -63,7 +63,8 @@ void BodyEmitter::stmt(const Stmt &s) {
     case StmtKind::Foreach: foreach_stmt(s); return;
     case StmtKind::Try: try_stmt(s); return;
     case StmtKind::Delete: delete_stmt(s); return;
-    case StmtKind::Next: w_.line("goto out;"); return;
+    // In a function: on to the next function of its overload chain.
+    case StmtKind::Next: w_.line(function_ ? "goto next_overload_pop;" : "goto out;"); return;
     case StmtKind::Break: w_.line("break;"); return;
     case StmtKind::Continue: w_.line("continue;"); return;
     case StmtKind::Return:

@@ -178,7 +178,7 @@ FunctionDecl *Script::find_function(const std::string &name) const {
 
 FunctionDecl *Script::find_function(const std::string &name, size_t arity) const {
   for (const auto &f : functions)
-    if (f->name == name && f->params.size() == arity) return f.get();
+    if (f->name == name && f->params.size() == arity && !f->overload_tail) return f.get();
   return nullptr;
 }
 

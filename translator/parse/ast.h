@@ -14,6 +14,9 @@ namespace xtap {
 
 enum class Type { Unknown, Long, String, Stat };
 const char *type_name(Type t);
+// A global's or function's name as the script wrote it: without the prefix
+// a `private` declaration's name carries (parse/private_names.cpp).
+std::string display_name(const std::string &name);
 
 struct Builtin;
 struct GlobalDecl;
@@ -283,10 +286,12 @@ struct ProbeDecl : Body {
 };
 
 // probe NAME = points { prologue }  /  probe NAME += points { epilogue }
+// probe NAME = points { prologue }, { epilogue }
 struct AliasDecl {
   ProbePoint name;
   std::vector<ProbePoint> points;
   StmtPtr body;
+  StmtPtr epilogue_body;  // the second body of `= points { }, { }`, or null
   bool epilogue = false;
   Location loc;
   bool from_tapset = false;
@@ -300,6 +305,13 @@ struct FunctionDecl : Body {
   bool returns_value = false;  // has a `return expr`
   int index = 0;
   int overload = 0;  // f(a) and f(a, b): 0 for the first, then 1, 2 ...
+  // Run-time overloading, as in stap: functions of one name and arity form
+  // a chain ordered by priority (`function f():N`; script 0, tapsets 1),
+  // then declaration. Calls go to the head; `next` (STAP_NEXT in C) passes
+  // the call's arguments on to the next one (link_overloads).
+  int priority = 0;
+  FunctionDecl *next_overload = nullptr;
+  bool overload_tail = false;  // not the head: calls never name it
   bool from_tapset = false;
   bool embedded = false;  // body is C: `function f:long(x:long) %{ ... %}`
   std::string embedded_c;
@@ -320,6 +332,7 @@ struct Script {
   std::vector<std::string> formats;
   std::vector<std::string> embedded_c;  // top-level %{ %} blocks (guru mode, tapsets)
   bool guru = false;                    // -g: target variables may be assigned
+  int private_files = 0;  // files with private declarations so far (parse/private_names.cpp)
 
   GlobalDecl *find_global(const std::string &name) const;
   FunctionDecl *find_function(const std::string &name) const;  // the first of that name

@@ -12,6 +12,7 @@ namespace xtap {
 namespace parse_internal {
 
 void Parser::run(Script &script) {
+  before_ = count_decls(script);
   while (!at_end()) {
     try {
       top_level(script);
@@ -19,6 +20,20 @@ void Parser::run(Script &script) {
       recover_top_level();
     }
   }
+  if (!private_names_.empty()) hide_private_names(script, before_, private_names_);
+}
+
+bool Parser::declared_here(const Script &s, const std::string &name) const {
+  for (size_t i = before_.globals; i < s.globals.size(); ++i)
+    if (s.globals[i]->name == name) return true;
+  return false;
+}
+
+std::string Parser::private_name(Script &s, const std::string &name) {
+  if (private_file_ == 0) private_file_ = ++s.private_files;
+  std::string mangled = private_prefix(private_file_) + name;
+  private_names_[name] = mangled;
+  return mangled;
 }
 
 std::string Parser::describe(const Token &t) {
@@ -59,7 +74,8 @@ void Parser::recover_top_level() {
   // `probe`, `global` and `function` only start declarations, so the next
   // one is a safe place to go on from.
   take();
-  while (!at_end() && !cur().is_kw("probe") && !cur().is_kw("global") && !cur().is_kw("function"))
+  while (!at_end() && !cur().is_kw("probe") && !cur().is_kw("global") && !cur().is_kw("function") &&
+         !cur().is_kw("private"))
     take();
 }
 
@@ -72,10 +88,16 @@ void Parser::top_level(Script &s) {
   if (accept_kw("global")) return global_decl(s);
   if (cur().is_kw("probe")) return probe_decl(s);
   if (accept_kw("private")) {
-    // A single-file script has nothing to hide from: accept and go on.
-    if (!cur().is_kw("global") && !cur().is_kw("function"))
-      fail("'global' or 'function' after 'private'");
-    return top_level(s);
+    // `private global x`, `private function f`, and stap's short form
+    // `private x` for a private global: names seen in this file only.
+    private_ = true;
+    struct Reset {
+      bool &flag;
+      ~Reset() { flag = false; }
+    } reset{private_};
+    if (accept_kw("global") || cur().kind == Tok::Identifier) return global_decl(s);
+    if (cur().is_kw("function")) return function_decl(s);
+    fail("'global', 'function' or a variable name after 'private'");
   }
   if (cur().is_kw("function")) return function_decl(s);
   if (accept_op(";")) return;
@@ -91,7 +113,7 @@ void Parser::global_decl(Script &s) {
     }
     auto g = std::make_unique<GlobalDecl>();
     g->from_tapset = opts_.tapset;
-    g->name = name.text;
+    g->name = private_ ? private_name(s, name.text) : name.text;
     g->loc = name.loc;
     if (cur().is_op("%")) {
       g->wrap = true;
@@ -125,7 +147,11 @@ void Parser::global_decl(Script &s) {
         fail("a number or string literal as initializer");
       }
     }
-    if (s.find_global(g->name)) {
+    if (private_ != private_names_.count(name.text) || (private_ && declared_here(s, name.text))) {
+      // stap: within a file, a name is either private or global.
+      diags_.error("XTP1012", name.loc,
+                   "'" + name.text + "' is declared both global and private in this file");
+    } else if (s.find_global(g->name)) {
       diags_.error("XTP1012", name.loc, "duplicate global variable '" + name.text + "'");
     } else {
       g->index = static_cast<int>(s.globals.size());
@@ -163,6 +189,18 @@ void Parser::alias_decl(Script &s, ProbePoint name, Location loc) {
   while (accept_op(","));
   if (!cur().is_op("{")) fail("'{' to start the alias body");
   a->body = block();
+  // `= points { prologue }, { epilogue }`: both at once, as in stap.
+  if (cur().is_op(",") && peek().is_op("{")) {
+    if (a->epilogue) {
+      diags_
+          .error("XTP1010", cur().loc,
+                 "an alias defined with '+=' has only an epilogue, not a second body")
+          .hint = "define it with '=' to give both a prologue and an epilogue";
+      throw ParseError{};
+    }
+    take();
+    a->epilogue_body = block();
+  }
   s.aliases.push_back(std::move(a));
 }
 
@@ -179,7 +217,7 @@ void Parser::function_decl(Script &s) {
   auto f = std::make_unique<FunctionDecl>();
   take();
   Token name = expect_identifier("a function name");
-  f->name = name.text;
+  f->name = private_ ? private_name(s, name.text) : name.text;
   f->loc = name.loc;
   if (accept_op(":")) f->declared_return = type_annotation();
   expect_op("(");
@@ -196,6 +234,13 @@ void Parser::function_decl(Script &s) {
   }
   expect_op(")");
   f->from_tapset = opts_.tapset;
+  f->priority = opts_.tapset ? 1 : 0;
+  // `function f():N`: its place among the functions of its name and arity.
+  if (accept_op(":")) {
+    bool neg = accept_op("-");
+    if (cur().kind != Tok::Number) fail("a priority number after ':'");
+    f->priority = static_cast<int>(neg ? -take().number : take().number);
+  }
   if (cur().kind == Tok::EmbeddedC) {
     check_embedded(cur());
     f->embedded = true;
@@ -205,16 +250,11 @@ void Parser::function_decl(Script &s) {
     if (!cur().is_op("{")) fail("'{' or '%{' to start the function body");
     f->body = block();
   }
-  // Functions are overloaded by their number of parameters, as in stap.
+  // Functions are overloaded by their number of parameters, as in stap;
+  // several of one arity are overloaded at run time (link_overloads).
   if (FunctionDecl *old = s.find_function(f->name, f->params.size())) {
     // The script is parsed before the tapsets: its own function wins.
     if (opts_.tapset && !old->from_tapset) return;
-    diags_
-        .error("XTP1016", name.loc,
-               "function '" + f->name + "' with " + std::to_string(f->params.size()) +
-                   " parameter(s) is defined twice")
-        .hint = "the other definition is at " + old->loc.str();
-    return;
   }
   for (const auto &other : s.functions)
     if (other->name == f->name) f->overload = std::max(f->overload, other->overload + 1);

@@ -203,7 +203,10 @@ ExprPtr Parser::defined(const Token &name) {
   // A target, an autocast (x->member), @choose_defined(...) (whether the
   // chosen one is defined: pass 2 decides), or a plain value (defined).
   e->args.push_back(dwarf_value());
-  if (entry) expect_op(")");
+  if (entry) {
+    expect_op(")");
+    e->text = "@entry";  // 0 where there is no entry (expand_entry)
+  }
   expect_op(")");
   return e;
 }
@@ -227,6 +230,26 @@ ExprPtr Parser::entry(const Token &name) {
   auto e = make(ExprKind::Entry, name.loc);
   expect_op("(");
   e->args.push_back(expression());
+  expect_op(")");
+  return e;
+}
+
+// @probewrite(var): in a probe alias's body, whether the body of the probe
+// using the alias writes var; pass 2 (expand_aliases) puts 1 or 0 there.
+// A call of that name holding the variable or target, until then.
+ExprPtr Parser::probewrite(const Token &name) {
+  auto e = make(ExprKind::Call, name.loc);
+  e->text = name.text;
+  expect_op("(");
+  if (cur().kind != Tok::Identifier) fail("a variable or target variable");
+  if (is_target_head(cur())) {
+    Token head = take();
+    e->args.push_back(target(head, false));
+  } else {
+    auto v = make(ExprKind::Var, cur().loc);
+    v->text = take().text;
+    e->args.push_back(std::move(v));
+  }
   expect_op(")");
   return e;
 }
@@ -442,6 +465,7 @@ ExprPtr Parser::value() {
     if (name.text == "@choose_defined") return choose_defined(name);
     if (name.text == "@entry") return entry(name);
     if (name.text == "@const") return const_op(name);
+    if (name.text == "@probewrite") return probewrite(name);
     if (name.text[0] == '$' || name.text == "@cast" || name.text == "@var")
       return target(name, false);
     if (name.text == "@kderef" || name.text == "@uderef" || name.text == "@kregister" ||
@@ -450,7 +474,7 @@ ExprPtr Parser::value() {
     if (name.text[0] == '@') {
       diags_.error("XTP1022", name.loc, "unknown '@' operator '" + name.text + "'").hint =
           "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined "
-          "@choose_defined @cast @var @entry "
+          "@choose_defined @cast @var @entry @probewrite "
           "@kderef @uderef @kregister @uregister, "
           "and @1 @2 ... for script arguments";
       throw ParseError{};

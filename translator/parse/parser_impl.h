@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,18 @@
 namespace xtap::parse_internal {
 
 struct ParseError {};  // unwinds to the nearest recovery point
+
+// How many declarations of each kind a script had before a file was parsed
+// into it: the file's own are those after (private_names.cpp).
+struct FileDecls {
+  size_t globals, probes, functions, aliases;
+};
+FileDecls count_decls(const Script &s);
+std::string private_prefix(int file);
+// Renames the uses of the file's private names (declared -> mangled) in
+// the declarations the file added to `s`.
+void hide_private_names(Script &s, const FileDecls &before,
+                        const std::map<std::string, std::string> &names);
 
 // How deep statements and expressions may nest (counting each recursive
 // step of the parser: a parenthesis costs about three). Every later pass
@@ -214,6 +227,9 @@ class Parser {
   // entered; pass 2 (expand_entry) arranges the saving and checks the probe.
   ExprPtr entry(const Token &name);
 
+  // @probewrite(var): whether the probe using an alias writes var.
+  ExprPtr probewrite(const Token &name);
+
   // @choose_defined(a, b): a where @defined(a), else b (stap's tapset
   // macro), as the conditional expression pass 2 folds per location.
   ExprPtr choose_defined(const Token &name);
@@ -265,7 +281,15 @@ class Parser {
   ParseOptions opts_;
   std::vector<Token> toks_;
   size_t pos_ = 0;
-  int depth_ = 0;                   // Nesting levels open now
+  int depth_ = 0;         // Nesting levels open now
+  FileDecls before_{};    // the script's declarations before this file
+  bool private_ = false;  // parsing a `private` declaration
+  bool declared_here(const Script &s, const std::string &name) const;  // a plain global
+  int private_file_ = 0;  // this file's number in private names (0: none yet)
+  std::map<std::string, std::string> private_names_;  // declared name -> its name in the AST
+  // A private declaration's name in the AST: `name` with a prefix unique to
+  // this file, so that other files do not see it (and may reuse the name).
+  std::string private_name(Script &s, const std::string &name);
   bool reported_too_deep_ = false;  // XTP2270 once per file
 };
 

@@ -159,6 +159,10 @@ std::string print_script(const Script &s) {
     if (a->from_tapset) continue;
     line(out, 0, "probe " + a->name.str() + (a->epilogue ? " += " : " = ") + points(a->points));
     print_stmt(*a->body, 0, out);
+    if (a->epilogue_body) {
+      line(out, 0, ",");
+      print_stmt(*a->epilogue_body, 0, out);
+    }
   }
   for (const auto &f : s.functions) {
     if (f->from_tapset) continue;

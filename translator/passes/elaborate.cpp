@@ -6,6 +6,7 @@ namespace xtap {
 
 bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags,
                const ElaborateOptions &opts) {
+  link_overloads(s);
   generate_tapsets(s, env, diags);
   if (diags.has_errors()) return false;
   expand_aliases(s, diags);
@@ -16,9 +17,9 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
     first_probe = s.probes.front()->points.empty() ? s.probes.front()->loc
                                                    : s.probes.front()->points.front().loc;
   expand_point_globs(s);
+  if (!opts.keep_unused) elide_pure_code(s, diags);
   expand_entry(s, diags);
   if (diags.has_errors()) return false;
-  elide_pure_statements(s, diags);
   resolve_probes(s, env, out, diags);
   if (diags.has_errors()) return false;
   require_probes(s, out, first_probe ? &*first_probe : nullptr, diags);

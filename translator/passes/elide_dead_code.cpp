@@ -22,6 +22,8 @@ void elide(StmtPtr &s) {
 
 }  // namespace
 
+void elide_dead_branches(StmtPtr &body) { elide(body); }
+
 void elide_dead_code(Script &s) {
   for (auto &p : s.probes) elide(p->body);
   for (auto &f : s.functions) elide(f->body);

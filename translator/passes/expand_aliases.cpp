@@ -2,6 +2,9 @@
 // own points, pasting the alias body before (=) or after (+=) the probe's
 // body. A probe whose points use different aliases is split, since each
 // alias brings its own prologue or epilogue. Aliases may use aliases.
+// An alias defined as `= points { prologue }, { epilogue }` brings both;
+// @probewrite(v) in its bodies becomes 1 or 0, whether the body of the
+// probe using it writes v.
 //
 // As in stap, a point matches alias names component by component, each
 // component a glob (`syscall.*`, `syscall.open*`, `syscall.*.return`), and
@@ -73,6 +76,66 @@ std::vector<AliasUse> aliases_named(const Script &s, const ProbePoint &pp) {
   return out;
 }
 
+bool is_probewrite(const Expr &e) { return e.kind == ExprKind::Call && e.text == "@probewrite"; }
+
+// Whether `e` stores into the variable (or array, or target variable)
+// that `var` names: =, op=, <<<, ++ and --, as stap's @probewrite counts.
+bool writes(const Expr &e, const Expr &var) {
+  if ((e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec) && !e.args.empty()) {
+    const Expr &l = *e.args[0];
+    if (var.kind == ExprKind::Target
+            ? l.kind == ExprKind::Target && l.target &&
+                  l.target->spelling() == var.target->spelling()
+            : (l.kind == ExprKind::Var || l.kind == ExprKind::Index) && l.text == var.text)
+      return true;
+  }
+  for (const auto &a : e.args)
+    if (writes(*a, var)) return true;
+  return false;
+}
+
+bool writes(const Stmt &s, const Expr &var) {
+  for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+    if (e && writes(*e, var)) return true;
+  for (const auto &b : s.body)
+    if (writes(*b, var)) return true;
+  return false;
+}
+
+void settle_probewrites(Expr &e, const Stmt &handler) {
+  if (is_probewrite(e)) {
+    bool written = writes(handler, *e.args[0]);
+    e.kind = ExprKind::Number;
+    e.number = written;
+    e.text.clear();
+    e.args.clear();
+    return;
+  }
+  for (auto &a : e.args) settle_probewrites(*a, handler);
+}
+
+// @probewrite(v) in an alias body: 1 if `handler`, the body of the probe
+// using the alias, writes v, else 0.
+void settle_probewrites(Stmt &s, const Stmt &handler) {
+  for (auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+    if (e) settle_probewrites(*e, handler);
+  for (auto &b : s.body) settle_probewrites(*b, handler);
+}
+
+void report_probewrites(const Expr &e, Diagnostics &diags) {
+  if (is_probewrite(e))
+    diags.error("XTP2233", e.loc, "@probewrite can only be used in a probe alias's body").hint =
+        "it says whether the probe using the alias writes a variable: probe a = begin { }, { "
+        "if (@probewrite(x)) println(x) }";
+  for (const auto &a : e.args) report_probewrites(*a, diags);
+}
+
+void report_probewrites(const Stmt &s, Diagnostics &diags) {
+  for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+    if (e) report_probewrites(*e, diags);
+  for (const auto &b : s.body) report_probewrites(*b, diags);
+}
+
 std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasUse &u, const ProbePoint &use,
                                   bool optional) {
   const AliasDecl &a = *u.alias;
@@ -95,9 +158,15 @@ std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasUse &u, const P
     if (optional) added.optional = true;
   }
   auto body = std::make_unique<Stmt>(StmtKind::Block, p.body->loc);
+  auto alias_part = [&](const Stmt &part) {
+    StmtPtr c = clone(part, via);
+    settle_probewrites(*c, *p.body);
+    return c;
+  };
   if (a.epilogue) body->body.push_back(clone(*p.body));
-  body->body.push_back(clone(*a.body, via));
+  body->body.push_back(alias_part(*a.body));
   if (!a.epilogue) body->body.push_back(clone(*p.body));
+  if (a.epilogue_body) body->body.push_back(alias_part(*a.epilogue_body));
   n->body = std::move(body);
   if (p.condition) n->condition = clone(*p.condition);
   return n;
@@ -181,6 +250,8 @@ void expand_aliases(Script &s, Diagnostics &diags) {
   }
   // The work list ran backwards; keep script order for begin/end probes.
   std::reverse(s.probes.begin(), s.probes.end());
+  for (const auto &p : s.probes) report_probewrites(*p->body, diags);
+  for (const auto &f : s.functions) report_probewrites(*f->body, diags);
 }
 
 }  // namespace xtap

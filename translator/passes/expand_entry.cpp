@@ -185,9 +185,45 @@ const Expr *find_entry(const Stmt &s) {
   return nullptr;
 }
 
+// @defined(@entry(...)) where there is no entry to save at (a function, a
+// begin probe): 0, as in stap, and the branches it guards go.
+void no_entry_here(Expr &e) {
+  if (e.kind == ExprKind::Defined && e.text == "@entry") {
+    e.kind = ExprKind::Number;
+    e.number = 0;
+    e.args.clear();
+    e.text.clear();
+    return;
+  }
+  for (auto &a : e.args) no_entry_here(*a);
+}
+
+void no_entry_here(StmtPtr &s) {
+  std::vector<Expr *> exprs;
+  auto fold = [](Stmt &st, auto &self) -> void {
+    for (auto *e : {st.expr.get(), st.init.get(), st.step.get(), st.limit.get()})
+      if (e) no_entry_here(*e);
+    for (auto &b : st.body) self(*b, self);
+  };
+  fold(*s, fold);
+  elide_dead_branches(s);
+}
+
+bool has_entry_point(const ProbeDecl &p) {
+  for (const auto &pp : p.points) {
+    ProbePoint ep;
+    if (entry_point_of(pp, &ep)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void expand_entry(Script &s, Diagnostics &diags) {
+  for (const auto &f : s.functions)
+    if (f->body && !f->embedded) no_entry_here(f->body);
+  for (auto &p : s.probes)
+    if (!has_entry_point(*p)) no_entry_here(p->body);
   for (const auto &f : s.functions)
     if (f->body && !f->embedded)
       if (const Expr *e = find_entry(*f->body))

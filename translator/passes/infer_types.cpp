@@ -22,20 +22,34 @@ class TypeInferrer {
       if (g->init) g->type = g->init->kind == ExprKind::Number ? Type::Long : Type::String;
     for (auto &f : script_.functions) {
       f->return_type = f->declared_return;
-      if (!f->returns_value && f->return_type == Type::Unknown) f->return_type = Type::Long;
+      // An untyped embedded-C function that returns something takes its
+      // return type from where its calls are used, as in stap
+      // (buildok/fortynine.stp: `log(foo("hello"))` makes foo a string).
+      if (!f->returns_value && f->return_type == Type::Unknown && !returns_from_c(*f))
+        f->return_type = Type::Long;
       for (auto *p : f->params) p->type = p->declared;
     }
     // Each round can only move types from unknown to known, so this ends.
     do {
       changed_ = false;
       walk_all();
+      // What the calls could not tell: a long, as a C value is by default.
+      if (!changed_)
+        for (auto &f : script_.functions)
+          if (f->return_type == Type::Unknown && returns_from_c(*f)) {
+            f->return_type = Type::Long;
+            changed_ = true;
+          }
     } while (changed_);
     report_ = true;
     walk_all();
     for (auto &g : script_.globals) {
       if (g->type != Type::Unknown) continue;
       if (!g->read && !g->written) {
-        diags_.warning("XTP2301", g->loc, "global '" + g->name + "' is never used");
+        // Pass 2's own globals (an @entry value no location reads) are
+        // no concern of the script's.
+        if (g->name.rfind("__xtap_", 0) != 0)
+          diags_.warning("XTP2301", g->loc, "global '" + g->name + "' is never used");
         g->type = Type::Long;
         if (g->is_array)
           for (auto &k : g->key_types)
@@ -86,7 +100,23 @@ class TypeInferrer {
     }
   }
 
+  // The functions of a run-time overload chain take the same arguments and
+  // give the same kind of value: `next` passes one's call to the next.
+  void unify_overloads(FunctionDecl &f) {
+    FunctionDecl *n = f.next_overload;
+    if (!n) return;
+    if (called_.count(&f)) called_.insert(n);
+    std::string what = "function '" + f.name + "' (overloaded at " + n->loc.str() + ")";
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      unify(f.params[i]->type, n->params[i]->type, f.params[i]->loc, "parameter of " + what);
+      unify(n->params[i]->type, f.params[i]->type, n->params[i]->loc, "parameter of " + what);
+    }
+    unify(f.return_type, n->return_type, f.loc, "the value of " + what);
+    unify(n->return_type, f.return_type, n->loc, "the value of " + what);
+  }
+
   void walk_all() {
+    for (auto &f : script_.functions) unify_overloads(*f);
     for (auto &f : script_.functions) {
       function_ = f.get();
       walk_body(*f);
@@ -172,7 +202,7 @@ class TypeInferrer {
         unify(e.global->type, want, e.loc, "array '" + e.text + "'");
         return set(e, e.global->type);
       case ExprKind::In: keys(e); return set(e, Type::Long);
-      case ExprKind::Call: return call(e);
+      case ExprKind::Call: return call(e, want);
       case ExprKind::Unary: expect(*e.arg(0), Type::Long); return set(e, Type::Long);
       case ExprKind::Logical:
         expect(*e.arg(0), Type::Long);
@@ -306,9 +336,17 @@ class TypeInferrer {
     return set(e, l != Type::Unknown ? l : r);
   }
 
-  Type call(Expr &e) {
+  static bool returns_from_c(const FunctionDecl &f) {
+    if (!f.embedded || f.declared_return != Type::Unknown) return false;
+    for (const char *r : {"STAP_RETURN", "STAP_RETVALUE", "__retvalue"})
+      if (f.embedded_c.find(r) != std::string::npos) return true;
+    return false;
+  }
+
+  Type call(Expr &e, Type want) {
     if (FunctionDecl *f = e.function) {
       called_.insert(f);
+      if (returns_from_c(*f)) unify(f->return_type, want, e.loc, "the value of '" + f->name + "'");
       for (size_t i = 0; i < e.args.size() && i < f->params.size(); ++i) {
         LocalVar *p = f->params[i];
         Type t = expr(*e.arg(i), p->type);

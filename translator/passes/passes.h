@@ -1,14 +1,16 @@
 // Pass 2 (elaborate): the checks and resolutions between parsing and code
 // generation, run in this order by elaborate():
+//   link_overloads    functions of one name and arity -> a chain for `next`
 //   generate_tapsets  tapsets made from the kernel catalog (syscall.*), if used
 //   expand_aliases    probe alias uses -> the alias's points and bodies;
 //                     point conditions -> probe conditions
 //   expand_point_globs  wildcards in a family's names (kerne*.funct*("f").*)
 //                     -> the family's points
+//   elide_pure_code   uncalled functions, dead stores, statements without
+//                     effect ($dentry;): dropped before they are checked, as
+//                     stap does (not with -u)
 //   expand_entry      @entry(e) in .return probes -> values saved by a
 //                     companion entry probe
-//   elide_pure_statements  statements that only read target expressions
-//                     ($dentry;) -> dropped, with a warning
 //   resolve_probes    probe points -> derived probes of their providers
 //                     (probes/); probes reading context variables split per
 //                     location
@@ -41,10 +43,11 @@ struct Elaborated {
 };
 
 void generate_tapsets(Script &s, const ProbeEnv &env, Diagnostics &diags);
+// Chains the functions of one name and arity (run-time overloading).
+void link_overloads(Script &s);
 void expand_aliases(Script &s, Diagnostics &diags);
 void expand_point_globs(Script &s);
 void expand_entry(Script &s, Diagnostics &diags);
-void elide_pure_statements(Script &s, Diagnostics &diags);
 void resolve_probes(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &diags);
 // first_probe: where the script's first probe was (resolve_probes drops the
 // declarations whose points all went away), or null when it had none.
@@ -55,6 +58,11 @@ void require_probes(const Script &s, const Elaborated &e, const Location *first_
 void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagnostics &diags,
                      bool skip_badvars = false);
 void elide_dead_code(Script &s);
+// Drops if-branches with constant conditions in one body.
+void elide_dead_branches(StmtPtr &body);
+// stap's optimizer ahead of checking: uncalled functions, stores into
+// locals nothing reads, statements without side effects (unless -u).
+void elide_pure_code(Script &s, Diagnostics &diags);
 void elide_unread_assignments(Script &s);
 void prune_tapsets(Script &s);
 // Autocasts left untyped: dropped where they are a whole statement,

@@ -394,8 +394,10 @@ class NameResolver {
           if (needs_guru(*f) && !script_.guru)
             diags_.error("XTP2158", e.loc, "function '" + e.text + "' needs guru mode").hint =
                 "run with -g (guru mode): it writes kernel or user memory or changes the system";
-          if (std::find(body_->calls.begin(), body_->calls.end(), f) == body_->calls.end())
-            body_->calls.push_back(f);
+          // `next` may run any function of the chain: their globals count.
+          for (FunctionDecl *o = f; o; o = o->next_overload)
+            if (std::find(body_->calls.begin(), body_->calls.end(), o) == body_->calls.end())
+              body_->calls.push_back(o);
           return;
         }
         e.builtin = find_builtin(e.text);
@@ -567,11 +569,7 @@ class NameResolver {
           function_->returns_value = true;
         }
         return;
-      case StmtKind::Next:
-        if (function_)
-          diags_.error("XTP2215", s.loc, "'next' inside a function is not supported").hint =
-              "return a value and test it in the probe";
-        return;
+      case StmtKind::Next: return;  // in a function: the next overload (link_overloads)
       default:
         for (auto &b : s.body) stmt(*b);
     }

@@ -100,11 +100,12 @@ class TimerProvider : public ProbeProvider {
           "use a period instead, as in timer.ms(N).randomize(M)";
       return false;
     }
-    if (!r.has_arg || r.arg_is_string || r.num_arg <= 0 ||
-        static_cast<uint64_t>(r.num_arg) >= a->n) {
+    // stap's rule: 0 <= M <= N. An interval that comes out shorter than
+    // the shortest period runs at the shortest period (timers.c).
+    if (!r.has_arg || r.arg_is_string || r.num_arg < 0 || static_cast<uint64_t>(r.num_arg) > a->n) {
       diags.error("XTP2104", r.loc,
-                  "randomize needs a positive number below the period, as in timer." + c.name +
-                      "(" + std::to_string(a->n) + ").randomize(" +
+                  "randomize needs a number from 0 to the period, as in timer." + c.name + "(" +
+                      std::to_string(a->n) + ").randomize(" +
                       std::to_string(std::max<uint64_t>(1, a->n / 10)) + ")");
       return false;
     }
