@@ -3,8 +3,10 @@
 // calls; assignments to locals nothing reads (their values are still
 // computed when that has effects); expression statements without side
 // effects (`- @entry(get_cycles())` in a begin probe, `no . $such`); and
-// ifs and loops left with nothing to do. So a script stap accepts because
-// such code never runs is not refused for it here. -u keeps everything.
+// ifs left with nothing to do. So a script stap accepts because such code
+// never runs is not refused for it here. -u keeps everything. Loops stay
+// even when empty (stap drops them): a loop may not end, and a script may
+// count on MAXACTION stopping it.
 //
 // Side effects: storing into a global or a read local, printing, exit,
 // delete, control flow (next, break, continue, return), calls of functions
@@ -167,12 +169,14 @@ class PureElider {
       case StmtKind::Block:
       case StmtKind::Expr:
       case StmtKind::If:
-      case StmtKind::While:
-      case StmtKind::For:
       case StmtKind::Empty:
       case StmtKind::Foreach:
       case StmtKind::Try: break;
       case StmtKind::Return: return in_function && (!s.expr || expr_pure(*s.expr, in_function));
+      // A loop may not end (`while (1) { }` runs into MAXACTION, an error
+      // the script may count on), so it is kept, as stap keeps it.
+      case StmtKind::While:
+      case StmtKind::For: return false;
       default: return false;  // delete, next, break, continue
     }
     // A foreach stores its keys and value: into globals, that is an effect.
