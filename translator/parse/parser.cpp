@@ -267,8 +267,10 @@ ProbePointComponent Parser::probe_component() {
   c.loc = cur().loc;
   // A name may hold wildcards, as in syscall.* and syscall.open*: its
   // pieces are the adjacent words, numbers and '*' tokens.
+  // An @word left after preprocessing is an operator, not a name, as in stap.
   auto piece = [&] {
-    return cur().kind == Tok::Identifier || cur().kind == Tok::Keyword || cur().is_op("*");
+    return (cur().kind == Tok::Identifier && cur().text[0] != '@') || cur().kind == Tok::Keyword ||
+           cur().is_op("*");
   };
   if (!piece()) fail("a probe point name (such as begin, kprobe.function(\"name\"))");
   Location last = cur().loc;

@@ -117,6 +117,7 @@ class Preprocessor {
       diags_.error("XTP1031", at, "@define needs a macro name");
       return at_index;
     }
+    const Location name_loc = in[j].loc;
     std::string name = in[j++].text;
     Macro m;
     m.loc = at;
@@ -143,6 +144,10 @@ class Preprocessor {
       return end - 1;
     }
     m.body.assign(in.begin() + j + 1, in.begin() + close);
+    if (name == "define") {  // the body is skipped, not read as script text
+      diags_.error("XTP1031", name_loc, "@define cannot be redefined");
+      return close;
+    }
     if (macros_.count(name)) diags_.error("XTP1033", at, "macro @" + name + " is defined twice");
     macros_[name] = std::move(m);
     return close;
@@ -250,6 +255,13 @@ class Preprocessor {
             .hint = "use @" + rest + " to take the argument as a string";
       return true;
     }
+    // No target variable or macro name starts with a digit: $12A3 is a
+    // mistyped script argument.
+    if (!rest.empty() && ::isdigit(static_cast<unsigned char>(rest[0]))) {
+      diags_.error("XTP1044", tok.loc, "'" + tok.text + "' is not a script argument").hint =
+          "script arguments are $1, $2, ... (or @1, @2, ... as strings)";
+      return true;
+    }
     if (tok.text[0] != '@') return false;
     const Macro *found = nullptr;
     if (auto it = macros_.find(rest); it != macros_.end()) {
@@ -281,6 +293,10 @@ class Preprocessor {
           continue;
         }
         args.back().push_back(a);
+      }
+      if (last >= end) {
+        diags_.error("XTP1038", tok.loc, "macro @" + rest + "'s argument list has no closing ')'");
+        return true;
       }
       if (args.size() != m.params.size()) {
         diags_.error("XTP1038", tok.loc,
@@ -332,7 +348,7 @@ class Preprocessor {
           "close it with '%)'";
       return end - 1;
     }
-    size_t q = close, colon = close;
+    size_t q = close, colon = close, stray = close;
     int nest = 0;
     for (size_t i = open + 1; i < close; ++i) {
       if (t[i].is_op("%(")) ++nest;
@@ -340,6 +356,12 @@ class Preprocessor {
       if (nest != 0) continue;
       if (t[i].is_op("%?") && q == close) q = i;
       else if (t[i].is_op("%:") && q != close && colon == close) colon = i;
+      else if (t[i].is_op("%?") || t[i].is_op("%:")) stray = i;  // a second %? or %:
+    }
+    if (stray != close) {
+      diags_.error("XTP1035", t[stray].loc, "'" + t[stray].text + "' without a matching '%('")
+          .hint = "a conditional has one '%?' and at most one '%:'";
+      return close;
     }
     if (q == close) {
       diags_.error("XTP1039", t[open].loc, "conditional without '%?'").hint =
@@ -471,6 +493,10 @@ class Preprocessor {
       return ver_cmp(ctx_.kernel_release.substr(0, ctx_.kernel_release.find('-')));
     if (n == "kernel_vr") return ver_cmp(ctx_.kernel_release);
     if (n == "systemtap_v") return ver_cmp(ctx_.compat_version);
+    // stap only tests these names for (glob) equality.
+    const bool eq_only = n == "arch" || n == "runtime" || n == "guru_mode";
+    if (eq_only && op.text != "==" && op.text != "!=")
+      throw CondError{op.loc, "'" + n + "' is compared with '==' or '!=' only"};
     if (n == "arch") return str_cmp(ctx_.arch);
     if (n == "runtime") return str_cmp("kernel");
     // xtap runs every module with full privileges: stap's "stapdev".

@@ -33,6 +33,8 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   if (diags.has_errors()) return false;
   resolve_names(s, diags);
   if (diags.has_errors()) return false;
+  check_foreach_writes(s, diags);
+  if (diags.has_errors()) return false;
   infer_types(s, diags);
   return !diags.has_errors();
 }

@@ -376,11 +376,12 @@ class TypeInferrer {
       case BuiltinKind::Sprint:
       case BuiltinKind::PrintDelimited: {
         size_t from = b->kind == BuiltinKind::PrintDelimited ? 1 : 0;
-        if (e.args.size() <= from) {
+        // The delimiter must separate something: printd needs two values.
+        if (e.args.size() <= from * 2) {
           if (report_)
             diags_.error("XTP2309", e.loc,
                          "'" + e.text + "' needs " +
-                             (from ? "a delimiter and values" : "at least one value"));
+                             (from ? "a delimiter and at least two values" : "at least one value"));
           break;
         }
         if (from) expect(*e.arg(0), Type::String);

@@ -21,6 +21,7 @@
 //   prune_tapsets     drop tapset functions and globals nothing uses
 //   check_autocasts   autocasts left untyped: dropped as statements, else errors
 //   resolve_names     variables -> globals or probe locals, calls -> builtins
+//   check_foreach_writes  no writes to an array inside a foreach over it
 //   infer_types       types of every variable, array and expression
 #pragma once
 
@@ -75,6 +76,8 @@ std::set<std::string> reachable_function_names(const Script &s);
 // expand_aliases, before the probes are resolved).
 void prune_tapset_probes(Script &s);
 void resolve_names(Script &s, Diagnostics &diags);
+// An array a foreach walks must not change in its body (XTP2323).
+void check_foreach_writes(const Script &s, Diagnostics &diags);
 void infer_types(Script &s, Diagnostics &diags);
 
 // The only derived probe of `decl`, or null when it has several (then its

@@ -115,6 +115,14 @@ class NameResolver {
           .hint = "declare it with 'global " + e.text + "'";
     if (e.kind == ExprKind::Assign || e.kind == ExprKind::IncDec)
       diags_.error("XTP2218", e.loc, "a probe condition cannot change variables");
+    // As in stap, a condition holds globals, literals and operators only: a
+    // call could have effects or depend on state the condition cannot track.
+    if (e.kind == ExprKind::Call && e.text.rfind("_xtap_", 0) != 0 &&
+        (e.function || (e.builtin && (e.builtin->kind == BuiltinKind::Plain ||
+                                      e.builtin->kind == BuiltinKind::Exit ||
+                                      e.builtin->kind == BuiltinKind::Error))))
+      diags_.error("XTP2234", e.loc, "a probe condition cannot call '" + e.text + "'").hint =
+          "compute the value into a global in another probe and test that global";
     for (const auto &a : e.args) check_condition(*a);
   }
 

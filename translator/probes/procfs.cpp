@@ -35,14 +35,29 @@ bool is_value(const Expr &e) {
          e.target->components.empty() && !e.target->pretty && !e.target->address_of;
 }
 
+// As in stap, a read probe only fills $value and a write probe only reads
+// what was written: the other direction has no buffer behind it.
+void wrong_direction(const Expr &value, bool is_write, Diagnostics &diags) {
+  diags
+      .error("XTP2184", value.loc,
+             is_write ? "$value is read-only in a procfs write probe"
+                      : "$value cannot be read in a procfs read probe")
+      .hint = is_write ? "a write probe receives the written text in $value"
+                       : "a read probe sets the file's contents with $value = ... or $value .= ...";
+}
+
 // $value = e -> _xtap_procfs_set(e); $value .= e -> _xtap_procfs_append(e);
 // other reads of $value -> _xtap_procfs_value().
-void rewrite_value(ExprPtr &e) {
+void rewrite_value(ExprPtr &e, bool is_write, Diagnostics &diags) {
   // @defined($value): the probe has it, whatever the rewrite makes of it.
   if (e->kind == ExprKind::Defined && !e->args.empty() && is_value(*e->args[0])) {
     auto one = std::make_unique<Expr>(ExprKind::Number, e->loc);
     one->number = 1;
     e = std::move(one);
+    return;
+  }
+  if (e->kind == ExprKind::Assign && is_value(*e->args[0]) && is_write) {
+    wrong_direction(*e->args[0], is_write, diags);
     return;
   }
   if (e->kind == ExprKind::Assign && is_value(*e->args[0]) &&
@@ -51,14 +66,15 @@ void rewrite_value(ExprPtr &e) {
     c->args.push_back(std::move(e->args[1]));
     e = std::move(c);
   }
-  for (auto &a : e->args) rewrite_value(a);
+  for (auto &a : e->args) rewrite_value(a, is_write, diags);
+  if (is_value(*e) && !is_write) return wrong_direction(*e, is_write, diags);
   if (is_value(*e)) e = call("_xtap_procfs_value", e->loc);
 }
 
-void rewrite_value(Stmt &s) {
+void rewrite_value(Stmt &s, bool is_write, Diagnostics &diags) {
   for (auto *e : {&s.expr, &s.init, &s.step, &s.limit})
-    if (*e) rewrite_value(*e);
-  for (auto &b : s.body) rewrite_value(*b);
+    if (*e) rewrite_value(*e, is_write, diags);
+  for (auto &b : s.body) rewrite_value(*b, is_write, diags);
 }
 
 class ProcfsProvider : public ProbeProvider {
@@ -109,7 +125,7 @@ class ProcfsProvider : public ProbeProvider {
     }
     if (ops != 1)
       return bad(pp, pp.loc, "a procfs probe needs exactly one of .read and .write", diags);
-    rewrite_value(*decl.body);
+    rewrite_value(*decl.body, dp->is_write, diags);
     out.push_back(std::move(dp));
   }
 
