@@ -223,7 +223,8 @@ class Preprocessor {
       return true;
     }
     if (!rest.empty() && std::all_of(rest.begin(), rest.end(), ::isdigit)) {
-      size_t idx = std::stoul(rest);
+      // More digits than any argument count: missing, not an overflow.
+      size_t idx = rest.size() > 9 ? 0 : std::stoul(rest);
       if (idx < 1 || idx > ctx_.args.size()) {
         diags_
             .error("XTP1036", tok.loc,
