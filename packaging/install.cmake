@@ -3,7 +3,8 @@
 #   BINDIR/xtap, BINDIR/xtap-run            the driver and the static runner
 #   LIBEXECDIR/xtap/xtap-kcatalog           the kernel catalog tool (Clang)
 #   DATADIR/xtap/{tapsets,runtime-kmod,kbuild/features}
-#   MANDIR, DATADIR/bash-completion, DOCDIR (docs, examples, copyright)
+#   MANDIR, DATADIR/bash-completion, DOCDIR (docs, examples, copyright,
+#   changelog), DATADIR/lintian/overrides
 # xtap-vmbatch, the test engine's batch runner, is not installed.
 
 install(TARGETS xtap xtap-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -19,6 +20,16 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/kbuild/features/ DESTINATION ${XTAP_INST
 
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# Debian's policy asks every package for a compressed changelog (lintian's
+# no-changelog); xtap is native, so it is changelog.gz, with this version.
+configure_file(${PROJECT_SOURCE_DIR}/packaging/changelog.in ${PROJECT_BINARY_DIR}/packaging/changelog @ONLY)
+add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/packaging/changelog.gz
+                   COMMAND sh -c "gzip -9nc '${PROJECT_BINARY_DIR}/packaging/changelog' > '${PROJECT_BINARY_DIR}/packaging/changelog.gz'"
+                   DEPENDS ${PROJECT_BINARY_DIR}/packaging/changelog VERBATIM)
+add_custom_target(changelog ALL DEPENDS ${PROJECT_BINARY_DIR}/packaging/changelog.gz)
+install(FILES ${PROJECT_BINARY_DIR}/packaging/changelog.gz DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# What lintian reports and xtap does on purpose, each with its reason.
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/lintian/xtap DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         PATTERN "man" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)

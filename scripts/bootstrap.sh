@@ -14,6 +14,7 @@ pkgs=(
   openssl  # signed bundles: the kernel's sign-file needs libcrypto; the fleet tests make a test key
   systemtap-doc  # the example corpus that tests/corpus runs (examples only, not stap)
   systemtap-sdt-dev  # sys/sdt.h: the USDT workload of tests/runtime/uprobe (usdt_n.c)
+  lintian  # judges the .deb in tests/package (no error or warning)
   nodejs  # runs the flame graph SVG's own script in a unit test (tests/unit/flamegraph_script_check.js)
   linux-image-cloud-amd64 linux-headers-cloud-amd64
   linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64

@@ -6,7 +6,8 @@
 # its man pages, its bash completion, a script elaborated with the installed
 # tapsets, a tracepoint listed by the installed catalog tool, a missing data
 # directory reported, and one script run in a VM (--vm, one boot, its output
-# streamed: vm_stream_check.py). Needs root (apt) and a built ./build.
+# streamed: vm_stream_check.py). lintian judges the .deb on the way. Needs
+# root (apt) and a built ./build.
 # Ends with "package: N passed, N failed" (scripts/test.sh counts it).
 #
 #   bash tests/package/run_package_test.sh [BUILD_DIR]
@@ -48,10 +49,26 @@ for want in ./usr/bin/xtap ./usr/bin/xtap-run ./usr/libexec/xtap/xtap-kcatalog \
             ./usr/share/xtap/kbuild/features/ ./usr/share/man/man1/xtap.1.gz ./usr/share/man/man8/xtap-run.8.gz \
             ./usr/share/man/man7/xtapprobes.7.gz ./usr/share/bash-completion/completions/xtap \
             ./usr/share/bash-completion/completions/xtap-run ./usr/share/doc/xtap/copyright \
-            ./usr/share/doc/xtap/docs/from-systemtap.md ./usr/share/doc/xtap/examples/hello.stp; do
+            ./usr/share/doc/xtap/docs/from-systemtap.md ./usr/share/doc/xtap/examples/hello.stp \
+            ./usr/share/doc/xtap/changelog.gz ./usr/share/lintian/overrides/xtap; do
   grep -qxF -- "$want" <<<"$files" || missing+=" $want"
 done
 [ -z "$missing" ] && ok "package contents" || bad "package lacks$missing"
+
+# 2b. lintian, as Debian's archive would judge the package: no error and no
+# warning. What xtap does on purpose is overridden in the package itself
+# (packaging/lintian/xtap, each override with its reason), so a new tag
+# fails here until it is fixed or explained there.
+if command -v lintian >/dev/null; then
+  out=$(lintian --fail-on error,warning "$deb" 2>&1) && rc=0 || rc=$?
+  if [ "$rc" -eq 0 ] && ! grep -qE '^[EW]: ' <<<"$out"; then
+    ok "lintian: no error or warning"
+  else
+    bad "lintian" "$out"
+  fi
+else
+  bad "lintian is not installed (scripts/bootstrap.sh installs it)"
+fi
 
 # 3. Install it. --reinstall: the same version built again replaces the
 # files; --allow-downgrades: an older package over a newer one is fine too;
