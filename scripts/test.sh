@@ -56,6 +56,11 @@ run_counted corpus python3 tests/corpus/run_corpus.py
 echo "== tapset-reference: documented functions and probe aliases through xtap -p2"
 run_counted tapset-reference python3 tests/tapset_reference/run_reference.py
 
+# The flame graph in headless Chromium (issue 28; seconds): hover, zoom,
+# search, reset and the URL parameters, checked in the DOM as laid out.
+echo "== browser: the flame graph SVG in headless Chromium"
+run_counted browser python3 tests/flamegraph/browser_test.py --xtap build/cli/xtap
+
 # The fuzz target over passes 1-2 for a bounded time (issue 11;
 # tests/fuzz/run_fuzz.sh builds it in build-fuzz/ with clang, then fuzzes
 # for XTAP_FUZZ_SECONDS, 60 by default); without clang's libFuzzer it says
