@@ -56,6 +56,11 @@ run_counted corpus python3 tests/corpus/run_corpus.py
 echo "== tapset-reference: documented functions and probe aliases through xtap -p2"
 run_counted tapset-reference python3 tests/tapset_reference/run_reference.py
 
+# xtap --check over the installed kernels (issue 27; seconds, no VM): the
+# real differences between 6.1 and 6.12 found, in text and JSON.
+echo "== preflight: xtap --check over the installed kernels"
+run_counted preflight python3 tests/preflight/run_preflight_test.py --xtap build/cli/xtap
+
 # The flame graph in headless Chromium (issue 28; seconds): hover, zoom,
 # search, reset and the URL parameters, checked in the DOM as laid out.
 echo "== browser: the flame graph SVG in headless Chromium"

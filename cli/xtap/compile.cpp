@@ -91,17 +91,6 @@ void print_elaborated(std::ostream &os, const Script &s, const Elaborated &elab)
   }
 }
 
-kbuild::Env build_env(const Options &o) {
-  kbuild::Env env;
-  env.datadir = install::datadir();
-  env.cache_dir = kbuild::default_cache_dir();
-  env.version = XTAP_VERSION;
-  env.verbose = o.verbose > 1;
-  env.explain = o.verbose > 0;
-  if (run_progress()) env.progress = run_progress()->callback();
-  return env;
-}
-
 // -G NAME=VALUE: the initial value of a global, replacing its initializer.
 std::string apply_global_sets(Script &s, const std::vector<std::string> &sets) {
   for (const auto &set : sets) {
@@ -124,6 +113,19 @@ std::string apply_global_sets(Script &s, const std::vector<std::string> &sets) {
     }
   }
   return "";
+}
+
+}  // namespace
+
+kbuild::Env build_env(const Options &o) {
+  kbuild::Env env;
+  env.datadir = install::datadir();
+  env.cache_dir = kbuild::default_cache_dir();
+  env.version = XTAP_VERSION;
+  env.verbose = o.verbose > 1;
+  env.explain = o.verbose > 0;
+  if (run_progress()) env.progress = run_progress()->callback();
+  return env;
 }
 
 bool read_script(const Options &o, SourceFile *f) {
@@ -152,6 +154,50 @@ bool read_script(const Options &o, SourceFile *f) {
   for (const auto &extra : o.extra_scripts) f->text += "\n" + extra + "\n";
   return true;
 }
+
+void set_up_preprocessor(const Options &o, const TargetKernel &kernel, PreprocessContext *pctx) {
+  pctx->args = o.script_args;
+  pctx->guru = o.guru;
+  pctx->compat_version = o.compat_version;
+  pctx->kernel_release = kernel.release;
+  if (kernel.found) load_kconfig(kernel.target.build_dir + "/.config", pctx);
+}
+
+std::unique_ptr<Script> parse_with_tapsets(const Options &o, SourceFile &file,
+                                           PreprocessContext *pctx, Diagnostics &diags,
+                                           std::string *err) {
+  ParseOptions popts;
+  popts.guru = o.guru;
+  std::vector<std::string> tapset_dirs = {install::datadir() + "/tapsets"};
+  tapset_dirs.insert(tapset_dirs.end(), o.include_dirs.begin(), o.include_dirs.end());
+  std::vector<std::unique_ptr<SourceFile>> macro_files;  // the tapsets' .stpm macros
+  if (!load_macro_files(tapset_dirs, pctx, diags, &macro_files, err)) return nullptr;
+  std::unique_ptr<Script> script = parse_script(file, diags, pctx, popts);
+  for (auto &f : macro_files) script->tapset_files.push_back(std::move(f));
+  if (!load_tapsets(*script, tapset_dirs, diags, pctx, err)) return nullptr;
+  if (std::string e = apply_global_sets(*script, o.global_sets); !e.empty()) {
+    *err = e;
+    return nullptr;
+  }
+  return script;
+}
+
+void set_up_programs(const Options &o, ProbeEnv *env) {
+  std::string &sysroot = env->sysroot;
+  sysroot = o.sysroot;
+  while (sysroot.size() > 1 && sysroot.back() == '/') sysroot.pop_back();
+  if (sysroot == "/") sysroot.clear();
+  if (!o.command.empty()) {
+    env->target_program = command_program(o.command, sysroot);
+  } else if (o.target_pid > 0) {
+    std::error_code ec;
+    auto exe = fs::read_symlink("/proc/" + std::to_string(o.target_pid) + "/exe", ec);
+    if (!ec) env->target_program = exe.string();
+  }
+}
+
+namespace {
+
 // What the passes of one run share, filled as they go.
 struct Run {
   explicit Run(const Options &opts) : o(opts), timer(opts.verbose > 0) {}
@@ -173,36 +219,12 @@ struct Run {
 // A pass's outcome: an exit status ends the run there; nullopt goes on.
 using Step = std::optional<int>;
 
-// The preprocessor's view of the run: arguments, guru mode, --compatible,
-// and the target kernel's release and configuration.
-void set_up_preprocessor(Run &r) {
-  r.pctx.args = r.o.script_args;
-  r.pctx.guru = r.o.guru;
-  r.pctx.compat_version = r.o.compat_version;
-  r.pctx.kernel_release = r.kernel.release;
-  if (r.kernel.found) load_kconfig(r.kernel.target.build_dir + "/.config", &r.pctx);
-}
-
 // Pass 1: the script, then the tapsets' macros and scripts; -G; -p1 prints it.
 Step parse(Run &r) {
   const Options &o = r.o;
-  ParseOptions popts;
-  popts.guru = o.guru;
-  std::vector<std::string> tapset_dirs = {install::datadir() + "/tapsets"};
-  tapset_dirs.insert(tapset_dirs.end(), o.include_dirs.begin(), o.include_dirs.end());
-  std::string tapset_err;
-  std::vector<std::unique_ptr<SourceFile>> macro_files;  // the tapsets' .stpm macros
-  if (!load_macro_files(tapset_dirs, &r.pctx, r.diags, &macro_files, &tapset_err)) {
-    std::cerr << "xtap: " << tapset_err << "\n";
-    return 1;
-  }
-  r.script = parse_script(r.file, r.diags, &r.pctx, popts);
-  for (auto &f : macro_files) r.script->tapset_files.push_back(std::move(f));
-  if (!load_tapsets(*r.script, tapset_dirs, r.diags, &r.pctx, &tapset_err)) {
-    std::cerr << "xtap: " << tapset_err << "\n";
-    return 1;
-  }
-  if (std::string err = apply_global_sets(*r.script, o.global_sets); !err.empty()) {
+  std::string err;
+  r.script = parse_with_tapsets(o, r.file, &r.pctx, r.diags, &err);
+  if (!r.script) {
     std::cerr << "xtap: " << err << "\n";
     return 1;
   }
@@ -221,23 +243,6 @@ Step parse(Run &r) {
     return 0;
   }
   return std::nullopt;
-}
-
-// Where process probes look: --sysroot, and the program of -c CMD or of
-// the -x process (when it runs on this machine) for probes without a path
-// (process.plt).
-void set_up_programs(Run &r) {
-  std::string &sysroot = r.probe_env.sysroot;
-  sysroot = r.o.sysroot;
-  while (sysroot.size() > 1 && sysroot.back() == '/') sysroot.pop_back();
-  if (sysroot == "/") sysroot.clear();
-  if (!r.o.command.empty()) {
-    r.probe_env.target_program = command_program(r.o.command, sysroot);
-  } else if (r.o.target_pid > 0) {
-    std::error_code ec;
-    auto exe = fs::read_symlink("/proc/" + std::to_string(r.o.target_pid) + "/exe", ec);
-    if (!ec) r.probe_env.target_program = exe.string();
-  }
 }
 
 // Pass 2's diagnostics as the options want them: -w drops every warning;
@@ -271,7 +276,7 @@ Step elaborate_script(Run &r) {
   r.env = build_env(o);
   r.kernel_data = std::make_unique<KernelData>(o, r.kernel, r.env);
   r.kernel_data->connect(&r.probe_env);
-  set_up_programs(r);
+  set_up_programs(o, &r.probe_env);
   ElaborateOptions eopts;
   eopts.keep_unused = o.keep_unused || o.list_vars;
   eopts.skip_badvars = o.skip_badvars;
@@ -455,7 +460,7 @@ int compile_and_run(const Options &o) {
   Run r(o);
   if (!read_script(o, &r.file)) return 1;
   r.kernel = TargetKernel::resolve(o);
-  set_up_preprocessor(r);
+  set_up_preprocessor(o, r.kernel, &r.pctx);
   for (Step (*pass)(Run &) : {parse, elaborate_script, translate, build})
     if (Step s = pass(r)) return *s;
   // Pass 5: run.

@@ -1,6 +1,7 @@
 // xtap: the driver. Picks what the command line asks for: passes 1-5 for
 // one kernel (compile.h; pass 5 in run_module.h), a bundle for several
-// (bundle.h), remote hosts (remote.h), the dumps, or the cache's upkeep.
+// (bundle.h), remote hosts (remote.h), a preflight over kernels
+// (preflight.h), the dumps, or the cache's upkeep.
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "xtap/compile.h"
 #include "xtap/dumps.h"
 #include "xtap/options.h"
+#include "xtap/preflight.h"
 #include "xtap/progress.h"
 #include "xtap/remote.h"
 #include "xtap/run_module.h"
@@ -104,6 +106,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  if (o.check) return cli::run_preflight(o);
   if (!o.kernels.empty()) return cli::build_bundle(o, cli::compile_and_run);
   // Before the progress line: its ticker thread would not survive the
   // fork of each host's build.

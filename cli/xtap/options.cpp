@@ -278,6 +278,15 @@ void add_info_options(CLI::App &app, Options *o, CommandLine *cl) {
                                  "as -l, with each point's context variables and their types"))
             ->group(kInfo),
         "PROBE");
+  app.add_flag("--check", o->check,
+               "preflight: passes 1-2 on each kernel of -r/--kernels, a table of which probe "
+               "points resolve where (docs/cli.md)")
+      ->group(kInfo);
+  label(app.add_option("--kernels-from", o->kernels_from,
+                       "with --check: the kernels of a bundle (its directory or manifest.json) or "
+                       "of a file with one release a line")
+            ->group(kInfo),
+        "BUNDLE|FILE");
   app.add_flag("--dump-probe-types", cl->dump_types, "list the probe point families xtap supports")
       ->group(kInfo);
   app.add_flag("--dump-probe-aliases", cl->dump_aliases, "list the probe aliases of the tapsets")
@@ -405,9 +414,21 @@ std::string remote_conflict(const Options &o) {
   return why.empty() ? "" : "--remote: " + why;
 }
 
+// --check against the rest: it runs passes 1-2 only, here.
+std::string check_conflict(const Options &o) {
+  if (!o.check)
+    return o.kernels_from.empty() ? "" : "--kernels-from names the kernels of --check: add --check";
+  std::string why;
+  if (o.last_pass != 5) why = "it runs passes 1-2 itself: drop -p" + std::to_string(o.last_pass);
+  else if (o.vm) why = "it runs no module: drop --vm";
+  else if (!o.remotes.empty()) why = "it runs here, against kernels' headers: drop --remote";
+  else if (!o.list_pattern.empty()) why = "it checks a script: drop -l/-L";
+  return why.empty() ? "" : "--check: " + why;
+}
+
 // Several kernels (a bundle) against the rest.
 std::string bundle_conflict(const Options &o) {
-  if (o.kernels.empty()) return "";
+  if (o.kernels.empty() || o.check) return "";
   std::string why;
   if (o.last_pass != 4) why = "a bundle is built here and run elsewhere with xtap-run: add -p4";
   else if (o.output_file.empty()) why = "name the bundle's directory with -o DIR";
@@ -432,6 +453,7 @@ std::string option_conflict(const Options &o) {
            (o.vm ? ", and a local run (the --vm guest's output comes back as one stream)" : "");
   if (o.sign_key.empty() != o.sign_cert.empty())
     return "signing needs both --sign-key KEY and --sign-cert CERT";
+  if (std::string why = check_conflict(o); !why.empty()) return why;
   if (std::string why = remote_conflict(o); !why.empty()) return why;
   if (std::string why = bundle_conflict(o); !why.empty()) return why;
   if (!o.extra_scripts.empty() && o.script_file.empty() && o.script_text.empty())

@@ -51,6 +51,8 @@ struct Options {
   bool cleanup = false;      // --cleanup: xtap-run --cleanup
   bool clean_cache = false;  // --clean-cache: empty the module cache (docs/architecture.md)
   bool json = false;         // --format json: JSON lines (docs/cli.md)
+  bool check = false;        // --check: preflight over the kernels (preflight.h)
+  std::string kernels_from;  // --kernels-from BUNDLE|FILE: --check's kernels
   bool quiet = false;        // -q: no progress or informational notes
   // --dump-probe-types / --dump-probe-aliases / --dump-functions: what xtap
   // knows, in stap's listing formats; "" when not asked.
