@@ -245,6 +245,11 @@ void add_run_options(CLI::App &app, Options *o, CommandLine *cl) {
       ->group(kRun);
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel")
       ->group(kRun);
+  label(last_wins(app.add_option("--prometheus", o->prometheus,
+                                 "serve the script's globals and the probe counters as Prometheus "
+                                 "metrics on http://ADDR:PORT/metrics while it runs"))
+            ->group(kRun),
+        "ADDR:PORT");
   label(last_wins(app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest"))
             ->check(CLI::Range(1, 16).description(""))
             ->group(kRun),
