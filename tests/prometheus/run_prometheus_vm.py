@@ -17,6 +17,7 @@ Ends with "prometheus: N passed, N failed".
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,7 +39,7 @@ probe begin {
   for (i = 1; i <= 100; i++) lat <<< i
 }
 probe timer.ms(100) { ticks++ }
-probe end { printf("ticks=%d\n", ticks) }
+probe end { printf("ticks=%d\n", ticks); print(@hist_log(lat)) }
 """
 GUEST_SECONDS = 45  # the session's length in the guest: boot + scrapes + checks
 
@@ -131,7 +132,7 @@ def main():
     open(script, "w").write(SCRIPT)
     vms, targets = [], []
     for rel in kernels:
-        job = "k" + rel.split("-")[0].replace(".", "_")
+        job = "k" + re.sub(r"[^A-Za-z0-9]", "_", rel.split("-")[0])
         ko_name = "prom_" + job
         r = subprocess.run([xtap, "-q", "-t", "-r", rel, "-p4", "-m", ko_name, script], cwd=work,
                            capture_output=True, text=True)
@@ -170,7 +171,8 @@ def main():
                     except OSError:
                         v = None
                     if v is not None:
-                        results[job][q] = v
+                        # up is 0 again once the guest has ended: keep its best
+                        results[job][q] = max(v, results[job].get(q, v)) if q == "up" else v
                         if q == "xtap_global_ticks":
                             first_ticks.setdefault(job, v)
             if all(len(r) == len(EXPECT) and results[j]["xtap_global_ticks"] > first_ticks[j]
