@@ -188,5 +188,55 @@ TEST(RunnerPrometheus, ListenAddress) {
   if (fd >= 0) close(fd);
 }
 
+std::string fixture(const std::string &name) {
+  std::string path = std::string(XTAP_SOURCE_DIR) + "/tests/unit/snapshot_fixture/" + name;
+  std::string cmd = "base64 -d " + path;
+  std::string out;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+// What a real module wrote (snapshot_fixture/README): the globals of
+// script.stp after its begin probe, in declaration order.
+TEST(RunnerSnapshot, RealModuleDump) {
+  std::string err;
+  auto n = parse_snapshot_names(fixture("snapshot_names.b64"), &err);
+  ASSERT_TRUE(n) << err;
+  ASSERT_EQ(n->globals.size(), 5u);
+  EXPECT_EQ(n->globals[0].name, "count");
+  EXPECT_EQ(n->globals[1].value_type, SnapType::String);
+  EXPECT_EQ(n->globals[2].kind, SnapKind::Array);
+  EXPECT_EQ(n->globals[3].hist, 2);
+  EXPECT_EQ(n->globals[3].nbuckets, 128u);
+  EXPECT_EQ(n->globals[4].hist, 1);
+  EXPECT_EQ(n->globals[4].step, 2);
+  auto s = parse_snapshot(fixture("snapshot.b64"), *n, &err);
+  ASSERT_TRUE(s) << err;
+  EXPECT_EQ(s->state, 2u);  // running
+  EXPECT_EQ(s->globals[0].value.num, 3);
+  EXPECT_EQ(s->globals[1].value.str, "fixture");
+  ASSERT_EQ(s->globals[2].entries.size(), 2u);
+  EXPECT_EQ(s->globals[2].entries[1].keys[0].str, "write");
+  EXPECT_EQ(s->globals[2].entries[1].keys[1].num, 2);
+  EXPECT_EQ(s->globals[2].entries[1].value.num, 20);
+  const SnapStat &lat = s->globals[3].value.stat;  // 10 20 30 40 50
+  EXPECT_EQ(lat.count, 5);
+  EXPECT_EQ(lat.sum, 150);
+  EXPECT_EQ(lat.min, 10);
+  EXPECT_EQ(lat.max, 50);
+  EXPECT_EQ(lat.buckets[64 + 4], 1);  // 8..15
+  EXPECT_EQ(lat.buckets[64 + 6], 2);  // 32..63
+  ASSERT_EQ(s->globals[4].entries.size(), 1u);
+  EXPECT_EQ(s->globals[4].entries[0].value.stat.sum, 15);
+  std::string page = prometheus_text(*n, *s, 1000);
+  EXPECT_NE(page.find("\nxtap_global_ops{key0=\"write\",key1=\"2\"} 20\n"), std::string::npos);
+  EXPECT_NE(page.find("\nxtap_global_lat_bucket{le=\"63\"} 5\n"), std::string::npos);
+  EXPECT_NE(page.find("\nxtap_global_bycpu_bucket{key0=\"c0\",le=\"1\"} 1\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace xtap::runner
