@@ -107,10 +107,8 @@ int run_in_vm(const Options &o, const vm::Kernel &k, const std::string &ko) {
                     port.size() < 6
                 ? std::stoi(port)
                 : 0;
-    if (o.prometheus != "127.0.0.1:" + port || p < 1 || p > 65535) {
-      std::cerr << "xtap: --prometheus " << o.prometheus
-                << ": with --vm, the port is forwarded from 127.0.0.1 only: use "
-                   "--prometheus 127.0.0.1:PORT\n";
+    if (p < 1 || p > 65535) {
+      std::cerr << "xtap: --prometheus " << o.prometheus << ": PORT is 1 to 65535\n";
       return 1;
     }
     char tmpl[] = "/tmp/xtap-vmnet-XXXXXX";
