@@ -104,9 +104,11 @@ static size_t xtap_snap_bound(const struct xtap_snap_global *g)
 	size_t entry;
 	u32 i, entries;
 
+	if (g->stat)
+		return n + xtap_snap_value_bound(XTAP_T_STAT,
+						 xtap_snap_nbuckets(g));
 	if (!g->map)
-		return n +
-		       xtap_snap_value_bound(g->type, xtap_snap_nbuckets(g));
+		return n + xtap_snap_value_bound(g->type, 0);
 	if (!*g->map)
 		return n;
 	spec = (*g->map)->spec;
