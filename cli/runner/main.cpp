@@ -18,6 +18,7 @@ void usage(FILE* f) {
   std::fprintf(
       f,
       "Usage: xtap-run [-b] [-F] [-o FILE [-S SIZE[,N]]] [-c CMD] [-x PID] [-T SECONDS] [-v] "
+      "[--prometheus ADDR:PORT] "
       "MODULE.ko|BUNDLE_DIR\n"
       "       xtap-run -A NAME [-b] [-o FILE] [-T SECONDS] [-v]\n"
       "       xtap-run --cleanup [-v]\n"
