@@ -157,6 +157,16 @@ int xtap_timing_alloc(const struct xtap_script *s);
 void xtap_timing_free(void);
 void xtap_timing_report(void);
 
+/*
+ * timing.c's counters of timed probe i summed over the CPUs, for
+ * snapshots; all 0 without -t.
+ */
+void xtap_timing_read(u32 i, u64 *count, u64 *sum, u64 *min, u64 *max);
+
+/* snapshot.c: xtap_<module>/snapshot and snapshot_names (abi.h) */
+int xtap_snapshot_init(struct dentry *dir);
+void xtap_snapshot_exit(void);
+
 /* regex.c */
 int xtap_regexes_create(const struct xtap_script *s);
 void xtap_regexes_destroy(void);

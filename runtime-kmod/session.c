@@ -243,6 +243,7 @@ static void xtap_session_free(void)
 	xtap_maps_destroy();
 	xtap_stats_destroy();
 	xtap_timing_free();
+	xtap_snapshot_exit();
 	kfree(xtap_sess.locks);
 	xtap_sess.locks = NULL;
 	xtap_contexts_free();
@@ -324,6 +325,9 @@ int xtap_session_init(const struct xtap_script *s)
 		debugfs_create_blob("formats", 0400, xtap_sess.dir,
 				    &xtap_formats_blob);
 	}
+	err = xtap_snapshot_init(xtap_sess.dir);
+	if (err)
+		goto fail_dir;
 	err = xtap_relay_init(xtap_sess.dir);
 	if (err)
 		goto fail_dir;

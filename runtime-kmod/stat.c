@@ -382,6 +382,21 @@ int xtap_stat_bucket(struct xtap_context *c, struct xtap_stat *s, s64 i,
 	return xtap_stat_hist_bucket(c, &s->l, agg, i, out);
 }
 
+const struct xtap_stat_data *
+xtap_stat_snapshot(struct xtap_stat *s, const struct xtap_stat_layout **l)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	*l = &s->l;
+	return agg;
+}
+
+const struct xtap_stat_desc *xtap_stat_desc_of(struct xtap_stat *s)
+{
+	return s->l.desc;
+}
+
 u32 xtap_stat_buckets(struct xtap_stat *s)
 {
 	return s->l.nbuckets;

@@ -53,6 +53,13 @@ s64 xtap_stat_data_op(const struct xtap_stat_data *agg, int op);
 int xtap_stat_extract(struct xtap_context *c, const struct xtap_stat_data *agg,
 		      int op, s64 *out);
 struct xtap_stat_data *xtap_stat_scratch(void);
+/*
+ * Snapshots: the aggregate of every CPU (in this CPU's scratch) and its
+ * layout; the caller holds the global's exclusive lock with irqs off.
+ */
+const struct xtap_stat_data *
+xtap_stat_snapshot(struct xtap_stat *s, const struct xtap_stat_layout **l);
+const struct xtap_stat_desc *xtap_stat_desc_of(struct xtap_stat *s);
 
 /* stat_hist.c */
 void xtap_stat_hist_print(struct xtap_context *c,

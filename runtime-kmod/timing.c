@@ -77,6 +77,32 @@ static void xtap_timing_line(char *buf, u32 cap, const char *fmt, ...)
 }
 
 /*
+ * Probe i's counters summed over the CPUs. While handlers run, a CPU's
+ * counters may be read mid-update: a snapshot may be one hit behind.
+ */
+void xtap_timing_read(u32 i, u64 *count, u64 *sum, u64 *min, u64 *max)
+{
+	int cpu;
+
+	*count = *sum = *min = *max = 0;
+	if (!xtap_sess.timing || i >= xtap_sess.script->ntiming)
+		return;
+	for_each_possible_cpu(cpu) {
+		const struct xtap_timing_stat *t =
+			per_cpu_ptr(xtap_sess.timing, cpu) + i;
+		u64 n = READ_ONCE(t->count);
+
+		if (!n)
+			continue;
+		if (!*count || READ_ONCE(t->min) < *min)
+			*min = READ_ONCE(t->min);
+		*max = max(*max, READ_ONCE(t->max));
+		*sum += READ_ONCE(t->sum);
+		*count += n;
+	}
+}
+
+/*
  * After the end probes: one line per probe that ran, as stap prints it:
  *   PP, (LOCATION), hits: N, cycles: MINmin/AVGavg/MAXmax, from: DERIVATION, index: I
  */
@@ -86,7 +112,6 @@ void xtap_timing_report(void)
 	u32 cap = min_t(u32, 4096, xtap_relay_max_record());
 	char *buf;
 	u32 i;
-	int cpu;
 
 	if (!xtap_sess.timing)
 		return;
@@ -96,20 +121,9 @@ void xtap_timing_report(void)
 	xtap_timing_line(buf, cap, "----- probe hit report: \n");
 	for (i = 0; i < s->ntiming; i++) {
 		const struct xtap_timing_desc *d = &s->timing[i];
-		struct xtap_timing_stat all = { 0 };
+		struct xtap_timing_stat all;
 
-		for_each_possible_cpu(cpu) {
-			const struct xtap_timing_stat *t =
-				per_cpu_ptr(xtap_sess.timing, cpu) + i;
-
-			if (!t->count)
-				continue;
-			if (!all.count || t->min < all.min)
-				all.min = t->min;
-			all.max = max(all.max, t->max);
-			all.sum += t->sum;
-			all.count += t->count;
-		}
+		xtap_timing_read(i, &all.count, &all.sum, &all.min, &all.max);
 		if (!all.count)
 			continue;
 		xtap_timing_line(

@@ -16,6 +16,7 @@ pkgs=(
   systemtap-sdt-dev  # sys/sdt.h: the USDT workload of tests/runtime/uprobe (usdt_n.c)
   lintian  # judges the .deb in tests/package (no error or warning)
   chromium chromium-driver python3-selenium  # tests/flamegraph/browser_test.py: the flame graph in a real browser
+  prometheus  # tests/prometheus: a real Prometheus scrapes xtap-run --prometheus (run by the test, not as a service)
   nodejs  # runs the flame graph SVG's own script in a unit test (tests/unit/flamegraph_script_check.js)
   linux-image-cloud-amd64 linux-headers-cloud-amd64
   linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64

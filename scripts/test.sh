@@ -108,6 +108,12 @@ run_counted fleet python3 tests/fleet/run_fleet_vm.py
 echo "== remote: xtap --remote and the Ansible playbook over ssh to the 6.1 and 6.12 VMs"
 run_counted remote python3 tests/fleet/run_remote_vm.py
 
+# Prometheus (issue 28): xtap-run --prometheus in the 6.1 and 6.12 VMs at
+# once, scraped every second by Debian's prometheus here, whose HTTP API
+# is asked for the script's values (about 80 s).
+echo "== prometheus: a real Prometheus scrapes xtap-run --prometheus in the 6.1 and 6.12 VMs"
+run_counted prometheus python3 tests/prometheus/run_prometheus_vm.py
+
 # Lifecycle soak (issue 11): sessions started and stopped again and again
 # on hot probes under a workload, one boot per kernel; nothing left behind.
 echo "== soak: start/stop cycles on hot probes in the 6.1 and 6.12 VMs"

@@ -18,6 +18,7 @@ void usage(FILE* f) {
   std::fprintf(
       f,
       "Usage: xtap-run [-b] [-F] [-o FILE [-S SIZE[,N]]] [-c CMD] [-x PID] [-T SECONDS] [-v] "
+      "[--prometheus ADDR:PORT] "
       "MODULE.ko|BUNDLE_DIR\n"
       "       xtap-run -A NAME [-b] [-o FILE] [-T SECONDS] [-v]\n"
       "       xtap-run --cleanup [-v]\n"
@@ -37,6 +38,8 @@ void usage(FILE* f) {
       "  -T SECONDS  stop after SECONDS\n"
       "  -v          report progress on stderr\n"
       "  --format json  output, warnings, errors and the end summary as one JSON object a line\n"
+      "  --prometheus ADDR:PORT  serve the script's globals and the probe counters as\n"
+      "              Prometheus metrics on http://ADDR:PORT/metrics while it runs\n"
       "  --cleanup   stop and remove xtap modules left behind by a collector that died\n");
 }
 
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
   static const option long_options[] = {{"cleanup", no_argument, nullptr, 'C'},
                                         {"format", required_argument, nullptr, 'J'},
                                         {"help", no_argument, nullptr, 'h'},
+                                        {"prometheus", required_argument, nullptr, 'P'},
                                         {nullptr, 0, nullptr, 0}};
   while ((c = getopt_long(argc, argv, "+o:S:c:x:T:vhbFA:", long_options, nullptr)) != -1) {
     char* end = nullptr;
@@ -75,6 +79,7 @@ int main(int argc, char** argv) {
       case 'F': opt.flight = true; break;
       case 'A': opt.attach = optarg; break;
       case 'C': cleanup = true; break;
+      case 'P': opt.prometheus = optarg; break;
       case 'J':
         if (std::strcmp(optarg, "json") != 0 && std::strcmp(optarg, "text") != 0) {
           std::fprintf(stderr, "xtap-run: --format %s: use text or json\n", optarg);

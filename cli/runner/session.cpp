@@ -24,6 +24,7 @@
 #include "runner/control.h"
 #include "runner/kmod.h"
 #include "runner/output_files.h"
+#include "runner/prometheus.h"
 #include "runner/relay_reader.h"
 #include "runner/symbols.h"
 
@@ -72,6 +73,7 @@ class Session {
   Control ctl_;
   RelayReader relay_;
   OutputFiles out_;
+  PrometheusExporter prometheus_;
   int sig_fd_ = -1;
   pid_t child_ = -1;
   std::vector<pid_t> system_;  // system() commands still running
@@ -155,6 +157,11 @@ bool Session::connect(const std::string& dir) {
     return false;
   }
   for (const Message& m : msgs) handle(m);
+  // Served from here on, so that a scrape sees the begin probes' values.
+  if (!opt_.prometheus.empty() && !prometheus_.start(opt_.prometheus, dir, &err)) {
+    say("%s", err.c_str());
+    return false;
+  }
   return true;
 }
 
@@ -411,6 +418,8 @@ void Session::print_summary_warnings(const xtap_done& d) {
 }
 
 int Session::finish() {
+  // The values after the end probes, served until the module goes.
+  if (!opt_.prometheus.empty()) prometheus_.freeze();
   if (stdin_proc_fd_ >= 0) ::close(stdin_proc_fd_);
   wait_system();
   relay_.finish();
@@ -462,6 +471,11 @@ bool Session::check_options(uint64_t* switch_mb, unsigned* keep_files) {
       say("%s", err.c_str());
       return false;
     }
+  }
+  if (!opt_.prometheus.empty() && opt_.flight && opt_.output.empty()) {
+    say("-F without -o leaves the module running detached: --prometheus applies to the later "
+        "xtap-run -A");
+    return false;
   }
   if (opt_.bulk && opt_.json) {
     say("-b writes each CPU's output as it is: --format json does not apply");
@@ -608,6 +622,7 @@ int Session::run() {
     relay_.close();
     ctl_.close();
   }
+  prometheus_.stop();  // it reads the module's files
   if (unload_module(mi_.name, &err)) {
     say("%s", err.c_str());
     rc = 1;

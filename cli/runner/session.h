@@ -20,6 +20,9 @@ struct Options {
   // runner exits); with -o, the collector itself goes to the background.
   bool flight = false;
   std::string attach;  // -A NAME: attach to the detached module NAME
+  // --prometheus ADDR:PORT: serve /metrics from the module's snapshots
+  // while it runs (runner/prometheus.h).
+  std::string prometheus;
 };
 
 // Loads, runs and unloads the module. Returns the process exit status.

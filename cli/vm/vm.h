@@ -91,6 +91,12 @@ struct BatchOptions {
   std::vector<std::pair<int, int>> tcp_forwards;  // host port -> guest port
 };
 
+// Gives the guest a network card for tcp_forwards: the kernel's virtio
+// drivers (unpacked into work_dir, which must outlive the batch) go into
+// the initramfs, and job->before loads them and configures eth0.
+bool add_guest_network(const Kernel& k, const std::string& work_dir, BatchOptions* bo, Job* job,
+                       std::string* error);
+
 struct BatchResult {
   bool booted = false;                       // the guest's /init started and reported
   bool finished = false;                     // every job ran and the guest powered off cleanly

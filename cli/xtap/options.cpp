@@ -245,6 +245,11 @@ void add_run_options(CLI::App &app, Options *o, CommandLine *cl) {
       ->group(kRun);
   app.add_flag("--vm", o->vm, "run in a throwaway QEMU VM of an installed Debian kernel")
       ->group(kRun);
+  label(last_wins(app.add_option("--prometheus", o->prometheus,
+                                 "serve the script's globals and the probe counters as Prometheus "
+                                 "metrics on http://ADDR:PORT/metrics while it runs"))
+            ->group(kRun),
+        "ADDR:PORT");
   label(last_wins(app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest"))
             ->check(CLI::Range(1, 16).description(""))
             ->group(kRun),
@@ -411,6 +416,8 @@ std::string remote_conflict(const Options &o) {
           " (to build for a host's kernel here, use -p4 -r ITS_RELEASE)";
   else if (!o.switch_spec.empty())
     why = "-S switches files on this machine; the hosts' output comes back as a stream";
+  else if (!o.prometheus.empty())
+    why = "--prometheus is not served from remote hosts yet: run xtap-run --prometheus there";
   return why.empty() ? "" : "--remote: " + why;
 }
 
@@ -455,6 +462,11 @@ std::string option_conflict(const Options &o) {
     return "signing needs both --sign-key KEY and --sign-cert CERT";
   if (std::string why = check_conflict(o); !why.empty()) return why;
   if (std::string why = remote_conflict(o); !why.empty()) return why;
+  // QEMU forwards a port of 127.0.0.1 only (cli/vm).
+  if (o.vm && !o.prometheus.empty() && o.prometheus.rfind("127.0.0.1:", 0) != 0)
+    return "--prometheus " + o.prometheus +
+           ": with --vm, the port is forwarded from 127.0.0.1 only: use --prometheus "
+           "127.0.0.1:PORT";
   if (std::string why = bundle_conflict(o); !why.empty()) return why;
   if (!o.extra_scripts.empty() && o.script_file.empty() && o.script_text.empty())
     return "-E SCRIPT runs with a main script: give a script file or -e SCRIPT too";

@@ -58,6 +58,9 @@ struct Options {
   // knows, in stap's listing formats; "" when not asked.
   std::string dump;
   bool vm = false;  // --vm
+  // --prometheus ADDR:PORT: xtap-run serves /metrics (with --vm: the
+  // guest's port PORT forwarded from 127.0.0.1:PORT here).
+  std::string prometheus;
   // Flame graphs (docs/cli.md): the stacks of the output as folded
   // stacks and as an SVG; --from-stacks reads a saved output instead of
   // running a script.

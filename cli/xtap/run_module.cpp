@@ -36,6 +36,12 @@ flamegraph::OutputFiles flame_files(const Options &o) {
   return f;
 }
 
+// "127.0.0.1:9100" -> "9100"
+std::string prometheus_port(const std::string &addr_port) {
+  size_t colon = addr_port.rfind(':');
+  return colon == std::string::npos ? addr_port : addr_port.substr(colon + 1);
+}
+
 std::vector<std::string> runner_args(const Options &o) {
   std::vector<std::string> a;
   if (!o.command.empty() && !o.vm) a.insert(a.end(), {"-c", o.command});
@@ -49,6 +55,11 @@ std::vector<std::string> runner_args(const Options &o) {
   if (o.flight) a.push_back("-F");
   if (o.verbose) a.push_back("-v");
   if (o.json) a.insert(a.end(), {"--format", "json"});
+  // In a VM the guest listens on every address of its own NIC; the host
+  // side of the forward is 127.0.0.1 (run_in_vm).
+  if (!o.prometheus.empty())
+    a.insert(a.end(),
+             {"--prometheus", o.vm ? "0.0.0.0:" + prometheus_port(o.prometheus) : o.prometheus});
   return a;
 }
 
@@ -88,6 +99,31 @@ int run_in_vm(const Options &o, const vm::Kernel &k, const std::string &ko) {
     std::cerr << "xtap: xtap-run not found next to xtap\n";
     return 1;
   }
+  // --prometheus: QEMU forwards 127.0.0.1:PORT here to the guest's PORT.
+  std::string net_dir;
+  if (!o.prometheus.empty()) {
+    std::string port = prometheus_port(o.prometheus), err;
+    int p = port.find_first_not_of("0123456789") == std::string::npos && !port.empty() &&
+                    port.size() < 6
+                ? std::stoi(port)
+                : 0;
+    if (p < 1 || p > 65535) {
+      std::cerr << "xtap: --prometheus " << o.prometheus << ": PORT is 1 to 65535\n";
+      return 1;
+    }
+    char tmpl[] = "/tmp/xtap-vmnet-XXXXXX";
+    if (!mkdtemp(tmpl)) {
+      std::cerr << "xtap: cannot make a temporary directory: " << strerror(errno) << "\n";
+      return 1;
+    }
+    net_dir = tmpl;
+    bo.tcp_forwards.emplace_back(p, p);
+    if (!vm::add_guest_network(k, net_dir, &bo, &job, &err)) {
+      std::cerr << "xtap: " << err << "\n";
+      fs::remove_all(net_dir);
+      return 1;
+    }
+  }
   // The job's stdout reaches -o FILE or standard output as the guest sends
   // it; its stderr comes whole at its end and follows it, as before.
   flamegraph::StackCollector stacks;
@@ -106,6 +142,7 @@ int run_in_vm(const Options &o, const vm::Kernel &k, const std::string &ko) {
   // on_output, instead of the signal.
   signal(SIGPIPE, SIG_IGN);
   vm::BatchResult r = vm::run_batch(k, {job}, bo);
+  if (!net_dir.empty()) fs::remove_all(net_dir);
   bool output_failed = !r.jobs.empty() && !out.finish();
   if (output_failed)
     std::cerr << "xtap: " << out.error() << (r.finished ? "" : "; the VM was stopped") << "\n";

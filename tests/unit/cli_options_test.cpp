@@ -175,6 +175,17 @@ TEST(CliFlame, OptionsThatCannotWorkAreRefused) {
   }
 }
 
+// --prometheus where it cannot be served.
+TEST(CliPrometheus, RefusedWhereItCannotBeServed) {
+  XtapRun r =
+      run_xtap({"--remote", "root@h", "--prometheus", "127.0.0.1:9100", "-e", "probe begin {}"});
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("not served from remote hosts"), std::string::npos) << r.out;
+  r = run_xtap({"--vm", "--prometheus", "0.0.0.0:9100", "-e", "probe begin {}"});
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("forwarded from 127.0.0.1 only"), std::string::npos) << r.out;
+}
+
 // stap's stack output on standard input, folded on standard output.
 TEST(CliFlame, FromStacksFoldsStapOutput) {
   XtapRun r =

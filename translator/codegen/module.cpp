@@ -9,6 +9,7 @@
 #include "codegen/body_emitter.h"
 #include "codegen/data_symbols.h"
 #include "codegen/display_unread.h"
+#include "codegen/emit_snapshot.h"
 #include "codegen/user_symbols.h"
 #include "probes/begin_end.h"
 
@@ -298,6 +299,7 @@ class ModuleEmitter {
   void tables() {
     emit_maps(w_, script_, tables_.fields);
     emit_stats(w_, script_, tables_.fields);
+    emit_snapshot_table(w_, script_, &tables_.fields);
     if (!script_.regexes.empty()) {
       std::vector<std::string> rows;
       for (const auto &re : script_.regexes) rows.push_back(c_string_literal(re));

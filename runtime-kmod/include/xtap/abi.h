@@ -11,6 +11,7 @@
  * Files, under debugfs (normally /sys/kernel/debug):
  *   xtap_<module>/ctl        control channel (read: messages, write: commands)
  *   xtap_<module>/trace<N>   relay channel of CPU N (read: records)
+ *   xtap_<module>/snapshot   the globals and counters now (see below)
  */
 #ifndef XTAP_ABI_H
 #define XTAP_ABI_H
@@ -127,6 +128,140 @@ struct xtap_rec_hdr {
 	__u16 type; /* enum xtap_rec_type */
 	__u16 flags;
 	__u64 seq; /* session-wide sequence number: the runner prints in seq order */
+};
+
+/*
+ * Snapshots: the running script's counters and globals, read by the runner
+ * at any time (xtap-run --prometheus; later --monitor and fleet merges).
+ *
+ *   xtap_<module>/snapshot_names  written once at load: what the globals
+ *       and timed probes are (struct xtap_snap_names, then per global a
+ *       struct xtap_snap_global_desc and its name, per probe a struct
+ *       xtap_snap_probe_desc and its point).
+ *   xtap_<module>/snapshot  made afresh at each open: struct xtap_snap_hdr,
+ *       then records (struct xtap_snap_rec and a payload, unaligned: read
+ *       them with memcpy). Read it whole from offset 0 after one open.
+ *
+ * Strings are a __u32 length and the bytes (no NUL). Every structure
+ * starts with its size: a reader steps over fields it does not know and
+ * over records of types it does not know (rec.size). XTAP_SNAP_VERSION
+ * changes only when an older reader would misread a dump.
+ */
+#define XTAP_SNAP_MAGIC 0x50534e58 /* "XNSP" in little-endian order */
+#define XTAP_SNAP_VERSION 1
+/* Entries of one array per read; the record's flags say when it was hit. */
+#define XTAP_SNAP_MAX_ENTRIES 1000
+
+struct xtap_snap_names {
+	__u32 size;
+	__u32 magic; /* XTAP_SNAP_MAGIC */
+	__u16 version; /* XTAP_SNAP_VERSION */
+	__u16 reserved;
+	__u32 nglobals; /* global i is index i of XTAP_SNAP_GLOBAL records */
+	__u32 nprobes; /* probe i is index i of XTAP_SNAP_PROBE records */
+	__u32 max_entries; /* XTAP_SNAP_MAX_ENTRIES of the module */
+};
+
+enum xtap_snap_kind {
+	XTAP_SNAP_SCALAR = 1, /* a number or a string */
+	XTAP_SNAP_ARRAY = 2, /* keys -> number, string or statistic */
+	XTAP_SNAP_STAT = 3, /* a scalar statistic */
+};
+
+struct xtap_snap_global_desc {
+	__u32 size; /* this structure and the name after it */
+	__u8 kind; /* enum xtap_snap_kind */
+	__u8 value_type; /* 1 number, 2 string, 3 statistic (runtime.h's xtap_type) */
+	__u8 nkeys; /* arrays */
+	__u8 hist; /* 0 none, 1 @hist_linear, 2 @hist_log */
+	__u8 key_types[9]; /* 1 number, 2 string */
+	__u8 reserved[3];
+	__s64 lo, hi, step; /* @hist_linear(v, lo, hi, step) */
+	__u32 nbuckets; /* histogram buckets of each statistic */
+	__u32 name_len; /* then the name's bytes */
+};
+
+struct xtap_snap_probe_desc {
+	__u32 size; /* this structure and the point after it */
+	__u32 point_len; /* then the probe point's bytes */
+};
+
+struct xtap_snap_hdr {
+	__u32 size;
+	__u32 magic; /* XTAP_SNAP_MAGIC */
+	__u16 version; /* XTAP_SNAP_VERSION */
+	__u16 abi; /* XTAP_ABI_VERSION */
+	__u32 nrecords;
+	__u64 total; /* bytes of the dump, this header included */
+	__u64 time_ns; /* CLOCK_REALTIME when the dump was made */
+	__u32 state; /* the session's state: 0 loaded ... 5 done */
+	__u32 reserved;
+};
+
+enum xtap_snap_rec_type {
+	XTAP_SNAP_REC_SESSION = 1, /* struct xtap_snap_session */
+	XTAP_SNAP_REC_PROBE = 2, /* struct xtap_snap_probe (index: the probe) */
+	/*
+	 * index: the global. A number: __s64. A string: length and bytes. A
+	 * statistic: struct xtap_snap_stat and its buckets (__s64 each). An
+	 * array: struct xtap_snap_array, then per entry its keys (__s64 or a
+	 * string each) and its value (as for a scalar of that type).
+	 */
+	XTAP_SNAP_REC_GLOBAL = 3,
+};
+
+/*
+ * Record flags. TRUNCATED: an array had more entries than the record
+ * carries. LOCK_TIMEOUT: the global's lock was not had within maxtrylock
+ * (probes held it); the record has no payload.
+ */
+#define XTAP_SNAP_F_TRUNCATED 1
+#define XTAP_SNAP_F_LOCK_TIMEOUT 2
+
+struct xtap_snap_rec {
+	__u32 size; /* this header and the payload */
+	__u16 type; /* enum xtap_snap_rec_type */
+	__u16 flags; /* XTAP_SNAP_F_* */
+	__u32 index;
+};
+
+struct xtap_snap_session {
+	__u32 size;
+	__u32 reserved;
+	__u64 hits; /* handler runs completed */
+	__u64 skipped; /* handler runs skipped, of which: */
+	__u64 skipped_reentrant;
+	__u64 skipped_lock;
+	__u64 errors;
+	__u64 warnings;
+	__u64 dropped_records; /* output that did not fit a relay buffer */
+	__u64 dropped_bytes;
+};
+
+/*
+ * One timed probe (-t): its handler runs and their cycles. Counters added
+ * later (per-probe skips, lost records) are appended after these.
+ */
+struct xtap_snap_probe {
+	__u32 size;
+	__u32 reserved;
+	__u64 hits;
+	__u64 cycles_sum;
+	__u64 cycles_min;
+	__u64 cycles_max;
+};
+
+struct xtap_snap_stat {
+	__u32 size;
+	__u32 nbuckets; /* __s64 counts after this structure */
+	__s64 count, sum, min, max; /* min and max are 0 when count is 0 */
+};
+
+struct xtap_snap_array {
+	__u32 size;
+	__u32 nentries; /* entries in this record */
+	__u32 total; /* entries the array held */
+	__u32 reserved;
 };
 
 #endif /* XTAP_ABI_H */

@@ -444,6 +444,20 @@ u64 xtap_syscall_arg(struct xtap_context *c,
 u64 xtap_probe_arg(struct xtap_context *c, int n);
 long xtap_syscall_nr(const void *regs); /* -1 for compat syscalls */
 
+/*
+ * One script global as snapshots show it (snapshot.c): a number or string
+ * (scalar), an array (map) or a statistic (stat); lock is its index in
+ * the lock table. Tapset globals are left out.
+ */
+struct xtap_snap_global {
+	const char *name;
+	u16 lock;
+	u8 type; /* enum xtap_type of a scalar */
+	const void *scalar; /* s64 * or char[MAXSTRINGLEN] */
+	struct xtap_map *const *map;
+	struct xtap_stat *const *stat;
+};
+
 struct xtap_script {
 	u32 abi; /* XTAP_ABI_VERSION */
 	const char *name; /* script name for messages */
@@ -473,6 +487,9 @@ struct xtap_script {
 	/* The printf format table served as xtap_<module>/formats (abi.h). */
 	const char *formats;
 	u32 formats_len;
+	/* The globals snapshots show (xtap_<module>/snapshot, abi.h). */
+	const struct xtap_snap_global *snap;
+	u32 nsnap;
 };
 
 /* ------------------------------------------------------------ session */
