@@ -96,7 +96,20 @@ int xtap_stat_layout_init(struct xtap_stat_layout *l,
 				name, d->hist);
 		return -EINVAL;
 	}
-	l->size = sizeof(struct xtap_stat_data) + l->nbuckets * sizeof(s64);
+	l->npct = 0;
+	if (d->pct_bits) {
+		if (d->pct_bits < XTAP_PCT_MIN_BITS ||
+		    d->pct_bits > XTAP_PCT_MAX_BITS) {
+			xtap_init_error(
+				"statistic '%s': percentile bits %u are not within %d..%d",
+				name, d->pct_bits, XTAP_PCT_MIN_BITS,
+				XTAP_PCT_MAX_BITS);
+			return -EINVAL;
+		}
+		l->npct = XTAP_PCT_BUCKETS(d->pct_bits);
+	}
+	l->size = sizeof(struct xtap_stat_data) +
+		  (l->nbuckets + l->npct) * sizeof(s64);
 	return 0;
 }
 
@@ -176,6 +189,8 @@ hist:
 		sd->hist[xtap_linear_bucket(l, v)]++;
 		break;
 	}
+	if (l->npct)
+		sd->hist[l->nbuckets + xtap_pct_index(v, l->desc->pct_bits)]++;
 }
 
 /*
@@ -201,7 +216,7 @@ void xtap_stat_agg_first(const struct xtap_stat_layout *l,
 		agg->max = sd->max;
 	if (sd->min < agg->min)
 		agg->min = sd->min;
-	for (i = 0; i < l->nbuckets; i++)
+	for (i = 0; i < l->nbuckets + l->npct; i++)
 		agg->hist[i] += sd->hist[i];
 }
 
@@ -380,6 +395,32 @@ int xtap_stat_bucket(struct xtap_context *c, struct xtap_stat *s, s64 i,
 
 	xtap_stat_aggregate(s, agg);
 	return xtap_stat_hist_bucket(c, &s->l, agg, i, out);
+}
+
+int xtap_stat_pct(struct xtap_context *c, struct xtap_stat *s, s64 p, s64 d,
+		  s64 *out)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	return xtap_stat_pct_extract(c, &s->l, agg, p, d, out);
+}
+
+void xtap_stat_print_quantiles(struct xtap_context *c, struct xtap_stat *s)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	xtap_stat_quantiles_print(c, &s->l, agg);
+}
+
+int xtap_stat_sprint_quantiles(struct xtap_context *c, char *dst,
+			       struct xtap_stat *s)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	return xtap_stat_quantiles_sprint(c, dst, &s->l, agg);
 }
 
 u32 xtap_stat_buckets(struct xtap_stat *s)

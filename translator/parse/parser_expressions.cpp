@@ -175,6 +175,12 @@ ExprPtr Parser::aggregate_call(const Token &name) {
     n->number = take().number;
     e->args.push_back(std::move(n));
   }
+  if (e->text == "percentile") {
+    // @percentile(s, P[, D]): the percentile P / D (D is 100 unless given).
+    expect_op(",");
+    e->args.push_back(expression());
+    if (accept_op(",")) e->args.push_back(expression());
+  }
   if (e->text == "hist_linear") {
     for (int i = 0; i < 3; ++i) {
       expect_op(",");
@@ -473,7 +479,8 @@ ExprPtr Parser::value() {
       return raw_access(name);
     if (name.text[0] == '@') {
       diags_.error("XTP1022", name.loc, "unknown '@' operator '" + name.text + "'").hint =
-          "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined "
+          "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @percentile "
+          "@median @quantiles @defined "
           "@choose_defined @cast @var @entry @probewrite "
           "@kderef @uderef @kregister @uregister, "
           "and @1 @2 ... for script arguments";

@@ -248,6 +248,32 @@ class NameResolver {
     g.variance_loc = e.arg(1)->loc;
   }
 
+  // @percentile(s, P[, D]), @median(s), @quantiles(s): the statistic keeps a
+  // sketch. P / D must be within 0..1; literals are checked here, the rest
+  // at run time.
+  void percentile(Expr &e) {
+    if (e.arg(0)->global) e.arg(0)->global->percentiles = true;
+    for (size_t i = 1; i < e.args.size(); ++i) expr(*e.arg(i));
+    if (e.args.size() < 2) return;
+    const Expr &p = *e.arg(1);
+    const Expr *d = e.args.size() > 2 ? e.arg(2) : nullptr;
+    if (d && d->kind == ExprKind::Number && d->number <= 0) {
+      diags_.error("XTP2280", d->loc, "the percentile's denominator must be positive").hint =
+          "@percentile(s, 999, 1000) is the 99.9th percentile";
+      return;
+    }
+    long long den = d ? (d->kind == ExprKind::Number ? d->number : -1) : 100;
+    if (p.kind != ExprKind::Number || den < 0) return;
+    if (p.number < 0 || p.number > den)
+      diags_
+          .error("XTP2280", p.loc,
+                 "percentile " + std::to_string(p.number) + (d ? "/" + std::to_string(den) : "") +
+                     " is not within 0.." + std::to_string(den))
+          .hint = d ? "P / D must be within 0..1"
+                    : "give a percentile from 0 to 100, or P and D "
+                      "for P / D: @percentile(s, 999, 1000)";
+  }
+
   // Every @hist_* of one statistic must describe the same histogram: the
   // runtime keeps one set of buckets per statistic.
   void histogram(const Expr &e) {
@@ -431,6 +457,7 @@ class NameResolver {
         if (e.arg(0)->global && (e.text == "hist_linear" || e.text == "hist_log")) histogram(e);
         if (e.arg(0)->global && e.text == "variance") e.arg(0)->global->uses_variance = true;
         if (e.arg(0)->global && e.text == "variance" && e.args.size() > 1) variance_shift(e);
+        if (is_percentile(e)) percentile(e);
         return;
       case ExprKind::HistBucket:
         for (auto &a : e.args) expr(*a);
