@@ -66,12 +66,6 @@ struct xtap_stat_layout {
 	u32 size; /* bytes of xtap_stat_data with its counts */
 };
 
-/* XTAP_PCT_BUCKETS(k) grows with k. */
-#define XTAP_STAT_MAX_SIZE                                               \
-	(sizeof(struct xtap_stat_data) +                                 \
-	 (XTAP_HIST_MAX_BUCKETS + XTAP_PCT_BUCKETS(XTAP_PCT_MAX_BITS)) * \
-		 sizeof(s64))
-
 /* stat.c */
 int xtap_stat_layout_init(struct xtap_stat_layout *l,
 			  const struct xtap_stat_desc *d, const char *name);

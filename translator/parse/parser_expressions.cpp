@@ -142,6 +142,8 @@ ExprPtr Parser::bucket_in(std::vector<ExprPtr> keys) {
 // @hist_log(s) / @hist_linear(...), and a bucket of it: @hist_log(s)[i].
 ExprPtr Parser::aggregate(const Token &name) {
   ExprPtr h = aggregate_call(name);
+  if (h->text == "quantiles" && cur().is_op("["))
+    fail("an operator (@quantiles has no buckets: @percentile(s, P) reads one value)");
   if (!is_histogram(*h) || !cur().is_op("[")) return h;
   auto e = make(ExprKind::HistBucket, take().loc);
   e->args.push_back(std::move(h));
