@@ -13,7 +13,10 @@ latency's do), and different end probes:
 
 A static guest workload times N getppid() calls (bench/workloads/
 getppid_loop.c) bare and under each module; the cost per hit is the
-difference. Rounds are interleaved and the median is reported. Under TCG
+difference. Then the statement alone, without the probe around it: a
+begin probe times LOOP adds to a plain statistic, to one with a sketch,
+and the loop with no add (the value computed all the same), in that
+order and in reverse, in one module (`loop`). Rounds are interleaved and the median is reported. Under TCG
 the nanoseconds are emulated: only the ratios, measured in one boot, mean
 anything.
 
@@ -21,6 +24,7 @@ Usage: bench/percentile_cost.py BUILD_DIR [--calls N] [--rounds R] [--bits K]
 """
 import argparse
 import os
+import re
 import shutil
 import statistics
 import tempfile
@@ -37,7 +41,28 @@ ENDS = {
 }
 
 
-def build(build_dir, rel, work, bits):
+LOOP = """global plain, pct
+function fill(which, n) {
+	t = local_clock_ns()
+	for (i = 0; i < n; i++) {
+		v = (i * 2654435761) & 0xfffff
+		if (which == 1) plain <<< v
+		else if (which == 2) pct <<< v
+	}
+	return local_clock_ns() - t
+}
+probe begin {
+	n = %d
+	e1 = fill(0, n); a1 = fill(1, n); b1 = fill(2, n)
+	b2 = fill(2, n); a2 = fill(1, n); e2 = fill(0, n)
+	printf("loop empty=%%d plain=%%d percentile=%%d\\n", e1 + e2, a1 + a2, b1 + b2)
+	printf("check %%d %%d %%d\\n", @count(plain), @count(pct), @percentile(pct, 99))
+	exit()
+}
+"""
+
+
+def build(build_dir, rel, work, bits, loop_n):
     modules = {}
     for name, end in ENDS.items():
         path = os.path.join(work, name + ".stp")
@@ -47,7 +72,14 @@ def build(build_dir, rel, work, bits):
             cmd[1:1] = ["-D", f"PERCENTILE_BITS={bits}"]
         peers.sh(cmd, cwd=work)
         modules[name] = os.path.join(work, f"pc_{name}.ko")
-    return modules
+    path = os.path.join(work, "loop.stp")
+    open(path, "w").write(LOOP % loop_n)
+    cmd = [os.path.join(build_dir, "cli/xtap"), "-p4", "-r", rel, "-m", "pc_loop",
+           "-D", "MAXACTION_INTERRUPTIBLE=100000000", "-D", "STP_NO_OVERLOAD=1", path]
+    if bits:
+        cmd[1:1] = ["-D", f"PERCENTILE_BITS={bits}"]
+    peers.sh(cmd, cwd=work)
+    return modules, os.path.join(work, "pc_loop.ko")
 
 
 def main():
@@ -56,6 +88,7 @@ def main():
     ap.add_argument("--calls", type=int, default=200000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--bits", type=int, default=0, help="-D PERCENTILE_BITS (default: xtap's)")
+    ap.add_argument("--loop", type=int, default=200000, help="adds per timed loop in the begin probe")
     args = ap.parse_args()
     build_dir = os.path.abspath(args.build)
     rel = peers.find_kernel()
@@ -63,13 +96,14 @@ def main():
     print(f"kernel: {rel}; {args.calls} getppid() calls per run, {args.rounds} rounds", flush=True)
     workload = os.path.join(work, "getppid_loop")
     peers.sh(["gcc", "-static", "-O2", "-o", workload, os.path.join(HERE, "workloads/getppid_loop.c")])
-    modules = build(build_dir, rel, work, args.bits)
+    modules, loop_ko = build(build_dir, rel, work, args.bits, args.loop)
     cmd = f"getppid_loop {args.calls}"
     lines = [f"file /usr/bin/getppid_loop {workload}", "memory-mb 1024", "cpus 2", "boot-timeout 180"]
     for r in range(args.rounds):
         lines += [f"job bare{r}", f"command {cmd}", "timeout 300"]
         for name, ko in modules.items():
             lines += [f"job {name}{r}", f"module {ko}", f"command {cmd}", "timeout 300"]
+        lines += [f"job loop{r}", f"module {loop_ko}", "command true", "timeout 300"]
     out = peers.run_batch(build_dir, rel, lines, work)
 
     def med(job):
@@ -82,6 +116,18 @@ def main():
     for name in modules:
         print(f"{name:<11} {cost[name]:8.1f} ns per hit   ratio to plain {cost[name] / cost['plain']:.3f}")
     print(f"\npercentile/plain = {cost['percentile'] / cost['plain']:.3f} (goal: <= 1.10)")
+    loops = []
+    for r in range(args.rounds):
+        path = os.path.join(out, f"loop{r}.out")
+        m = re.search(r"loop empty=(\d+) plain=(\d+) percentile=(\d+)", open(path).read()) if os.path.exists(path) else None
+        if m:
+            loops.append([int(x) for x in m.groups()])
+    if loops:
+        n = 2 * args.loop
+        empty, plain, pct = (statistics.median(col) / n for col in zip(*loops))
+        print(f"\nthe statement alone ({n} adds per round, median of {len(loops)}): loop {empty:.1f} ns, "
+              f"s <<< v {plain - empty:.1f} ns plain, {pct - empty:.1f} ns with the sketch: "
+              f"ratio {(pct - empty) / (plain - empty):.3f}")
     print("(TCG guest: emulated time; compare within this run only)")
     shutil.rmtree(work, ignore_errors=True)
 

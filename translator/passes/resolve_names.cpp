@@ -676,6 +676,17 @@ void resolve_names(Script &s, Diagnostics &diags) {
       }
       diags.error("XTP2212", g->loc, "array '" + g->name + "' is never used with keys");
     }
+    // Every entry of a statistic array is preallocated on every CPU, and a
+    // percentile sketch is 15 KiB (PERCENTILE_BITS=4): MAXMAPENTRIES of
+    // them are 30 MiB per CPU.
+    if (g->is_array && g->percentiles && g->max_entries == 0)
+      diags
+          .warning("XTP2281", g->loc,
+                   "each entry of '" + g->name +
+                       "' keeps a percentile sketch on every CPU, and without a size it "
+                       "preallocates MAXMAPENTRIES entries (30 MiB per CPU at the defaults)")
+          .hint = "declare the entries it needs, 'global " + g->name +
+                  "[100]', or a coarser sketch: -D PERCENTILE_BITS=2 (3.9 KiB an entry)";
   }
 }
 
