@@ -3,7 +3,7 @@
 
 Three xtap scripts on kernel.function("__do_sys_getppid") (an ftrace
 entry, the cheapest attach, so that the statistic's share of a hit is as
-large as it gets) with the same handler, `s <<< local_clock_ns() & 0xfffff`
+large as it gets) with the same handler, `s <<< get_cycles() & 0xfffff`
 (values spread over a million, so the sketch's buckets vary as a
 latency's do), and different end probes:
 
@@ -14,7 +14,7 @@ latency's do), and different end probes:
 A static guest workload times N getppid() calls (bench/workloads/
 getppid_loop.c) bare and under each module; the cost per hit is the
 difference. Then the statement alone, without the probe around it: a
-begin probe times LOOP adds to a plain statistic, to one with a sketch,
+begin probe times (in TSC cycles: the VM's local_clock() is jiffies) LOOP adds to a plain statistic, to one with a sketch,
 and the loop with no add (the value computed all the same), in that
 order and in reverse, in one module (`loop`). Rounds are interleaved and the median is reported. Under TCG
 the nanoseconds are emulated: only the ratios, measured in one boot, mean
@@ -33,7 +33,7 @@ import peers
 from probe_cost import figure
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROBE = 'probe kernel.function("__do_sys_getppid") { s <<< local_clock_ns() & 0xfffff }\n'
+PROBE = 'probe kernel.function("__do_sys_getppid") { s <<< get_cycles() & 0xfffff }\n'
 ENDS = {
     "plain": 'probe end { printf("%d %d\\n", @count(s), @avg(s)) }',
     "percentile": 'probe end { printf("%d %d\\n", @count(s), @percentile(s, 99)) }',
@@ -43,13 +43,13 @@ ENDS = {
 
 LOOP = """global plain, pct
 function fill(which, n) {
-	t = local_clock_ns()
+	t = get_cycles()
 	for (i = 0; i < n; i++) {
 		v = (i * 2654435761) & 0xfffff
 		if (which == 1) plain <<< v
 		else if (which == 2) pct <<< v
 	}
-	return local_clock_ns() - t
+	return get_cycles() - t
 }
 probe begin {
 	n = %d
@@ -88,6 +88,7 @@ def main():
     ap.add_argument("--calls", type=int, default=200000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--bits", type=int, default=0, help="-D PERCENTILE_BITS (default: xtap's)")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory (modules, outputs)")
     ap.add_argument("--loop", type=int, default=200000, help="adds per timed loop in the begin probe")
     args = ap.parse_args()
     build_dir = os.path.abspath(args.build)
@@ -125,11 +126,17 @@ def main():
     if loops:
         n = 2 * args.loop
         empty, plain, pct = (statistics.median(col) / n for col in zip(*loops))
-        print(f"\nthe statement alone ({n} adds per round, median of {len(loops)}): loop {empty:.1f} ns, "
-              f"s <<< v {plain - empty:.1f} ns plain, {pct - empty:.1f} ns with the sketch: "
+        print(f"\nthe statement alone ({n} adds per round, median of {len(loops)}; TSC cycles, as the "
+              f"clock is jiffies in the VM): loop {empty:.1f}, "
+              f"s <<< v {plain - empty:.1f} plain, {pct - empty:.1f} with the sketch: "
               f"ratio {(pct - empty) / (plain - empty):.3f}")
+    hits = open(os.path.join(out, "plain0.out")).read().split()[:1] if os.path.exists(os.path.join(out, "plain0.out")) else []
+    print(f"hits counted by the plain module in round 0: {hits[0] if hits else '?'} (of {args.calls} calls)")
     print("(TCG guest: emulated time; compare within this run only)")
-    shutil.rmtree(work, ignore_errors=True)
+    if args.keep:
+        print(f"kept: {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -129,6 +129,7 @@ int xtap_stat_layout_init(struct xtap_stat_layout *l,
 		return -EINVAL;
 	}
 	l->npct = 0;
+	l->pct_bits = d->pct_bits;
 	if (d->pct_bits) {
 		if (d->pct_bits < XTAP_PCT_MIN_BITS ||
 		    d->pct_bits > XTAP_PCT_MAX_BITS) {
@@ -139,6 +140,7 @@ int xtap_stat_layout_init(struct xtap_stat_layout *l,
 			return -EINVAL;
 		}
 		l->npct = XTAP_PCT_BUCKETS(d->pct_bits);
+		l->pct_zero = l->nbuckets + XTAP_PCT_SIDE(d->pct_bits);
 	}
 	l->size = sizeof(struct xtap_stat_data) +
 		  (l->nbuckets + l->npct) * sizeof(s64);
@@ -222,7 +224,7 @@ hist:
 		break;
 	}
 	if (l->npct)
-		sd->hist[l->nbuckets + xtap_pct_index(v, l->desc->pct_bits)]++;
+		sd->hist[xtap_pct_index(v, l->pct_bits, l->pct_zero)]++;
 }
 
 /*

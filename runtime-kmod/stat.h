@@ -37,22 +37,28 @@ struct xtap_stat_data {
 #define XTAP_PCT_SIDE(k) ((65u - (k)) << (k))
 #define XTAP_PCT_BUCKETS(k) (2 * XTAP_PCT_SIDE(k))
 
-/* The magnitude bucket of u (0 for 0): shift << k plus u's top k+1 bits. */
-static inline u32 xtap_pct_mag_index(u64 u, u32 k)
+/*
+ * The magnitude bucket of u (0 for 0): shift << k plus u's top k+1 bits,
+ * shift 0 below 2^(k+1). Without branches: <<< runs it on every add.
+ */
+static __always_inline u32 xtap_pct_mag_index(u64 u, u32 k)
 {
 	int shift = fls64(u) - (int)k - 1;
 
-	if (shift <= 0)
-		return (u32)u;
+	shift = shift < 0 ? 0 : shift;
 	return ((u32)shift << k) + (u32)(u >> shift);
 }
 
-/* v's bucket: negatives below XTAP_PCT_SIDE(k), in value order. */
-static inline u32 xtap_pct_index(s64 v, u32 k)
+/*
+ * v's bucket relative to `zero`, the bucket of 0 (XTAP_PCT_SIDE(k) in the
+ * sketch): negatives below it, in value order.
+ */
+static __always_inline u32 xtap_pct_index(s64 v, u32 k, u32 zero)
 {
-	if (v >= 0)
-		return XTAP_PCT_SIDE(k) + xtap_pct_mag_index((u64)v, k);
-	return XTAP_PCT_SIDE(k) - 1 - xtap_pct_mag_index(0 - (u64)v, k);
+	u64 u = v < 0 ? 0 - (u64)v : (u64)v;
+	u32 m = xtap_pct_mag_index(u, k);
+
+	return v < 0 ? zero - 1 - m : zero + m;
 }
 
 /*
@@ -63,6 +69,8 @@ struct xtap_stat_layout {
 	const struct xtap_stat_desc *desc;
 	u32 nbuckets;
 	u32 npct; /* 0: the script asks no percentile of it */
+	u32 pct_bits; /* desc->pct_bits, read by every <<< */
+	u32 pct_zero; /* hist[] index of the sketch's bucket of 0 */
 	u32 size; /* bytes of xtap_stat_data with its counts */
 };
 
