@@ -130,8 +130,9 @@ def main():
               f"clock is jiffies in the VM): loop {empty:.1f}, "
               f"s <<< v {plain - empty:.1f} plain, {pct - empty:.1f} with the sketch: "
               f"ratio {(pct - empty) / (plain - empty):.3f}")
-    hits = open(os.path.join(out, "plain0.out")).read().split()[:1] if os.path.exists(os.path.join(out, "plain0.out")) else []
-    print(f"hits counted by the plain module in round 0: {hits[0] if hits else '?'} (of {args.calls} calls)")
+    path = os.path.join(out, "plain0.out")
+    m = re.search(r"^(\d+) ", open(path).read(), re.M) if os.path.exists(path) else None
+    print(f"hits counted by the plain module in round 0: {m.group(1) if m else '?'} (of {args.calls} calls)")
     print("(TCG guest: emulated time; compare within this run only)")
     if args.keep:
         print(f"kept: {work}")
