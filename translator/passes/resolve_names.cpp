@@ -248,6 +248,15 @@ class NameResolver {
     g.variance_loc = e.arg(1)->loc;
   }
 
+  // A number as written, with its minus sign: -1 is Neg applied to 1.
+  static bool literal(const Expr &e, long long *out) {
+    if (e.kind == ExprKind::Number) *out = e.number;
+    else if (e.kind == ExprKind::Unary && e.op == Op::Neg && e.arg(0)->kind == ExprKind::Number)
+      *out = -e.arg(0)->number;
+    else return false;
+    return true;
+  }
+
   // @percentile(s, P[, D]), @median(s), @quantiles(s): the statistic keeps a
   // sketch. P / D must be within 0..1; literals are checked here, the rest
   // at run time.
@@ -257,17 +266,17 @@ class NameResolver {
     if (e.args.size() < 2) return;
     const Expr &p = *e.arg(1);
     const Expr *d = e.args.size() > 2 ? e.arg(2) : nullptr;
-    if (d && d->kind == ExprKind::Number && d->number <= 0) {
+    long long pv = 0, den = 100;
+    if (d && literal(*d, &den) && den <= 0) {
       diags_.error("XTP2280", d->loc, "the percentile's denominator must be positive").hint =
           "@percentile(s, 999, 1000) is the 99.9th percentile";
       return;
     }
-    long long den = d ? (d->kind == ExprKind::Number ? d->number : -1) : 100;
-    if (p.kind != ExprKind::Number || den < 0) return;
-    if (p.number < 0 || p.number > den)
+    if ((d && !literal(*d, &den)) || !literal(p, &pv)) return;
+    if (pv < 0 || pv > den)
       diags_
           .error("XTP2280", p.loc,
-                 "percentile " + std::to_string(p.number) + (d ? "/" + std::to_string(den) : "") +
+                 "percentile " + std::to_string(pv) + (d ? "/" + std::to_string(den) : "") +
                      " is not within 0.." + std::to_string(den))
           .hint = d ? "P / D must be within 0..1"
                     : "give a percentile from 0 to 100, or P and D "
