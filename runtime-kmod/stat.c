@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Statistics (<<<): per-CPU accumulation, stap-exact aggregation, scalar globals. */
 #include <linux/math64.h>
-#include <linux/percpu.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "internal.h"
@@ -32,7 +32,7 @@ struct xtap_stat_moments {
 struct xtap_stat {
 	struct xtap_stat_layout l;
 	u32 gen; /* bumped by xtap_stat_clear() */
-	void __percpu *parts; /* one xtap_stat_part per CPU */
+	struct xtap_stat_part **parts; /* one per possible CPU */
 	/* Pass 1's consistent view of each CPU, for pass 2 (readers are serialised). */
 	struct xtap_stat_moments *moments;
 };
@@ -42,8 +42,40 @@ struct xtap_stat {
 
 static struct xtap_stat **xtap_stats;
 static u16 xtap_nstats;
-static void __percpu *xtap_scratch; /* per-CPU aggregate for extraction */
-static void __percpu *xtap_part_copy; /* per-CPU copy of one part being read */
+static void **xtap_scratch; /* per-CPU aggregate for extraction */
+static void **xtap_part_copy; /* per-CPU copy of one part being read */
+
+/*
+ * One buffer per possible CPU, indexed by CPU number. Not per-CPU memory:
+ * __alloc_percpu() stops at 32 KiB, which a percentile sketch passes.
+ */
+static void xtap_cpu_bufs_free(void **b)
+{
+	int cpu;
+
+	if (!b)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(b[cpu]);
+	kfree(b);
+}
+
+static void **xtap_cpu_bufs_alloc(size_t size)
+{
+	void **b = kcalloc(nr_cpu_ids, sizeof(*b), GFP_KERNEL);
+	int cpu;
+
+	if (!b)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		b[cpu] = kvzalloc_node(size, GFP_KERNEL, cpu_to_node(cpu));
+		if (!b[cpu]) {
+			xtap_cpu_bufs_free(b);
+			return NULL;
+		}
+	}
+	return b;
+}
 
 int xtap_stat_layout_init(struct xtap_stat_layout *l,
 			  const struct xtap_stat_desc *d, const char *name)
@@ -96,7 +128,22 @@ int xtap_stat_layout_init(struct xtap_stat_layout *l,
 				name, d->hist);
 		return -EINVAL;
 	}
-	l->size = sizeof(struct xtap_stat_data) + l->nbuckets * sizeof(s64);
+	l->npct = 0;
+	l->pct_bits = d->pct_bits;
+	if (d->pct_bits) {
+		if (d->pct_bits < XTAP_PCT_MIN_BITS ||
+		    d->pct_bits > XTAP_PCT_MAX_BITS) {
+			xtap_init_error(
+				"statistic '%s': percentile bits %u are not within %d..%d",
+				name, d->pct_bits, XTAP_PCT_MIN_BITS,
+				XTAP_PCT_MAX_BITS);
+			return -EINVAL;
+		}
+		l->npct = XTAP_PCT_BUCKETS(d->pct_bits);
+		l->pct_zero = l->nbuckets + XTAP_PCT_SIDE(d->pct_bits);
+	}
+	l->size = sizeof(struct xtap_stat_data) +
+		  (l->nbuckets + l->npct) * sizeof(s64);
 	return 0;
 }
 
@@ -176,6 +223,8 @@ hist:
 		sd->hist[xtap_linear_bucket(l, v)]++;
 		break;
 	}
+	if (l->npct)
+		sd->hist[xtap_pct_index(v, l->pct_bits, l->pct_zero)]++;
 }
 
 /*
@@ -201,7 +250,7 @@ void xtap_stat_agg_first(const struct xtap_stat_layout *l,
 		agg->max = sd->max;
 	if (sd->min < agg->min)
 		agg->min = sd->min;
-	for (i = 0; i < l->nbuckets; i++)
+	for (i = 0; i < l->nbuckets + l->npct; i++)
 		agg->hist[i] += sd->hist[i];
 }
 
@@ -267,7 +316,7 @@ int xtap_stat_extract(struct xtap_context *c, const struct xtap_stat_data *agg,
 /* This CPU's scratch aggregate; the caller runs with irqs off. */
 struct xtap_stat_data *xtap_stat_scratch(void)
 {
-	return this_cpu_ptr(xtap_scratch);
+	return xtap_scratch[smp_processor_id()];
 }
 
 /* ------------------------------------------------------------ scalar statistics */
@@ -281,7 +330,7 @@ struct xtap_stat_data *xtap_stat_scratch(void)
 static const struct xtap_stat_data *
 xtap_stat_read_part(struct xtap_stat *s, int cpu, struct xtap_stat_part *copy)
 {
-	const struct xtap_stat_part *p = per_cpu_ptr(s->parts, cpu);
+	const struct xtap_stat_part *p = s->parts[cpu];
 	u32 seq, tries = 0;
 
 	do {
@@ -301,7 +350,7 @@ xtap_stat_read_part(struct xtap_stat *s, int cpu, struct xtap_stat_part *copy)
 
 static void xtap_stat_aggregate(struct xtap_stat *s, struct xtap_stat_data *agg)
 {
-	struct xtap_stat_part *copy = this_cpu_ptr(xtap_part_copy);
+	struct xtap_stat_part *copy = xtap_part_copy[smp_processor_id()];
 	const struct xtap_stat_data *sd;
 	int cpu;
 
@@ -334,7 +383,7 @@ static void xtap_stat_aggregate(struct xtap_stat *s, struct xtap_stat_data *agg)
 
 void xtap_stat_add(struct xtap_stat *s, s64 v)
 {
-	struct xtap_stat_part *p = this_cpu_ptr(s->parts);
+	struct xtap_stat_part *p = s->parts[smp_processor_id()];
 	u32 gen = READ_ONCE(s->gen);
 
 	WRITE_ONCE(p->seq, p->seq + 1);
@@ -397,6 +446,32 @@ const struct xtap_stat_desc *xtap_stat_desc_of(struct xtap_stat *s)
 	return s->l.desc;
 }
 
+int xtap_stat_pct(struct xtap_context *c, struct xtap_stat *s, s64 p, s64 d,
+		  s64 *out)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	return xtap_stat_pct_extract(c, &s->l, agg, p, d, out);
+}
+
+void xtap_stat_print_quantiles(struct xtap_context *c, struct xtap_stat *s)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	xtap_stat_quantiles_print(c, &s->l, agg);
+}
+
+int xtap_stat_sprint_quantiles(struct xtap_context *c, char *dst,
+			       struct xtap_stat *s)
+{
+	struct xtap_stat_data *agg = xtap_stat_scratch();
+
+	xtap_stat_aggregate(s, agg);
+	return xtap_stat_quantiles_sprint(c, dst, &s->l, agg);
+}
+
 u32 xtap_stat_buckets(struct xtap_stat *s)
 {
 	return s->l.nbuckets;
@@ -419,7 +494,7 @@ static void xtap_stat_free(struct xtap_stat *s)
 {
 	if (!s)
 		return;
-	free_percpu(s->parts);
+	xtap_cpu_bufs_free((void **)s->parts);
 	kfree(s->moments);
 	kfree(s);
 }
@@ -434,8 +509,8 @@ static struct xtap_stat *xtap_stat_create(const struct xtap_stat_spec *spec)
 		kfree(s);
 		return ERR_PTR(-EINVAL);
 	}
-	s->parts = __alloc_percpu(XTAP_STAT_PART_SIZE(&s->l),
-				  __alignof__(struct xtap_stat_part));
+	s->parts = (struct xtap_stat_part **)xtap_cpu_bufs_alloc(
+		XTAP_STAT_PART_SIZE(&s->l));
 	s->moments = kcalloc(nr_cpu_ids, sizeof(*s->moments), GFP_KERNEL);
 	if (!s->parts || !s->moments) {
 		xtap_stat_free(s);
@@ -444,16 +519,35 @@ static struct xtap_stat *xtap_stat_create(const struct xtap_stat_spec *spec)
 	return s;
 }
 
+/*
+ * The largest statistic the script's globals can hold (any histogram, and
+ * the largest sketch it asks for): the size of the scratch aggregates.
+ */
+static size_t xtap_stat_max_size(const struct xtap_script *s)
+{
+	u32 bits = 0, i;
+
+	for (i = 0; i < s->nstats; i++)
+		bits = max_t(u32, bits, s->stats[i].desc.pct_bits);
+	for (i = 0; i < s->nmaps; i++)
+		if (s->maps[i].value_type == XTAP_T_STAT)
+			bits = max_t(u32, bits, s->maps[i].stat.pct_bits);
+	bits = min_t(u32, bits, XTAP_PCT_MAX_BITS);
+	return sizeof(struct xtap_stat_data) +
+	       (XTAP_HIST_MAX_BUCKETS + (bits ? XTAP_PCT_BUCKETS(bits) : 0)) *
+		       sizeof(s64);
+}
+
 /* Process context, before any probe runs. */
 int xtap_stats_create(const struct xtap_script *s)
 {
 	int i;
 
-	xtap_scratch = __alloc_percpu(XTAP_STAT_MAX_SIZE,
-				      __alignof__(struct xtap_stat_data));
-	xtap_part_copy = __alloc_percpu(offsetof(struct xtap_stat_part, d) +
-						XTAP_STAT_MAX_SIZE,
-					__alignof__(struct xtap_stat_part));
+	size_t size = xtap_stat_max_size(s);
+
+	xtap_scratch = xtap_cpu_bufs_alloc(size);
+	xtap_part_copy =
+		xtap_cpu_bufs_alloc(offsetof(struct xtap_stat_part, d) + size);
 	if (!xtap_scratch || !xtap_part_copy)
 		return -ENOMEM;
 	if (!s->nstats)
@@ -495,8 +589,8 @@ void xtap_stats_destroy(void)
 	kfree(xtap_stats);
 	xtap_stats = NULL;
 	xtap_nstats = 0;
-	free_percpu(xtap_scratch);
+	xtap_cpu_bufs_free(xtap_scratch);
 	xtap_scratch = NULL;
-	free_percpu(xtap_part_copy);
+	xtap_cpu_bufs_free(xtap_part_copy);
 	xtap_part_copy = NULL;
 }

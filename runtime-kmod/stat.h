@@ -3,6 +3,7 @@
 #ifndef XTAP_STAT_H
 #define XTAP_STAT_H
 
+#include <linux/bitops.h>
 #include <xtap/limits.h>
 #include <xtap/runtime.h>
 
@@ -24,15 +25,54 @@ struct xtap_stat_data {
 	s64 hist[];
 };
 
-/* How one statistic global is laid out and aggregated. */
+/*
+ * The percentile sketch (docs/language.md, "Percentiles"): log-linear
+ * buckets over the magnitude of a value, 2^k of them per power of two
+ * once the magnitude reaches 2^(k+1), one per value below. A bucket at
+ * shift s holds 2^s values and starts at or above 2^(k+s), so its width
+ * is at most 2^-k of any value in it. Negative values have mirrored
+ * buckets below the positive ones, so that bucket order is value order.
+ */
+/* Buckets for one sign: magnitudes up to 2^64 - 1. */
+#define XTAP_PCT_SIDE(k) ((65u - (k)) << (k))
+#define XTAP_PCT_BUCKETS(k) (2 * XTAP_PCT_SIDE(k))
+
+/*
+ * The magnitude bucket of u (0 for 0): shift << k plus u's top k+1 bits,
+ * shift 0 below 2^(k+1). Without branches: <<< runs it on every add.
+ */
+static __always_inline u32 xtap_pct_mag_index(u64 u, u32 k)
+{
+	int shift = fls64(u) - (int)k - 1;
+
+	shift = shift < 0 ? 0 : shift;
+	return ((u32)shift << k) + (u32)(u >> shift);
+}
+
+/*
+ * v's bucket relative to `zero`, the bucket of 0 (XTAP_PCT_SIDE(k) in the
+ * sketch): negatives below it, in value order.
+ */
+static __always_inline u32 xtap_pct_index(s64 v, u32 k, u32 zero)
+{
+	u64 u = v < 0 ? 0 - (u64)v : (u64)v;
+	u32 m = xtap_pct_mag_index(u, k);
+
+	return v < 0 ? zero - 1 - m : zero + m;
+}
+
+/*
+ * How one statistic global is laid out and aggregated: hist[] holds the
+ * histogram's nbuckets counts, then the percentile sketch's npct.
+ */
 struct xtap_stat_layout {
 	const struct xtap_stat_desc *desc;
 	u32 nbuckets;
-	u32 size; /* bytes of xtap_stat_data with its histogram */
+	u32 npct; /* 0: the script asks no percentile of it */
+	u32 pct_bits; /* desc->pct_bits, read by every <<< */
+	u32 pct_zero; /* hist[] index of the sketch's bucket of 0 */
+	u32 size; /* bytes of xtap_stat_data with its counts */
 };
-
-#define XTAP_STAT_MAX_SIZE \
-	(sizeof(struct xtap_stat_data) + XTAP_HIST_MAX_BUCKETS * sizeof(s64))
 
 /* stat.c */
 int xtap_stat_layout_init(struct xtap_stat_layout *l,
@@ -71,5 +111,17 @@ int xtap_stat_hist_sprint(struct xtap_context *c, char *dst,
 int xtap_stat_hist_bucket(struct xtap_context *c,
 			  const struct xtap_stat_layout *l,
 			  const struct xtap_stat_data *agg, s64 i, s64 *out);
+
+/* stat_pct.c */
+int xtap_stat_pct_extract(struct xtap_context *c,
+			  const struct xtap_stat_layout *l,
+			  const struct xtap_stat_data *agg, s64 p, s64 d,
+			  s64 *out);
+void xtap_stat_quantiles_print(struct xtap_context *c,
+			       const struct xtap_stat_layout *l,
+			       const struct xtap_stat_data *agg);
+int xtap_stat_quantiles_sprint(struct xtap_context *c, char *dst,
+			       const struct xtap_stat_layout *l,
+			       const struct xtap_stat_data *agg);
 
 #endif /* XTAP_STAT_H */

@@ -106,6 +106,26 @@ int xtap_map_stat_bucket(struct xtap_context *c, struct xtap_map *m,
 				     out);
 }
 
+int xtap_map_stat_pct(struct xtap_context *c, struct xtap_map *m,
+		      const struct xtap_key *k, s64 p, s64 d, s64 *out)
+{
+	return xtap_stat_pct_extract(c, &m->stat, xtap_stat_map_key(m, k), p, d,
+				     out);
+}
+
+void xtap_map_stat_print_quantiles(struct xtap_context *c, struct xtap_map *m,
+				   const struct xtap_key *k)
+{
+	xtap_stat_quantiles_print(c, &m->stat, xtap_stat_map_key(m, k));
+}
+
+int xtap_map_stat_sprint_quantiles(struct xtap_context *c, char *dst,
+				   struct xtap_map *m, const struct xtap_key *k)
+{
+	return xtap_stat_quantiles_sprint(c, dst, &m->stat,
+					  xtap_stat_map_key(m, k));
+}
+
 u32 xtap_map_stat_buckets(struct xtap_map *m)
 {
 	return m->stat.nbuckets;

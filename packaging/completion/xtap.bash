@@ -88,7 +88,7 @@ _xtap() {
     -D)
       COMPREPLY=($(compgen -W 'MAXACTION= MAXSTRINGLEN= MAXMAPENTRIES= MAXSKIPPED= MAXERRORS=
         MAXTRYLOCK= MAXNESTING= STP_BUFFER_SUBBUF_SIZE= STP_BUFFER_SUBBUFS=
-        STP_OVERLOAD_INTERVAL= STP_OVERLOAD_THRESHOLD= STP_NO_OVERLOAD' -- "$cur"))
+        STP_OVERLOAD_INTERVAL= STP_OVERLOAD_THRESHOLD= STP_NO_OVERLOAD PERCENTILE_BITS=' -- "$cur"))
       compopt -o nospace 2>/dev/null
       return ;;
     -o | --sign-key | --sign-cert | --debuginfo | --folded | --flamegraph | --from-stacks)

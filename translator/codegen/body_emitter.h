@@ -65,6 +65,7 @@ class BodyEmitter {
   std::string index_read(const Expr &e);
   std::string call(const Expr &e);
   std::string aggregate(const Expr &e);  // emit_stats.cpp
+  std::string percentile(const Expr &e);
   std::string histogram(const Expr &e);
   std::string hist_call(const Expr &h, const std::string &fn, const std::string &args,
                         const std::string &rest, std::string *prelude);

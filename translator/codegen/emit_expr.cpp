@@ -335,7 +335,7 @@ std::string BodyEmitter::call(const Expr &e) {
     case BuiltinKind::Print: return "(" + print_call(e, b->newline) + ", 0LL)";
     case BuiltinKind::Sprint:
       if (std::any_of(e.args.begin(), e.args.end(),
-                      [](const ExprPtr &a) { return is_histogram(*a); }))
+                      [](const ExprPtr &a) { return is_printed_aggregate(*a); }))
         return hist_sprint(e, b->newline);
       return values_call(e, 0, b->newline, true);
     case BuiltinKind::PrintDelimited:
@@ -367,10 +367,10 @@ std::string BodyEmitter::call(const Expr &e) {
 std::string BodyEmitter::print_call(const Expr &e, bool newline) {
   // Histograms are printed by the runtime; print the rest around them.
   for (const auto &a : e.args)
-    if (is_histogram(*a)) {
+    if (is_printed_aggregate(*a)) {
       std::string seq = "({ ";
       for (const auto &b : e.args) {
-        if (is_histogram(*b)) seq += histogram(*b) + "; ";
+        if (is_printed_aggregate(*b)) seq += histogram(*b) + "; ";
         else if (b->type == Type::String) seq += "xtap_print_str(c, " + expr(*b) + "); ";
         else seq += "xtap_print_long(c, " + expr(*b) + "); ";
       }

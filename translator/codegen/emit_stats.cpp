@@ -6,6 +6,7 @@ namespace xtap {
 
 // @count(s), @sum(a[k]) ...: one aggregate of a statistic.
 std::string BodyEmitter::aggregate(const Expr &e) {
+  if (e.text == "percentile" || e.text == "median") return percentile(e);
   const Expr &st = *e.arg(0);
   std::string v = unique("_v");
   std::string g = global_c_name(*st.global);
@@ -19,16 +20,28 @@ std::string BodyEmitter::aggregate(const Expr &e) {
          v + ")) " + on_error() + " " + v + "; })";
 }
 
-// print(@hist_log(s)) and friends: the runtime prints the histogram.
+// @percentile(s, P[, D]), @median(s): P and D first, then the keys, in the
+// order written.
+std::string BodyEmitter::percentile(const Expr &e) {
+  std::string p = unique("_p"), d = unique("_d"), v = unique("_v");
+  std::string pre = "s64 " + p + " = " + (e.text == "median" ? "50" : expr(*e.arg(1))) + "; s64 " +
+                    d + " = " + (e.args.size() > 2 ? expr(*e.arg(2)) : "100") + "; s64 " + v + "; ";
+  std::string call = hist_call(e, "stat_pct", "", ", " + p + ", " + d + ", &" + v, &pre);
+  return "({ " + pre + "if (" + call + ") " + on_error() + " " + v + "; })";
+}
+
+// print(@hist_log(s)), print(@quantiles(s)) and friends: the runtime prints
+// the histogram or the quantiles' line.
 std::string BodyEmitter::histogram(const Expr &e) {
   const Expr &st = *e.arg(0);
   std::string g = global_c_name(*st.global);
+  std::string what = e.text == "quantiles" ? "quantiles" : "hist";
   if (st.kind == ExprKind::Index) {
     std::string pre;
     std::string k = keys(st, &pre);
-    return wrap(pre, "xtap_map_stat_print_hist(c, " + g + ", " + k + ")");
+    return wrap(pre, "xtap_map_stat_print_" + what + "(c, " + g + ", " + k + ")");
   }
-  return "xtap_stat_print_hist(c, " + g + ")";
+  return "xtap_stat_print_" + what + "(c, " + g + ")";
 }
 
 // A runtime call on the histogram `h` (an Aggregate): `fn(c, ARGS, g[, k], REST)`,
@@ -60,9 +73,10 @@ std::string BodyEmitter::hist_sprint(const Expr &e, bool newline) {
   std::string t = string_temp();
   std::string seq = "({ " + t + "[0] = '\\0'; ";
   for (const auto &a : e.args) {
-    if (is_histogram(*a)) {
+    if (is_printed_aggregate(*a)) {
       std::string pre;
-      std::string call = hist_call(*a, "stat_sprint_hist", t, "", &pre);
+      std::string fn = a->text == "quantiles" ? "stat_sprint_quantiles" : "stat_sprint_hist";
+      std::string call = hist_call(*a, fn, t, "", &pre);
       seq += "{ " + pre + "if (" + call + ") " + on_error() + " } ";
     } else if (a->type == Type::String) {
       seq += "xtap_str_append(" + t + ", " + expr(*a) + "); ";

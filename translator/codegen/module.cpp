@@ -48,6 +48,7 @@ std::string Limits::set(const std::string &name, const std::string &value) {
       {"STP_OVERLOAD_INTERVAL", &Limits::overload_interval, 1000, 1ull << 62},
       {"STP_OVERLOAD_THRESHOLD", &Limits::overload_threshold, 1, 1ull << 62},
       {"STP_NO_OVERLOAD", &Limits::no_overload, 0, 1},
+      {"PERCENTILE_BITS", &Limits::percentile_bits, XTAP_PCT_MIN_BITS, XTAP_PCT_MAX_BITS},
   };
   for (const auto &f : fields) {
     if (name != f.name) continue;
@@ -65,7 +66,7 @@ std::string Limits::set(const std::string &name, const std::string &value) {
          " (known: MAXSTRINGLEN MAXACTION MAXACTION_INTERRUPTIBLE MAXNESTING MAXMAPENTRIES "
          "MAXSKIPPED MAXERRORS MAXTRYLOCK "
          "STP_BUFFER_SUBBUF_SIZE STP_BUFFER_SUBBUFS STP_OVERLOAD_INTERVAL STP_OVERLOAD_THRESHOLD "
-         "STP_NO_OVERLOAD)";
+         "STP_NO_OVERLOAD PERCENTILE_BITS)";
 }
 
 namespace {
@@ -94,15 +95,18 @@ void emit_globals(CWriter &w, const Script &s) {
   w.line();
 }
 
-std::string stat_desc(const GlobalDecl &g) {
+// pct_bits: the percentile sketch's k (-D PERCENTILE_BITS), kept only for
+// the statistics the script asks percentiles of.
+std::string stat_desc(const GlobalDecl &g, unsigned long long pct_bits) {
   static const char *kinds[] = {"XTAP_HIST_NONE", "XTAP_HIST_LINEAR", "XTAP_HIST_LOG"};
   return std::string("{ .hist = ") + kinds[g.hist] + ", .lo = " + std::to_string(g.hist_lo) +
          ", .hi = " + std::to_string(g.hist_hi) + ", .step = " + std::to_string(g.hist_step) +
          ", .bit_shift = " + std::to_string(std::max(g.variance_shift, 0)) +
-         ", .variance = " + (g.uses_variance ? "1" : "0") + " }";
+         ", .variance = " + (g.uses_variance ? "1" : "0") +
+         ", .pct_bits = " + std::to_string(g.percentiles ? pct_bits : 0) + " }";
 }
 
-void emit_stats(CWriter &w, const Script &s, std::vector<std::string> &fields) {
+void emit_stats(CWriter &w, const Script &s, const Limits &lim, std::vector<std::string> &fields) {
   std::vector<const GlobalDecl *> stats;
   for (const auto &g : s.globals)
     if (!g->is_array && g->type == Type::Stat) stats.push_back(g.get());
@@ -110,13 +114,13 @@ void emit_stats(CWriter &w, const Script &s, std::vector<std::string> &fields) {
   w.open("static const struct xtap_stat_spec xtap_stats[] = {");
   for (const auto *g : stats)
     w.line("{ .stat = &" + global_c_name(*g) + ", .name = " + c_string_literal(g->name) +
-           ", .desc = " + stat_desc(*g) + " },");
+           ", .desc = " + stat_desc(*g, lim.percentile_bits) + " },");
   w.close("};");
   fields.push_back(".stats = xtap_stats");
   fields.push_back(".nstats = " + std::to_string(stats.size()));
 }
 
-void emit_maps(CWriter &w, const Script &s, std::vector<std::string> &fields) {
+void emit_maps(CWriter &w, const Script &s, const Limits &lim, std::vector<std::string> &fields) {
   std::vector<const GlobalDecl *> arrays;
   for (const auto &g : s.globals)
     if (g->is_array) arrays.push_back(g.get());
@@ -132,7 +136,8 @@ void emit_maps(CWriter &w, const Script &s, std::vector<std::string> &fields) {
            ", .nkeys = " + std::to_string(g->key_types.size()) + ", .key_types = { " + keys +
            " }, .value_type = " + t(g->type) +
            ", .max_entries = " + std::to_string(g->max_entries) + (g->wrap ? ", .wrap = 1" : "") +
-           (g->type == Type::Stat ? ", .stat = " + stat_desc(*g) : "") + " },");
+           (g->type == Type::Stat ? ", .stat = " + stat_desc(*g, lim.percentile_bits) : "") +
+           " },");
   }
   w.close("};");
   fields.push_back(".maps = xtap_maps");
@@ -297,8 +302,8 @@ class ModuleEmitter {
   // The arrays, statistics, regexes, printf formats and -t descriptions,
   // then the families' tables in family order and the probe groups.
   void tables() {
-    emit_maps(w_, script_, tables_.fields);
-    emit_stats(w_, script_, tables_.fields);
+    emit_maps(w_, script_, opts_.limits, tables_.fields);
+    emit_stats(w_, script_, opts_.limits, tables_.fields);
     emit_snapshot_table(w_, script_, &tables_.fields);
     if (!script_.regexes.empty()) {
       std::vector<std::string> rows;

@@ -29,6 +29,8 @@ struct Limits {
   unsigned long long overload_interval = 1000000000;
   unsigned long long overload_threshold = 500000000;
   unsigned long long no_overload = 0;
+  // The percentile sketch's sub-bucket bits k: relative error 2^-(k+1).
+  unsigned long long percentile_bits = XTAP_PCT_DEFAULT_BITS;
 
   // Applies NAME=VALUE (-D); returns an error text or "".
   std::string set(const std::string &name, const std::string &value);

@@ -49,6 +49,15 @@ bool is_histogram(const Expr &e) {
   return e.kind == ExprKind::Aggregate && (e.text == "hist_log" || e.text == "hist_linear");
 }
 
+bool is_printed_aggregate(const Expr &e) {
+  return is_histogram(e) || (e.kind == ExprKind::Aggregate && e.text == "quantiles");
+}
+
+bool is_percentile(const Expr &e) {
+  return e.kind == ExprKind::Aggregate &&
+         (e.text == "percentile" || e.text == "median" || e.text == "quantiles");
+}
+
 bool is_comparison(Op op) {
   switch (op) {
     case Op::Eq:

@@ -142,6 +142,10 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 // @hist_log(...) or @hist_linear(...): an Aggregate whose value is a histogram.
 bool is_histogram(const Expr &e);
+// A histogram or @quantiles(s): text for print and sprint, not a value.
+bool is_printed_aggregate(const Expr &e);
+// @percentile, @median or @quantiles: reads the statistic's percentile sketch.
+bool is_percentile(const Expr &e);
 
 // --------------------------------------------------------------- statements
 
@@ -230,6 +234,7 @@ struct GlobalDecl {
   int hist = 0;  // 0 none, 1 linear, 2 log
   long long hist_lo = 0, hist_hi = 0, hist_step = 0;
   Location hist_loc;
+  bool percentiles = false;    // @percentile/@median/@quantiles: keep a sketch
   int variance_shift = -1;     // @variance(s, N); -1: not given (0)
   bool uses_variance = false;  // some @variance reads it
   Location variance_loc;

@@ -142,6 +142,8 @@ ExprPtr Parser::bucket_in(std::vector<ExprPtr> keys) {
 // @hist_log(s) / @hist_linear(...), and a bucket of it: @hist_log(s)[i].
 ExprPtr Parser::aggregate(const Token &name) {
   ExprPtr h = aggregate_call(name);
+  if (h->text == "quantiles" && cur().is_op("["))
+    fail("an operator (@quantiles has no buckets: @percentile(s, P) reads one value)");
   if (!is_histogram(*h) || !cur().is_op("[")) return h;
   auto e = make(ExprKind::HistBucket, take().loc);
   e->args.push_back(std::move(h));
@@ -174,6 +176,12 @@ ExprPtr Parser::aggregate_call(const Token &name) {
     auto n = make(ExprKind::Number, cur().loc);
     n->number = take().number;
     e->args.push_back(std::move(n));
+  }
+  if (e->text == "percentile") {
+    // @percentile(s, P[, D]): the percentile P / D (D is 100 unless given).
+    expect_op(",");
+    e->args.push_back(expression());
+    if (accept_op(",")) e->args.push_back(expression());
   }
   if (e->text == "hist_linear") {
     for (int i = 0; i < 3; ++i) {
@@ -473,7 +481,8 @@ ExprPtr Parser::value() {
       return raw_access(name);
     if (name.text[0] == '@') {
       diags_.error("XTP1022", name.loc, "unknown '@' operator '" + name.text + "'").hint =
-          "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @defined "
+          "known: @count @sum @min @max @avg @variance @hist_linear @hist_log @percentile "
+          "@median @quantiles @defined "
           "@choose_defined @cast @var @entry @probewrite "
           "@kderef @uderef @kregister @uregister, "
           "and @1 @2 ... for script arguments";

@@ -225,7 +225,12 @@ class TypeInferrer {
           diags_.error("XTP2315", e.loc, "a histogram can only be printed or indexed by bucket")
               .hint = "print(@" + e.text + "(s)), sprint(@" + e.text + "(s)), @" + e.text +
                       "(s)[i], i in @" + e.text + "(s), foreach ([i] in @" + e.text + "(s))";
+        if (report_ && !hist_ok_ && e.text == "quantiles")
+          diags_.error("XTP2315", e.loc, "@quantiles can only be printed").hint =
+              "print(@quantiles(s)), sprint(@quantiles(s)); for one value, @percentile(s, 99)";
         if (st.kind == ExprKind::Index) keys(st);
+        if (e.text == "percentile")
+          for (size_t i = 1; i < e.args.size(); ++i) expect(*e.arg(i), Type::Long);
         if (st.global) unify(st.global->type, Type::Stat, st.loc, "'" + st.text + "'");
         st.type = Type::Stat;
         return set(e, Type::Long);
@@ -361,7 +366,7 @@ class TypeInferrer {
       case BuiltinKind::Sprintf: format_call(e); break;
       case BuiltinKind::Print:
         for (auto &a : e.args) {
-          if (is_histogram(*a)) {
+          if (is_printed_aggregate(*a)) {
             histogram(*a);
             continue;
           }
@@ -386,7 +391,7 @@ class TypeInferrer {
         }
         if (from) expect(*e.arg(0), Type::String);
         for (size_t i = from; i < e.args.size(); ++i) {
-          if (!from && is_histogram(*e.arg(i))) {  // sprint(@hist_log(s)): its text
+          if (!from && is_printed_aggregate(*e.arg(i))) {  // sprint(@hist_log(s)): its text
             histogram(*e.arg(i));
             continue;
           }

@@ -248,6 +248,41 @@ class NameResolver {
     g.variance_loc = e.arg(1)->loc;
   }
 
+  // A number as written, with its minus sign: -1 is Neg applied to 1.
+  static bool literal(const Expr &e, long long *out) {
+    if (e.kind == ExprKind::Number) *out = e.number;
+    else if (e.kind == ExprKind::Unary && e.op == Op::Neg && e.arg(0)->kind == ExprKind::Number)
+      *out = -e.arg(0)->number;
+    else return false;
+    return true;
+  }
+
+  // @percentile(s, P[, D]), @median(s), @quantiles(s): the statistic keeps a
+  // sketch. P / D must be within 0..1; literals are checked here, the rest
+  // at run time.
+  void percentile(Expr &e) {
+    if (e.arg(0)->global) e.arg(0)->global->percentiles = true;
+    for (size_t i = 1; i < e.args.size(); ++i) expr(*e.arg(i));
+    if (e.args.size() < 2) return;
+    const Expr &p = *e.arg(1);
+    const Expr *d = e.args.size() > 2 ? e.arg(2) : nullptr;
+    long long pv = 0, den = 100;
+    if (d && literal(*d, &den) && den <= 0) {
+      diags_.error("XTP2280", d->loc, "the percentile's denominator must be positive").hint =
+          "@percentile(s, 999, 1000) is the 99.9th percentile";
+      return;
+    }
+    if ((d && !literal(*d, &den)) || !literal(p, &pv)) return;
+    if (pv < 0 || pv > den)
+      diags_
+          .error("XTP2280", p.loc,
+                 "percentile " + std::to_string(pv) + (d ? "/" + std::to_string(den) : "") +
+                     " is not within 0.." + std::to_string(den))
+          .hint = d ? "P / D must be within 0..1"
+                    : "give a percentile from 0 to 100, or P and D "
+                      "for P / D: @percentile(s, 999, 1000)";
+  }
+
   // Every @hist_* of one statistic must describe the same histogram: the
   // runtime keeps one set of buckets per statistic.
   void histogram(const Expr &e) {
@@ -431,6 +466,7 @@ class NameResolver {
         if (e.arg(0)->global && (e.text == "hist_linear" || e.text == "hist_log")) histogram(e);
         if (e.arg(0)->global && e.text == "variance") e.arg(0)->global->uses_variance = true;
         if (e.arg(0)->global && e.text == "variance" && e.args.size() > 1) variance_shift(e);
+        if (is_percentile(e)) percentile(e);
         return;
       case ExprKind::HistBucket:
         for (auto &a : e.args) expr(*a);
@@ -649,6 +685,17 @@ void resolve_names(Script &s, Diagnostics &diags) {
       }
       diags.error("XTP2212", g->loc, "array '" + g->name + "' is never used with keys");
     }
+    // Every entry of a statistic array is preallocated on every CPU, and a
+    // percentile sketch is 15 KiB (PERCENTILE_BITS=4): MAXMAPENTRIES of
+    // them are 30 MiB per CPU.
+    if (g->is_array && g->percentiles && g->max_entries == 0)
+      diags
+          .warning("XTP2281", g->loc,
+                   "each entry of '" + g->name +
+                       "' keeps a percentile sketch on every CPU, and without a size it "
+                       "preallocates MAXMAPENTRIES entries (30 MiB per CPU at the defaults)")
+          .hint = "declare the entries it needs, 'global " + g->name +
+                  "[100]', or a coarser sketch: -D PERCENTILE_BITS=2 (3.9 KiB an entry)";
   }
 }
 

@@ -45,4 +45,12 @@
  */
 #define XTAP_HIST_MAX_BUCKETS 128
 
+/*
+ * -D PERCENTILE_BITS: sub-buckets per power of two (2^k) of the percentile
+ * sketch; the relative error of @percentile is at most 2^-(k+1).
+ */
+#define XTAP_PCT_MIN_BITS 1
+#define XTAP_PCT_MAX_BITS 6
+#define XTAP_PCT_DEFAULT_BITS 4
+
 #endif /* XTAP_LIMITS_H */

@@ -98,6 +98,7 @@ struct xtap_stat_desc {
 	u8 bit_shift; /* @variance(v, bit_shift): 0..62, 0 by default */
 	u8 variance; /* the script reads @variance: keep the running
 				* variance (two divisions per <<<) */
+	u8 pct_bits; /* 0: no percentile sketch; else its k (stat.h) */
 	s64 lo, hi, step; /* XTAP_HIST_LINEAR parameters */
 };
 
@@ -751,6 +752,25 @@ u32 xtap_map_stat_buckets(struct xtap_map *m);
 s64 xtap_stat_bucket_count(struct xtap_stat *s, u32 i);
 s64 xtap_map_stat_bucket_count(struct xtap_map *m, const struct xtap_key *k,
 			       u32 i);
+/*
+ * Percentiles (stat_pct.c): @percentile(s, p[, d]) is the value of rank
+ * ceil(count * p / d) (d is 100 unless given), from the sketch, within its
+ * relative error; @median(s) is p = 50. print(@quantiles(s)) prints the
+ * count, min, p50, p90, p99, p99.9 and max. Errors as @avg's, and
+ * "percentile out of range" when p / d is not within 0..1.
+ */
+int xtap_stat_pct(struct xtap_context *c, struct xtap_stat *s, s64 p, s64 d,
+		  s64 *out);
+int xtap_map_stat_pct(struct xtap_context *c, struct xtap_map *m,
+		      const struct xtap_key *k, s64 p, s64 d, s64 *out);
+void xtap_stat_print_quantiles(struct xtap_context *c, struct xtap_stat *s);
+void xtap_map_stat_print_quantiles(struct xtap_context *c, struct xtap_map *m,
+				   const struct xtap_key *k);
+int xtap_stat_sprint_quantiles(struct xtap_context *c, char *dst,
+			       struct xtap_stat *s);
+int xtap_map_stat_sprint_quantiles(struct xtap_context *c, char *dst,
+				   struct xtap_map *m,
+				   const struct xtap_key *k);
 /* For a statistic array's entry in foreach: one aggregate of that entry. */
 s64 xtap_entry_stat(struct xtap_map *m, struct xtap_map_entry *e, int op);
 
