@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iostream>
-#include <memory>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -216,8 +216,7 @@ void check_kernel(const Options &o, SourceFile &file, const std::string &release
     }
     col.problems = unexplained(whole, *p, col.release);
   }
-  col.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  col.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   p->kernels.push_back(std::move(col));
 }
 
@@ -380,8 +379,8 @@ void print_preflight(std::ostream &os, const Preflight &p, bool verbose) {
     const KernelColumn &c = p.kernels[i];
     char secs[32];
     snprintf(secs, sizeof secs, "%.1f s", c.seconds);
-    os << "  " << letter(i) << ": " << c.release << (c.found ? "" : " (not found)") << "  ["
-       << secs << "]\n";
+    os << "  " << letter(i) << ": " << c.release << (c.found ? "" : " (not found)") << "  [" << secs
+       << "]\n";
   }
   size_t width = 11;  // "probe point"
   for (const auto &row : p.points) width = std::max(width, row.spelling.size());
@@ -392,7 +391,9 @@ void print_preflight(std::ostream &os, const Preflight &p, bool verbose) {
       w = std::max(w, cell(row, result_on(row, p.kernels[i].release)).size());
     widths.push_back(w);
   }
-  auto pad = [](std::string s, size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s; };
+  auto pad = [](std::string s, size_t w) {
+    return s.size() < w ? s + std::string(w - s.size(), ' ') : s;
+  };
   os << "\n" << pad("probe point", width);
   for (size_t i = 0; i < p.kernels.size(); ++i) os << "  " << pad(letter(i), widths[i]);
   os << "\n";
@@ -413,7 +414,8 @@ void print_preflight(std::ostream &os, const Preflight &p, bool verbose) {
     for (const auto &pr : p.kernels[i].problems) problem(i, pr);
     for (const auto &row : p.points) {
       const PointResult *r = result_on(row, p.kernels[i].release);
-      if (!r || r->state != PointResult::State::Failed || ((row.optional || r->shadowed) && !verbose))
+      if (!r || r->state != PointResult::State::Failed ||
+          ((row.optional || r->shadowed) && !verbose))
         continue;
       for (const auto &pr : r->problems) problem(i, pr);
     }

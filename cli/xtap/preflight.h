@@ -25,8 +25,8 @@ struct Problem {
 // One probe point of the script on one kernel.
 struct PointResult {
   enum class State { Resolved, Failed, NotRun } state = State::NotRun;
-  bool taken = false;     // resolved, and no earlier `!` point of its probe was
-  bool shadowed = false;  // an earlier `!` point of its probe resolved: not used
+  bool taken = false;               // resolved, and no earlier `!` point of its probe was
+  bool shadowed = false;            // an earlier `!` point of its probe resolved: not used
   int sites = 0;                    // the probe locations it resolved to
   std::vector<std::string> probes;  // their names (the alternative an alias took)
   // The script's own target expressions in the probe body, with the C types
