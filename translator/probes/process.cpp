@@ -31,6 +31,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -118,8 +119,11 @@ std::string host_path(const std::string &written, const std::string &sysroot, st
     return stat(p.c_str(), &st) == 0;
   };
   if (written.find('/') != std::string::npos) {
-    *target = written;
-    return exists(sysroot + written) ? sysroot + written : "";
+    // As stap does: a relative path is the current directory's, at
+    // translation; the module probes it by its absolute path.
+    *target = written[0] == '/' ? written
+                                : std::filesystem::absolute(written).lexically_normal().string();
+    return exists(sysroot + *target) ? sysroot + *target : "";
   }
   const char *env = std::getenv("PATH");
   std::string dirs = env ? env : "/usr/bin:/bin";
@@ -548,6 +552,7 @@ class ProcessProvider : public ProbeProvider {
     for (size_t i = before; i < out.size(); ++i) {
       auto &dp = static_cast<ProcessFunctionProbe &>(*out[i]);
       dp.program = pp.components[0].has_arg ? pp.components[0].str_arg : "";
+      if (!dp.program.empty()) host_path(dp.program, env.sysroot, &dp.program_path);
       dp.library = lib.str_arg;
     }
   }
