@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "common/elf_file.h"
@@ -98,11 +99,11 @@ class Search {
   }
 
  private:
-  std::string key(const std::string &path) const {
-    char *real = realpath((sysroot_ + path).c_str(), nullptr);
-    std::string k = real ? real : sysroot_ + path;
-    free(real);
-    return k;
+  // By name, not by file: the loader opens each name (the program's
+  // /lib64/ld-linux-x86-64.so.2 and libc's /lib/x86_64-linux-gnu/ one are
+  // one file), and every name must exist where it runs.
+  static std::string key(const std::string &path) {
+    return std::filesystem::path(path).lexically_normal().string();
   }
 
   void add(const std::string &path, std::vector<std::string> loader_rpath_dirs) {

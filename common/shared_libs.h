@@ -32,7 +32,8 @@ class LdSoCache {
 };
 
 struct LoadClosure {
-  // Paths on the target, each once, in the order the loader meets them:
+  // Paths on the target, each name once (two names of one file are both
+  // here: the loader opens each), in the order the loader meets them:
   // interpreters and libraries (not the roots themselves).
   std::vector<std::string> files;
   // "libfoo.so.1 (needed by /x/prog)" for each library not found.
