@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "codegen/user_symbols.h"
 #include "xtap/json_records.h"
@@ -70,9 +71,10 @@ bool plan_vm_files(const Options &o, const Elaborated &e, const std::string &sys
                    VmFiles *out) {
   std::vector<vm::CarryRoot> roots;
   std::map<std::string, Location> where;  // named_by -> the probe point
+  std::set<std::string> named;            // each file once (ltrace.stp: a probe per PLT entry)
   for (const auto &dp : e.probes) {
     for (const std::string &f : {dp->user_program(), dp->user_file()}) {
-      if (f.empty()) continue;
+      if (f.empty() || !named.insert(f).second) continue;
       std::string by = dp->point ? dp->point->str() : dp->name();
       if (dp->point) where.emplace(by, dp->point->loc);
       roots.push_back({f, by, false});
