@@ -7,7 +7,9 @@ As a new user would: a small C program with a USDT mark, built here with
 its mark ($arg2), with `xtap --vm -c './prog && ./prog_static'` run from
 the programs' directory: one boot per kernel (6.1 and 6.12). The guest
 has none of these files of its own: xtap carries the programs, the
-dynamic one's libraries and loader (docs/cli.md). Then systemtap-doc's
+dynamic one's libraries and loader (docs/cli.md). A third program loads
+a library of its own through its RUNPATH ($ORIGIN/lib), probed by
+.library("libuser.so"). Then systemtap-doc's
 process/ltrace.stp with `-c ls` as its meta runs it (one more 6.1 boot):
 `ls` found through $PATH and its libraries, probed at their PLTs. And,
 without a VM, the error for a -c program that cannot be carried.
@@ -46,12 +48,37 @@ int main(void)
 }
 """
 
+# A library of the user's own, found by the program's RUNPATH ($ORIGIN/lib)
+# only: neither in ld.so.cache nor in a system directory.
+LIB_C = r"""
+__attribute__((noinline)) int lib_work(int x)
+{
+	return x + 1000;
+}
+"""
+
+USES_LIB_C = r"""
+#include <stdio.h>
+int lib_work(int x);
+int main(void)
+{
+	printf("lib %d\n", lib_work(7));
+	return 0;
+}
+"""
+
 SCRIPT = r"""
 probe process("./prog").function("work"), process("./prog_static").function("work") {
   printf("%s entry x=%d\n", execname(), $x)
 }
 probe process("./prog").mark("tick"), process("./prog_static").mark("tick") {
   printf("%s mark arg2=%d\n", execname(), $arg2)
+}
+probe process("./uses_lib").library("libuser.so").function("lib_work") {
+  printf("%s lib_work x=%d\n", execname(), $x)
+}
+probe process("./uses_lib").library("libuser.so").function("lib_work").return {
+  printf("%s lib_work return %d\n", execname(), $return)
 }
 probe process("./prog").function("work").return,
       process("./prog_static").function("work").return {
@@ -84,10 +111,19 @@ def build_programs(work):
                            capture_output=True, text=True)
         if r.returncode:
             sys.exit(f"userprog: gcc failed (systemtap-sdt-dev for sys/sdt.h?): {r.stderr}")
+    os.makedirs(os.path.join(work, "lib"))
+    for name, text in (("lib/user.c", LIB_C), ("uses_lib.c", USES_LIB_C)):
+        with open(os.path.join(work, name), "w") as f:
+            f.write(text)
+    for args in (["-shared", "-fPIC", "-o", "lib/libuser.so", "lib/user.c"],
+                 ["-o", "uses_lib", "uses_lib.c", "-Llib", "-luser", "-Wl,-rpath,$ORIGIN/lib"]):
+        r = subprocess.run(["gcc", "-g", "-O1", *args], cwd=work, capture_output=True, text=True)
+        if r.returncode:
+            sys.exit(f"userprog: gcc failed: {r.stderr}")
 
 
 def run_programs(xtap, kernel, work):
-    r = subprocess.run([xtap, "--vm", "-q", "-r", kernel, "-e", SCRIPT, "-c", "./prog && ./prog_static"],
+    r = subprocess.run([xtap, "--vm", "-q", "-r", kernel, "-e", SCRIPT, "-c", "./prog && ./prog_static && ./uses_lib"],
                        cwd=work, capture_output=True, text=True, timeout=900)
     out = r.stdout.splitlines()
     tag = f"[{kernel.split('-')[0]}]"
@@ -96,7 +132,11 @@ def run_programs(xtap, kernel, work):
         got = [l for l in out if l.startswith(prog + " ")]
         check(f"{tag} {prog}: $x at entry, $arg2 at the mark, $return", got == expected(prog),
               f"got {got}\nstderr: {r.stderr[-1500:]}")
-    check(f"{tag} both programs ran in the guest", out.count("sum 183") == 2, f"stdout: {out}")
+    got = [l for l in out if l.startswith("uses_lib ")]
+    check(f"{tag} a library found by RUNPATH $ORIGIN/lib: .library(\"libuser.so\") $x, $return",
+          got == ["uses_lib lib_work x=7", "uses_lib lib_work return 1007"], f"got {got}")
+    check(f"{tag} the three programs ran in the guest",
+          out.count("sum 183") == 2 and "lib 1007" in out, f"stdout: {out}")
 
 
 def run_ltrace(xtap, kernel, work):
