@@ -517,7 +517,8 @@ class ProcessProvider : public ProbeProvider {
     const auto &prog = pp.components[0];
     const std::string &lib = pp.components[1].str_arg;
     std::string target;
-    if (!prog.has_arg || !prog.arg_is_string || host_path(prog.str_arg, env.sysroot, &target).empty())
+    if (!prog.has_arg || !prog.arg_is_string ||
+        host_path(prog.str_arg, env.sysroot, &target).empty())
       return "";
     std::string pattern = lib + (is_glob(lib) ? "" : "*");
     for (const auto &f : load_closure({target}, env.sysroot).files)
