@@ -162,6 +162,10 @@ def run_errors(xtap, work):
     check("a -c program that does not exist: XTP2261 before any build or boot",
           r.returncode != 0 and "error[XTP2261]" in r.stderr and "no such file" in r.stderr
           and "booting" not in r.stderr, r.stderr)
+    r = subprocess.run([xtap, "--vm", "-r", KERNELS[0], "-e", 'probe process("/bin/sh").plt("getpid") { }',
+                        "-c", "sh -c true"], cwd=work, capture_output=True, text=True, timeout=300)
+    check("a probe on /bin/sh (the guest's busybox): XTP2261 at the probe point",
+          r.returncode != 0 and "<input>:1:7: error[XTP2261]" in r.stderr and "^" in r.stderr, r.stderr)
     notes = os.path.join(work, "notes.txt")
     with open(notes, "w") as f:
         f.write("not a program\n")
