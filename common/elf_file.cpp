@@ -104,6 +104,59 @@ bool ElfFile::has_interpreter() const {
   return false;
 }
 
+std::string ElfFile::interpreter() const {
+  const Elf64_Ehdr eh = header(bytes_);
+  for (size_t i = 0; i < eh.e_phnum; i++) {
+    const auto ph = read_at<Elf64_Phdr>(bytes_, eh.e_phoff + i * sizeof(Elf64_Phdr));
+    if (ph.p_type != PT_INTERP || !in_bounds(ph.p_offset, ph.p_filesz, bytes_.size())) continue;
+    std::string path(bytes_.data() + ph.p_offset, ph.p_filesz);
+    return path.substr(0, path.find('\0'));
+  }
+  return "";
+}
+
+ElfFile::Dynamic ElfFile::dynamic() const {
+  const Elf64_Ehdr eh = header(bytes_);
+  std::vector<Elf64_Phdr> loads;
+  std::optional<Elf64_Phdr> dyn;
+  for (size_t i = 0; i < eh.e_phnum; i++) {
+    const auto ph = read_at<Elf64_Phdr>(bytes_, eh.e_phoff + i * sizeof(Elf64_Phdr));
+    if (ph.p_type == PT_LOAD) loads.push_back(ph);
+    if (ph.p_type == PT_DYNAMIC) dyn = ph;
+  }
+  Dynamic d;
+  if (!dyn || !in_bounds(dyn->p_offset, dyn->p_filesz, bytes_.size())) return d;
+  // DT_STRTAB is an address: the loader finds it through the PT_LOAD
+  // segment that maps it, and so does this.
+  uint64_t strtab = 0, strsz = 0;
+  std::vector<std::pair<int64_t, uint64_t>> strings;  // tag, offset in the string table
+  for (uint64_t off = dyn->p_offset; off + sizeof(Elf64_Dyn) <= dyn->p_offset + dyn->p_filesz;
+       off += sizeof(Elf64_Dyn)) {
+    const auto e = read_at<Elf64_Dyn>(bytes_, off);
+    if (e.d_tag == DT_NULL) break;
+    if (e.d_tag == DT_STRTAB) strtab = e.d_un.d_ptr;
+    if (e.d_tag == DT_STRSZ) strsz = e.d_un.d_val;
+    if (e.d_tag == DT_NEEDED || e.d_tag == DT_RPATH || e.d_tag == DT_RUNPATH)
+      strings.emplace_back(e.d_tag, e.d_un.d_val);
+  }
+  std::optional<uint64_t> table;
+  for (const auto &ph : loads)
+    if (strtab >= ph.p_vaddr && strtab - ph.p_vaddr < ph.p_filesz)
+      table = ph.p_offset + (strtab - ph.p_vaddr);
+  if (!table || !in_bounds(*table, strsz, bytes_.size())) return d;
+  std::string_view all(bytes_.data() + *table, strsz);
+  for (const auto &[tag, at] : strings) {
+    if (at >= all.size()) continue;
+    std::string_view rest = all.substr(at);
+    size_t end = rest.find('\0');
+    if (end == std::string_view::npos) continue;
+    std::string s(rest.substr(0, end));
+    if (tag == DT_NEEDED) d.needed.push_back(s);
+    else (tag == DT_RPATH ? d.rpath : d.runpath) = s;
+  }
+  return d;
+}
+
 bool is_dynamically_linked(const std::string &path) {
   std::string err;
   auto elf = ElfFile::open(path, &err);

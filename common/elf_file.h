@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace xtap {
 
@@ -29,6 +30,18 @@ class ElfFile {
   // True if the file has a PT_INTERP program header: it needs a dynamic
   // loader (and libraries) to run.
   bool has_interpreter() const;
+  // The loader a program names in PT_INTERP ("/lib64/ld-linux-x86-64.so.2"),
+  // "" for a static program or a library.
+  std::string interpreter() const;
+
+  // What the dynamic loader reads of a file's PT_DYNAMIC segment: the
+  // libraries it needs and where to look for them. Empty for a static
+  // program; strings that lie outside the file are left out.
+  struct Dynamic {
+    std::vector<std::string> needed;  // DT_NEEDED, in order
+    std::string rpath, runpath;       // DT_RPATH, DT_RUNPATH, as written ("$ORIGIN/../lib")
+  };
+  Dynamic dynamic() const;
 
  private:
   explicit ElfFile(std::string bytes) : bytes_(std::move(bytes)) {}

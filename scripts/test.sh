@@ -2,7 +2,7 @@
 # Every test: install, build, unit tests (ctest), the formatting check, the example corpus at -p2, a bounded fuzz run,
 # the runtime tests in one VM boot per kernel, then the example corpus in one
 # VM boot of the 6.1 kernel, bundles, remote targets, the soak, the output
-# flood and the Debian package.
+# flood, the user's programs in --vm and the Debian package.
 # Ends with one "total: N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -113,6 +113,12 @@ run_counted remote python3 tests/fleet/run_remote_vm.py
 # is asked for the script's values (about 80 s).
 echo "== prometheus: a real Prometheus scrapes xtap-run --prometheus in the 6.1 and 6.12 VMs"
 run_counted prometheus python3 tests/prometheus/run_prometheus_vm.py
+
+# The user's own programs through xtap --vm (issue 25): a gcc -g -O1
+# program, dynamic and static, probed by relative path ($x, $return, a USDT
+# $arg2), one boot per kernel; ltrace.stp -c ls in one more 6.1 boot.
+echo "== userprog: the user's programs carried into the 6.1 and 6.12 VMs"
+run_counted userprog python3 tests/userprog/run_userprog_vm.py
 
 # Lifecycle soak (issue 11): sessions started and stopped again and again
 # on hot probes under a workload, one boot per kernel; nothing left behind.

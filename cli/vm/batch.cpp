@@ -126,6 +126,10 @@ std::vector<GuestJob> guest_jobs(const std::vector<Job>& jobs, const std::string
       if (!j.command.empty()) g.argv.insert(g.argv.end(), {"-c", j.command});
       g.argv.push_back(guest);
     }
+    // The pid file keeps the job's pid: sh execs what it runs.
+    if (!j.cwd.empty())
+      g.argv.insert(g.argv.begin(),
+                    {"/bin/sh", "-c", "mkdir -p \"$0\" && cd \"$0\" && exec \"$@\"", j.cwd});
     out.push_back(std::move(g));
   }
   return out;
@@ -314,6 +318,7 @@ BatchResult run_batch(const Kernel& kernel, const std::vector<Job>& jobs,
   spec.busybox = opts.busybox;
   if (!opts.xtap_run.empty()) spec.files.emplace_back(opts.xtap_run, "/bin/xtap-run");
   spec.files.insert(spec.files.end(), opts.extra_files.begin(), opts.extra_files.end());
+  spec.symlinks = opts.extra_symlinks;
   spec.init_script = guest_init_script(guest_jobs(jobs, dir, &spec.files));
   std::string initrd = build_initramfs(dir, spec, &r.error);
   if (initrd.empty()) {

@@ -50,6 +50,25 @@ bool install_file(const std::string& from, const fs::path& root, const std::stri
   return true;
 }
 
+bool install_symlink(const fs::path& root, const std::string& guest_path, const std::string& target,
+                     std::string* error) {
+  if (guest_path.empty() || guest_path[0] != '/' || guest_path.find("..") != std::string::npos) {
+    *error = "guest path '" + guest_path + "' must be absolute and without '..'";
+    return false;
+  }
+  fs::path at = root / guest_path.substr(1);
+  std::error_code ec;
+  fs::create_directories(at.parent_path(), ec);
+  fs::remove(at, ec);  // a busybox applet of that name
+  fs::create_symlink(target, at, ec);
+  if (ec) {
+    *error =
+        "cannot make " + guest_path + " a link to " + target + " in the initramfs: " + ec.message();
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string build_initramfs(const std::string& work_dir, const InitramfsSpec& spec,
@@ -77,6 +96,8 @@ std::string build_initramfs(const std::string& work_dir, const InitramfsSpec& sp
   }
   for (const auto& [from, to] : spec.files)
     if (!install_file(from, root, to, error)) return "";
+  for (const auto& [at, target] : spec.symlinks)
+    if (!install_symlink(root, at, target, error)) return "";
   if (!write_file((root / "init").string(), spec.init_script, 0755)) {
     *error = "cannot write the guest's /init";
     return "";

@@ -12,6 +12,9 @@ namespace xtap::vm {
 struct InitramfsSpec {
   std::string busybox;                                     // host path of a static busybox
   std::vector<std::pair<std::string, std::string>> files;  // host path -> absolute guest path
+  // absolute guest path -> what it links to; made after the files and the
+  // applet links, in place of any of them
+  std::vector<std::pair<std::string, std::string>> symlinks;
   std::string init_script;
 };
 

@@ -49,6 +49,7 @@ struct Job {
       "INT";           // the signal interrupt-after-ms sends (KILL: a dying collector)
   std::string after;   // sh command run once xtap-run has ended, before clean-up
   std::string before;  // sh command run before xtap-run starts (insmod a helper)
+  std::string cwd;     // the guest directory it runs in (made if missing); "": /
 };
 
 struct JobResult {
@@ -64,6 +65,8 @@ struct JobResult {
 struct BatchOptions {
   std::string xtap_run;  // host path of the static xtap-run (required when a job has a module)
   std::vector<std::pair<std::string, std::string>> extra_files;  // host path -> guest path
+  // guest path -> the guest path it links to (another name of an extra file)
+  std::vector<std::pair<std::string, std::string>> extra_symlinks;
   int memory_mb = 1024;
   int cpus = 2;
   int boot_timeout_s = 60;  // until the guest's /init reports in

@@ -31,6 +31,7 @@
 #include "xtap/progress.h"
 #include "xtap/run_module.h"
 #include "xtap/signing.h"
+#include "xtap/vm_files.h"
 
 namespace fs = std::filesystem;
 
@@ -212,8 +213,9 @@ struct Run {
   std::unique_ptr<KernelData> kernel_data;
   ProbeEnv probe_env;
   Elaborated elab;
-  std::string c;   // pass 3's module source
-  std::string ko;  // pass 4's module
+  std::string c;     // pass 3's module source
+  std::string ko;    // pass 4's module
+  VmFiles vm_files;  // --vm: the user's files that go into the guest
 };
 
 // A pass's outcome: an exit status ends the run there; nullopt goes on.
@@ -305,6 +307,21 @@ Step elaborate_script(Run &r) {
   if (o.last_pass == 2) {
     print_elaborated(std::cout, s, r.elab);
     return 0;
+  }
+  return std::nullopt;
+}
+
+// --vm: what goes into the guest besides the module, found before the
+// build so that a file that cannot go ends the run at once.
+Step plan_guest_files(Run &r) {
+  if (!r.o.vm || r.o.last_pass < 5) return std::nullopt;
+  if (!plan_vm_files(r.o, r.elab, r.probe_env.sysroot, &r.vm_files)) return 1;
+  if (r.o.verbose) {
+    for (const auto &[host, guest] : r.vm_files.plan.files)
+      std::cerr << "xtap: --vm carries " << guest << "\n";
+    for (const auto &[at, target] : r.vm_files.plan.symlinks)
+      std::cerr << "xtap: --vm links " << at << " -> " << target << "\n";
+    for (const auto &n : r.vm_files.plan.notes) std::cerr << "xtap: --vm: " << n << "\n";
   }
   return std::nullopt;
 }
@@ -461,10 +478,10 @@ int compile_and_run(const Options &o) {
   if (!read_script(o, &r.file)) return 1;
   r.kernel = TargetKernel::resolve(o);
   set_up_preprocessor(o, r.kernel, &r.pctx);
-  for (Step (*pass)(Run &) : {parse, elaborate_script, translate, build})
+  for (Step (*pass)(Run &) : {parse, elaborate_script, plan_guest_files, translate, build})
     if (Step s = pass(r)) return *s;
   // Pass 5: run.
-  return o.vm ? run_in_vm(o, *r.kernel.vm, r.ko) : run_local(o, r.ko);
+  return o.vm ? run_in_vm(o, *r.kernel.vm, r.ko, r.vm_files) : run_local(o, r.ko);
 }
 
 }  // namespace xtap::cli

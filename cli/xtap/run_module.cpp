@@ -82,18 +82,21 @@ int run_local(const Options &o, const std::string &ko) {
   return 1;
 }
 
-int run_in_vm(const Options &o, const vm::Kernel &k, const std::string &ko) {
+int run_in_vm(const Options &o, const vm::Kernel &k, const std::string &ko, const VmFiles &files) {
   vm::Job job;
   job.name = "script";
   job.module = ko;
   job.runner_args = runner_args(o);
-  job.command = o.command;
+  job.command = files.command;
+  job.cwd = files.cwd;
   job.timeout_s = o.timeout_s ? o.timeout_s + 30 : 600;
   vm::BatchOptions bo;
   bo.xtap_run = vm::sibling_program("xtap-run");
   bo.cpus = o.vm_cpus;
   bo.memory_mb = o.vm_memory_mb;
   bo.verbose = o.verbose > 0;
+  bo.extra_files = files.plan.files;
+  bo.extra_symlinks = files.plan.symlinks;
   if (run_progress() && !bo.verbose) bo.progress = run_progress()->callback();
   if (bo.xtap_run.empty()) {
     std::cerr << "xtap: xtap-run not found next to xtap\n";

@@ -8,6 +8,7 @@
 #include "flamegraph/session.h"
 #include "vm/vm.h"
 #include "xtap/options.h"
+#include "xtap/vm_files.h"
 
 namespace xtap::cli {
 
@@ -21,7 +22,8 @@ std::vector<std::string> runner_args(const Options &o);
 
 // Runs `ko` on this machine (exec's xtap-run, unless stacks are collected).
 int run_local(const Options &o, const std::string &ko);
-// Runs `ko` in one boot of `k`, streaming the job's output as it comes.
-int run_in_vm(const Options &o, const vm::Kernel &k, const std::string &ko);
+// Runs `ko` in one boot of `k` with the user's files, streaming the job's
+// output as it comes.
+int run_in_vm(const Options &o, const vm::Kernel &k, const std::string &ko, const VmFiles &files);
 
 }  // namespace xtap::cli

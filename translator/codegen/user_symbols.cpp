@@ -10,6 +10,7 @@
 #include <set>
 
 #include "common/c_writer.h"
+#include "common/shared_libs.h"
 #include "symbols/elf_symbols.h"
 #include "symbols/user_lines.h"
 
@@ -32,27 +33,6 @@ constexpr size_t kMaxLineRows = 400000;
 bool is_file(const std::string &p) {
   struct stat st;
   return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-// The shared libraries `file` needs, as ldd(1) resolves them on this machine.
-std::vector<std::string> ldd_libraries(const std::string &file) {
-  std::vector<std::string> libs;
-  if (file.find('\'') != std::string::npos) return libs;
-  FILE *p = popen(("ldd '" + file + "' 2>/dev/null").c_str(), "r");
-  if (!p) return libs;
-  char buf[4096];
-  while (fgets(buf, sizeof buf, p)) {
-    // "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" or "\t/lib64/ld-linux-x86-64.so.2
-    // (0x...)"
-    std::string line = buf;
-    size_t arrow = line.find("=> ");
-    size_t start = line.find('/', arrow == std::string::npos ? 0 : arrow);
-    if (start == std::string::npos) continue;
-    size_t end = line.find(" (", start);
-    libs.push_back(line.substr(start, end == std::string::npos ? std::string::npos : end - start));
-  }
-  pclose(p);
-  return libs;
 }
 
 std::string find_libc(const std::string &sysroot) {
@@ -128,11 +108,10 @@ std::vector<std::string> user_symbol_files(const Elaborated &e, const UserSymbol
     else named.push_back(p);
   }
   if (src.ldd) {
-    if (!src.sysroot.empty())
-      notes->push_back("--ldd: not with --sysroot (ldd resolves on this machine)");
-    else
-      for (size_t i = 0, n = named.size(); i < n; ++i)
-        for (auto &lib : ldd_libraries(named[i])) named.push_back(lib);
+    // As ld.so would load them (common/shared_libs.h), without running
+    // the loader on the files as ldd(1) does, and under --sysroot too.
+    std::vector<std::string> programs = named;
+    for (auto &lib : load_closure(programs, src.sysroot).files) named.push_back(lib);
   }
   if (std::string libc = find_libc(src.sysroot); !libc.empty()) named.push_back(libc);
 

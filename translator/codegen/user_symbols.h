@@ -26,8 +26,8 @@ UserSymbolUse user_symbol_use(const Script &s);
 struct UserSymbolSources {
   std::string command;               // -c CMD: its first word is a program
   std::vector<std::string> modules;  // -d MODULE: the paths among them (names are kernel modules)
-  bool ldd = false;                  // --ldd: add the shared libraries each file needs
-  std::string sysroot;               // --sysroot: where the files are read on this machine
+  bool ldd = false;     // --ldd: add the shared libraries each file needs, as ld.so finds them
+  std::string sysroot;  // --sysroot: where the files are read on this machine
 };
 
 // The files whose tables the module carries, as paths on the target,

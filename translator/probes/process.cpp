@@ -31,10 +31,12 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <sstream>
 
+#include "common/shared_libs.h"
 #include "probes/process_probe.h"
 #include "symbols/catalog.h"
 #include "symbols/dwarf.h"
@@ -118,8 +120,11 @@ std::string host_path(const std::string &written, const std::string &sysroot, st
     return stat(p.c_str(), &st) == 0;
   };
   if (written.find('/') != std::string::npos) {
-    *target = written;
-    return exists(sysroot + written) ? sysroot + written : "";
+    // As stap does: a relative path is the current directory's, at
+    // translation; the module probes it by its absolute path.
+    *target = written[0] == '/' ? written
+                                : std::filesystem::absolute(written).lexically_normal().string();
+    return exists(sysroot + *target) ? sysroot + *target : "";
   }
   const char *env = std::getenv("PATH");
   std::string dirs = env ? env : "/usr/bin:/bin";
@@ -505,9 +510,27 @@ class ProcessProvider : public ProbeProvider {
     out.push_back(std::move(dp));
   }
 
+  // LIB (a name or glob) among the libraries process("PATH") loads, found
+  // as ld.so finds them (its RUNPATH, $ORIGIN ...), as stap matches the
+  // libraries a program needs: the path on this machine, or "".
+  static std::string needed_library(const ProbePoint &pp, const ProbeEnv &env) {
+    const auto &prog = pp.components[0];
+    const std::string &lib = pp.components[1].str_arg;
+    std::string target;
+    if (!prog.has_arg || !prog.arg_is_string ||
+        host_path(prog.str_arg, env.sysroot, &target).empty())
+      return "";
+    std::string pattern = lib + (is_glob(lib) ? "" : "*");
+    for (const auto &f : load_closure({target}, env.sysroot).files)
+      if (fnmatch(pattern.c_str(), f.substr(f.rfind('/') + 1).c_str(), 0) == 0)
+        return env.sysroot + f;
+    return "";
+  }
+
   // process("PATH").library("LIB").function(...): the function in the
-  // shared library LIB (a path, or a name or glob searched in the usual
-  // library directories), probed in the library's file; -c/-x filter by
+  // shared library LIB (a path, or a name or glob matched among the
+  // libraries PATH loads, else in the usual library directories), probed
+  // in the library's file; -c/-x filter by
   // process as for every process probe. pp() keeps the point as written.
   void derive_library(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env,
                       DerivedProbes &out, Diagnostics &diags) const {
@@ -520,8 +543,9 @@ class ProcessProvider : public ProbeProvider {
     }
     std::string path = lib.str_arg;
     if (path.find('/') == std::string::npos) {
-      std::string found;
+      std::string found = needed_library(pp, env);
       for (const std::string &dir : library_dirs()) {
+        if (!found.empty()) break;
         glob_t g{};
         std::string pattern =
             env.sysroot + dir + "/" + lib.str_arg + (is_glob(lib.str_arg) ? "" : "*");
@@ -548,6 +572,7 @@ class ProcessProvider : public ProbeProvider {
     for (size_t i = before; i < out.size(); ++i) {
       auto &dp = static_cast<ProcessFunctionProbe &>(*out[i]);
       dp.program = pp.components[0].has_arg ? pp.components[0].str_arg : "";
+      if (!dp.program.empty()) host_path(dp.program, env.sysroot, &dp.program_path);
       dp.library = lib.str_arg;
     }
   }

@@ -169,8 +169,12 @@ void derive_process_plt(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes
   std::string unreadable;
   for (const auto &file : files) {
     std::string why;
+    size_t first = out.size();
     probe_file(file, env.sysroot + file, pattern, is_return, in_library ? cs[0].str_arg : "", out,
                &names, &why);
+    if (in_library)
+      for (size_t i = first; i < out.size(); ++i)
+        static_cast<ProcessFunctionProbe &>(*out[i]).program_path = program;
     if (!why.empty() && unreadable.empty()) unreadable = file + ": " + why;
   }
   if (out.size() > before || pp.optional) return;

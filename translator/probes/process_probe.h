@@ -26,6 +26,7 @@ class ProcessFunctionProbe : public DerivedProbe {
   mutable std::vector<ContextVar> vars;
 
   std::string program, library;  // .library("LIB") of process("PROGRAM"), as written
+  std::string program_path;      // that PROGRAM as the target sees it
 
   uint64_t statement = 0;       // .statement(ADDR): the address as written
   std::string source_line;      // .statement("FUNC@FILE:LINE"): as pp() shows it ("f@f.c:12")
@@ -50,6 +51,7 @@ class ProcessFunctionProbe : public DerivedProbe {
   uint64_t function_address = 0, address = 0;
 
   std::string user_file() const override { return path; }
+  std::string user_program() const override { return program_path; }
   std::string name() const override;
   const std::vector<ContextVar> &context_vars() const override {
     load_dwarf_vars();

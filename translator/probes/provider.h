@@ -99,6 +99,10 @@ class DerivedProbe {
   // the target ("" for kernel locations): its symbols go into the module
   // when the script symbolizes user addresses (codegen/user_symbols.h).
   virtual std::string user_file() const { return ""; }
+  // The program that loads user_file() when that is a library
+  // (process("PROG").library("LIB")), as the target sees it; "" otherwise.
+  // `xtap --vm` carries both into the guest (cli/vm/carry.h).
+  virtual std::string user_program() const { return ""; }
   // True where the context variables are the probed program's (process
   // probes): pointers in them point into user memory, so target
   // expressions through them read with the user nofault reader.
