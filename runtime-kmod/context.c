@@ -168,9 +168,10 @@ bool xtap_lock_all(const struct xtap_probe *p)
 	return true;
 }
 
-/* A run that could not begin: counted as stap counts them. */
-void xtap_enter_refused(bool reentrant)
+/* A run that could not begin: counted as stap counts them, and per probe. */
+void xtap_enter_refused(const struct xtap_probe *p, bool reentrant)
 {
+	xtap_probe_refused(p, reentrant);
 	atomic64_inc(reentrant ? &xtap_sess.skipped_reentrant :
 				 &xtap_sess.skipped_lock);
 	xtap_count_skip();
@@ -179,15 +180,17 @@ void xtap_enter_refused(bool reentrant)
 /*
  * The overload guard, as stap's STP_OVERLOAD: handler time is summed per
  * CPU (xtap_leave_inline), and when a window of overload_interval cycles has
- * passed, a sum over overload_threshold ends the session. begin, end and
- * error probes run in process context and are not counted. True when this
- * run tipped it over.
+ * passed, a sum over overload_threshold ends the session (abort mode; in
+ * skip mode the window only starts over). begin, end and error probes run
+ * in process context and are not counted. True when this run tipped it
+ * over.
  */
 bool xtap_overload_window_ended(struct xtap_cpu_ctx *cc, u64 now)
 {
 	const struct xtap_limits *l = &xtap_sess.limits;
 	u64 window = now - cc->window_start;
-	bool over = cc->window_used > l->overload_threshold;
+	bool over = !l->overload_skip && l->overload_threshold &&
+		    cc->window_used > l->overload_threshold;
 
 	if (over)
 		snprintf(
@@ -198,7 +201,31 @@ bool xtap_overload_window_ended(struct xtap_cpu_ctx *cc, u64 now)
 			l->overload_threshold, l->overload_interval);
 	cc->window_start = now;
 	cc->window_used = 0;
+	cc->window_gen++; /* every probe's budget starts over */
 	return over;
+}
+
+/*
+ * The guard would skip this run (xtap_guard_skips): unless the window has
+ * ended meanwhile (a CPU whose runs are all skipped charges no time, so
+ * only here does it see the window end), the run is skipped and counted
+ * for its probe. In abort mode the window's end may still end the session.
+ */
+bool xtap_enter_over(const struct xtap_probe *p, struct xtap_cpu_ctx *cc,
+		     bool cpu_wide)
+{
+	u64 now = get_cycles();
+
+	if (now - cc->window_start > xtap_sess.limits.overload_interval) {
+		if (xtap_overload_window_ended(cc, now)) {
+			xtap_msg_text(XTAP_MSG_ERROR, cc->c.error_buf);
+			xtap_leave_fatal();
+			return true;
+		}
+		return false;
+	}
+	xtap_probe_over(p, cpu_wide);
+	return true;
 }
 
 /* An error the run raised: reported; true when it was one too many. */

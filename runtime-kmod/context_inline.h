@@ -17,16 +17,55 @@ bool xtap_may_run_phase(const struct xtap_probe *p);
 bool xtap_is_begin_end(const struct xtap_probe *p);
 bool xtap_lock_all(const struct xtap_probe *p);
 void xtap_unlock_n(const struct xtap_probe *p, int n);
-void xtap_enter_refused(bool reentrant);
+void xtap_enter_refused(const struct xtap_probe *p, bool reentrant);
 bool xtap_overload_window_ended(struct xtap_cpu_ctx *cc, u64 now);
+bool xtap_enter_over(const struct xtap_probe *p, struct xtap_cpu_ctx *cc,
+		     bool cpu_wide);
 bool xtap_leave_error(struct xtap_context *c);
 void xtap_leave_fatal(void);
 
 /*
+ * The overload guard's check before a run, interrupts off: the CPU's
+ * window is over the threshold in skip mode (cpu_cap is U64_MAX
+ * otherwise), or the probe's own budget is spent in this window. Two
+ * compares on data the bracket touches anyway when neither holds.
+ */
+static __always_inline bool xtap_guard_skips(const struct xtap_probe *p,
+					     struct xtap_cpu_ctx *cc)
+{
+	if (unlikely(cc->window_used > xtap_sess.cpu_cap))
+		return xtap_enter_over(p, cc, true);
+	if (p->budget) {
+		const struct xtap_probe_acct *a = xtap_probe_acct(p);
+
+		if (unlikely(a->gen == cc->window_gen && a->used > p->budget))
+			return xtap_enter_over(p, cc, false);
+	}
+	return false;
+}
+
+/* The guard's bookkeeping after a run: its cycles to the CPU and the probe. */
+static __always_inline void xtap_guard_charge(const struct xtap_probe *p,
+					      struct xtap_cpu_ctx *cc,
+					      u64 spent)
+{
+	cc->window_used += spent;
+	if (p->budget) {
+		struct xtap_probe_acct *a = xtap_probe_acct(p);
+
+		if (a->gen != cc->window_gen) {
+			a->gen = cc->window_gen;
+			a->used = 0;
+		}
+		a->used += spent;
+	}
+}
+
+/*
  * NULL when the run must be skipped: the session is not in the probe's
- * phase, the CPU is already in a handler, or a global's lock was not had
- * (both counted). Otherwise interrupts are off and the probe's locks held
- * until xtap_leave_inline().
+ * phase, the CPU is already in a handler, a global's lock was not had, or
+ * the overload guard skips it (all counted). Otherwise interrupts are off
+ * and the probe's locks held until xtap_leave_inline().
  */
 static __always_inline struct xtap_context *
 xtap_enter_inline(const struct xtap_probe *p, struct pt_regs *regs)
@@ -41,8 +80,12 @@ xtap_enter_inline(const struct xtap_probe *p, struct pt_regs *regs)
 	local_irq_save(flags);
 	cc = this_cpu_ptr(xtap_sess.ctx);
 	if (unlikely(cc->busy)) {
+		xtap_enter_refused(p, true);
 		local_irq_restore(flags);
-		xtap_enter_refused(true);
+		return NULL;
+	}
+	if (running && xtap_sess.guard && xtap_guard_skips(p, cc)) {
+		local_irq_restore(flags);
 		return NULL;
 	}
 	cc->busy = 1;
@@ -75,8 +118,8 @@ xtap_enter_inline(const struct xtap_probe *p, struct pt_regs *regs)
 		if (unlikely(!xtap_lock_all(p))) {
 			barrier();
 			cc->busy = 0;
+			xtap_enter_refused(p, false);
 			local_irq_restore(flags);
-			xtap_enter_refused(false);
 			return NULL;
 		}
 		c->locks_held = p->nlocks;
@@ -97,10 +140,10 @@ static __always_inline void xtap_leave_inline(struct xtap_context *c)
 		xtap_output_flush(c);
 	if (unlikely(c->error))
 		fatal = xtap_leave_error(c);
-	if (l->overload_threshold && !cc->begin_end) {
+	if (xtap_sess.guard && !cc->begin_end) {
 		u64 now = get_cycles();
 
-		cc->window_used += now - cc->run_start;
+		xtap_guard_charge(c->probe, cc, now - cc->run_start);
 		if (unlikely(now - cc->window_start > l->overload_interval) &&
 		    xtap_overload_window_ended(cc, now)) {
 			xtap_msg_text(XTAP_MSG_ERROR, c->error_buf);

@@ -43,6 +43,23 @@ struct xtap_cpu_ctx {
 	u64 run_start; /* overload guard: get_cycles() when this run began */
 	u64 window_start; /* ... when the accounting window began */
 	u64 window_used; /* ... handler cycles spent in the window */
+	u64 window_gen; /* ... its number: probe budgets count per window */
+};
+
+/*
+ * Per CPU, per probe (probe_acct.c): the budget's use in the current
+ * window, and what the probe lost. Touched with interrupts off on its own
+ * CPU only, so plain increments suffice; summed at the end of the session.
+ */
+struct xtap_probe_acct {
+	u64 used; /* handler cycles in window number gen */
+	u64 gen;
+	u64 skipped_budget;
+	u64 skipped_overload;
+	u64 skipped_reentrant;
+	u64 skipped_lock;
+	u64 dropped_records;
+	u64 dropped_bytes;
 };
 
 struct xtap_session {
@@ -67,6 +84,18 @@ struct xtap_session {
 	char init_error[256];
 	/* -t: per CPU, script->ntiming counters (timing.c); NULL without -t. */
 	struct xtap_timing_stat __percpu *timing;
+	/* Per CPU, script->nprobes loss counters (probe_acct.c). */
+	struct xtap_probe_acct __percpu *acct;
+	unsigned long
+		*budget_warned; /* a bit per probe: its first skip was told */
+	atomic_t overload_warned;
+	/*
+	 * The overload guard measures handler time: STP_OVERLOAD_THRESHOLD
+	 * is set, or a probe has a budget.
+	 */
+	bool guard;
+	/* Skip mode: a CPU whose window holds more handler cycles skips runs. */
+	u64 cpu_cap;
 };
 
 extern struct xtap_session xtap_sess;
@@ -90,6 +119,8 @@ static inline int xtap_state(void)
 int xtap_report_init(void);
 void xtap_report_exit(void);
 void xtap_msg_queue(u16 type, const void *payload, u32 len);
+bool xtap_msg_queue_parts(u16 type, const void *a, u32 alen, const void *b,
+			  u32 blen);
 void xtap_msg_text(u16 type, const char *text);
 bool xtap_msgq_readable(void);
 bool xtap_msgq_pending(void);
@@ -102,6 +133,23 @@ void xtap_fatal(const char *fmt, ...) __printf(1, 2);
 void xtap_count_skip(void);
 /* exit(), a fatal error: the first request queues EXIT; handlers stop. */
 void xtap_stop_requested(void);
+
+/*
+ * probe_acct.c: what each probe skipped and lost, and its budget. Below
+ * context.c and output.c, which count into it; reports through report.c.
+ */
+int xtap_probe_acct_alloc(const struct xtap_script *s);
+void xtap_probe_acct_free(void);
+void xtap_probe_refused(const struct xtap_probe *p, bool reentrant);
+void xtap_probe_dropped(const struct xtap_probe *p, u32 bytes);
+void xtap_probe_over(const struct xtap_probe *p, bool cpu_wide);
+void xtap_probe_acct_report(struct xtap_done *d);
+bool xtap_probe_acct_line(u32 id, char *buf, size_t len);
+static inline struct xtap_probe_acct *
+xtap_probe_acct(const struct xtap_probe *p)
+{
+	return this_cpu_ptr(xtap_sess.acct) + (p->id - 1);
+}
 
 /* context.c */
 int xtap_contexts_alloc(void);

@@ -22,7 +22,8 @@ void xtap_output_flush(struct xtap_context *c)
 	h->size = sizeof(*h) + c->printbuf_used;
 	h->type = c->printbuf_items ? XTAP_REC_FORMATTED : XTAP_REC_TEXT;
 	h->flags = 0;
-	xtap_relay_write(h, h->size);
+	if (unlikely(!xtap_relay_write(h, h->size)))
+		xtap_probe_dropped(c->probe, h->size);
 	c->printbuf_used = 0;
 	c->printbuf_items = false;
 }

@@ -32,7 +32,8 @@ static void xtap_wake_reader(struct irq_work *w)
 
 static bool xtap_msg_vital(u16 type)
 {
-	return type != XTAP_MSG_ERROR && type != XTAP_MSG_WARNING;
+	return type != XTAP_MSG_ERROR && type != XTAP_MSG_WARNING &&
+	       type != XTAP_MSG_PROBE_STATS;
 }
 
 /*
@@ -40,8 +41,8 @@ static bool xtap_msg_vital(u16 type)
  * from NMI: never sleeps or allocates, and wakes the reader through irq_work
  * rather than directly.
  */
-static void xtap_msg_queue2(u16 type, const void *a, u32 alen, const void *b,
-			    u32 blen)
+bool xtap_msg_queue_parts(u16 type, const void *a, u32 alen, const void *b,
+			  u32 blen)
 {
 	struct xtap_msg_hdr h = {
 		.size = sizeof(h) + alen + blen,
@@ -73,16 +74,17 @@ static void xtap_msg_queue2(u16 type, const void *a, u32 alen, const void *b,
 		spin_unlock_irqrestore(&xtap_msgq_lock, flags);
 	if (queued) {
 		irq_work_queue(&xtap_wake_work);
-		return;
+		return true;
 	}
 lost:
 	atomic_inc(&xtap_msgs_lost);
 	atomic64_inc(&xtap_sess.warnings);
+	return false;
 }
 
 void xtap_msg_queue(u16 type, const void *payload, u32 len)
 {
-	xtap_msg_queue2(type, payload, len, NULL, 0);
+	xtap_msg_queue_parts(type, payload, len, NULL, 0);
 }
 
 /* Text messages carry a NUL-terminated string, cut at XTAP_MSG_TEXT_MAX. */
@@ -90,8 +92,8 @@ void xtap_msg_text(u16 type, const char *text)
 {
 	static const char nul;
 
-	xtap_msg_queue2(type, text, strnlen(text, XTAP_MSG_TEXT_MAX - 1), &nul,
-			1);
+	xtap_msg_queue_parts(type, text, strnlen(text, XTAP_MSG_TEXT_MAX - 1),
+			     &nul, 1);
 }
 
 /* system(cmd): the runner runs it in user space, as stap's stapio does. */

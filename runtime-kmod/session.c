@@ -52,6 +52,7 @@ static int xtap_limits_setup(const struct xtap_limits *in)
 	l->overload_interval = in->overload_interval;
 	l->overload_threshold = in->overload_interval ? in->overload_threshold :
 							0;
+	l->overload_skip = in->overload_skip;
 	/* As stap: begin, end and error handlers may run ten times MAXACTION. */
 	if (!in->maxaction_interruptible)
 		l->maxaction_interruptible = l->maxaction > U32_MAX / 10 ?
@@ -173,6 +174,7 @@ static void xtap_done(void)
 	d.warnings = atomic64_read(&xtap_sess.warnings);
 	d.skipped_reentrant = atomic64_read(&xtap_sess.skipped_reentrant);
 	d.skipped_lock = atomic64_read(&xtap_sess.skipped_lock);
+	xtap_probe_acct_report(&d);
 	xtap_msg_queue(XTAP_MSG_DONE, &d, sizeof(d));
 }
 
@@ -244,6 +246,7 @@ static void xtap_session_free(void)
 	xtap_stats_destroy();
 	xtap_timing_free();
 	xtap_snapshot_exit();
+	xtap_probe_acct_free();
 	kfree(xtap_sess.locks);
 	xtap_sess.locks = NULL;
 	xtap_contexts_free();
@@ -294,6 +297,9 @@ int xtap_session_init(const struct xtap_script *s)
 	if (err)
 		goto fail;
 	err = xtap_timing_alloc(s);
+	if (err)
+		goto fail;
+	err = xtap_probe_acct_alloc(s);
 	if (err)
 		goto fail;
 	err = xtap_maps_create(s);

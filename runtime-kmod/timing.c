@@ -110,6 +110,7 @@ void xtap_timing_report(void)
 {
 	const struct xtap_script *s = xtap_sess.script;
 	u32 cap = min_t(u32, 4096, xtap_relay_max_record());
+	char lost[256];
 	char *buf;
 	u32 i;
 
@@ -126,12 +127,15 @@ void xtap_timing_report(void)
 		xtap_timing_read(i, &all.count, &all.sum, &all.min, &all.max);
 		if (!all.count)
 			continue;
+		/* What the probe lost, after stap's fields, only if anything. */
+		if (!xtap_probe_acct_line(d->id, lost, sizeof(lost)))
+			lost[0] = 0;
 		xtap_timing_line(
 			buf, cap,
-			"%s, (%s), hits: %llu, cycles: %llumin/%lluavg/%llumax, from: %s, index: %u\n",
+			"%s, (%s), hits: %llu, cycles: %llumin/%lluavg/%llumax, from: %s, index: %u%s\n",
 			d->point, d->location, all.count, all.min,
 			div64_u64(all.sum, all.count), all.max, d->derivation,
-			i);
+			i, lost);
 	}
 	kfree(buf);
 }

@@ -24,6 +24,7 @@
 #include "runner/control.h"
 #include "runner/kmod.h"
 #include "runner/output_files.h"
+#include "runner/probe_stats.h"
 #include "runner/prometheus.h"
 #include "runner/relay_reader.h"
 #include "runner/symbols.h"
@@ -86,6 +87,7 @@ class Session {
   bool failed_ = false;     // runner-side failure or an ERROR message
   bool detaching_ = false;  // -F without -o: leave once the probes are armed
   xtap_done done_info_{};
+  std::vector<ProbeStats> probe_stats_;  // PROBE_STATS, before DONE
   Clock::time_point deadline_{};
 };
 
@@ -288,6 +290,11 @@ void Session::handle(const Message& m) {
     case XTAP_MSG_WARNING: report("warning", m.text()); break;
     case XTAP_MSG_SYSTEM: run_system(m.text()); break;
     case XTAP_MSG_EXIT: request_stop("the script asked to exit"); break;
+    case XTAP_MSG_PROBE_STATS: {
+      ProbeStats ps;
+      if (parse_probe_stats(m, &ps)) probe_stats_.push_back(ps);
+      break;
+    }
     case XTAP_MSG_DONE:
       std::memcpy(&done_info_, m.payload.data(), std::min(m.payload.size(), sizeof(done_info_)));
       done_ = true;
@@ -404,11 +411,22 @@ void Session::print_summary_warnings(const xtap_done& d) {
   if (d.skipped_reentrant)
     std::fprintf(stderr, "WARNING: Skipped due to reentrancy: %llu\n",
                  (unsigned long long)d.skipped_reentrant);
+  // The overload guard's skips, which did not end the session (XTAP_OVERLOAD=skip,
+  // budgets); not in "skipped probes", as they count against no MAXSKIPPED.
+  if (d.skipped_budget || d.skipped_overload)
+    std::fprintf(stderr,
+                 "WARNING: Skipped by the overload guard: %llu over probe budgets, %llu over "
+                 "the CPU threshold\n",
+                 (unsigned long long)d.skipped_budget, (unsigned long long)d.skipped_overload);
   if (d.dropped_records)
     std::fprintf(
         stderr,
         "WARNING: %llu output records (%llu bytes) were dropped: increase the buffer size\n",
         (unsigned long long)d.dropped_records, (unsigned long long)d.dropped_bytes);
+  std::fputs(probe_stats_text(probe_stats_).c_str(), stderr);
+  if (d.probe_stats_lost)
+    std::fprintf(stderr, "WARNING: the losses of %llu more probes did not fit the message queue\n",
+                 (unsigned long long)d.probe_stats_lost);
   if (relay_.corrupt())
     std::fprintf(stderr, "WARNING: %llu corrupt relay record streams were discarded\n",
                  (unsigned long long)relay_.corrupt());
@@ -436,7 +454,10 @@ int Session::finish() {
         ",\"dropped_records\":" + n(d.dropped_records) + ",\"dropped_bytes\":" +
         n(d.dropped_bytes) + ",\"errors\":" + n(d.errors) + ",\"warnings\":" + n(d.warnings) +
         ",\"skipped\":" + n(d.skipped) + ",\"skipped_reentrant\":" + n(d.skipped_reentrant) +
-        ",\"skipped_lock\":" + n(d.skipped_lock) + ",\"corrupt_streams\":" + n(relay_.corrupt()) +
+        ",\"skipped_lock\":" + n(d.skipped_lock) + ",\"skipped_budget\":" + n(d.skipped_budget) +
+        ",\"skipped_overload\":" + n(d.skipped_overload) + ",\"corrupt_streams\":" +
+        n(relay_.corrupt()) + ",\"probes\":" + probe_stats_json(probe_stats_) +
+        ",\"probe_stats_lost\":" + n(d.probe_stats_lost) +
         ",\"completed\":" + (done_ ? "true" : "false") + "}\n");
   } else {
     print_summary_warnings(d);

@@ -62,6 +62,10 @@ def check_output(test, out, err, expect_file_text=None):
     for r in test.expect_stderr_regex:
         if not re.search(r, err, re.MULTILINE):
             reasons.append(f"stderr does not match EXPECT_STDERR_REGEX {r!r}")
+    for r in test.expect_stderr_not_regex:
+        m = re.search(r, err, re.MULTILINE)
+        if m:
+            reasons.append(f"stderr matches EXPECT_STDERR_NOT_REGEX {r!r}: {m.group(0)[:80]!r}")
     return reasons
 
 

@@ -88,6 +88,10 @@ class CompareTest(unittest.TestCase):
                       compare.check_run(t, dict(ok, module_left_loaded="1"), "a\n", "warn")[0])
         self.assertIn("did not complete", compare.check_run(t, {}, "", "")[0])
         self.assertIn("EXPECT_STDERR_REGEX", compare.check_run(t, ok, "a\n", "")[0])
+        t = parse("PROG p\nEXPECT a\nEXPECT_STDERR_NOT_REGEX probe timer\n")
+        self.assertEqual(compare.check_run(t, ok, "a\n", "probe begin lost"), [])
+        self.assertIn("EXPECT_STDERR_NOT_REGEX",
+                      compare.check_run(t, ok, "a\n", "probe timer.ms(1) lost")[0])
 
 
 class SuiteTest(unittest.TestCase):

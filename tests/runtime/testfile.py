@@ -11,7 +11,8 @@ import shlex
 import textwrap
 
 # Directives that may appear more than once (their values accumulate).
-REPEATABLE = {"EXPECT", "EXPECT_REGEX", "EXPECT_NOT_REGEX", "EXPECT_STDERR_REGEX", "REQUIRES"}
+REPEATABLE = {"EXPECT", "EXPECT_REGEX", "EXPECT_NOT_REGEX", "EXPECT_STDERR_REGEX",
+              "EXPECT_STDERR_NOT_REGEX", "REQUIRES"}
 SINGLE = {
     "NAME", "PROG", "SCRIPT", "ARGS", "SCRIPT_ARGS", "RUN", "RUNNER_ARGS", "EXPECT_FILE", "EXPECT_SEQ",
     "EXIT_STATUS", "TIMEOUT", "INTERRUPT_AFTER_MS", "INTERRUPT_SIGNAL", "AFTER", "BEFORE",
@@ -45,6 +46,7 @@ class Test:
         self.expect_regex = []
         self.expect_not_regex = []
         self.expect_stderr_regex = []
+        self.expect_stderr_not_regex = []
         self.exit_status = 0
         self.timeout_s = DEFAULT_TIMEOUT_S
         self.interrupt_after_ms = -1
@@ -159,6 +161,8 @@ def parse_test_file(path, root):
             test.expect_not_regex.append(value)
         elif key == "EXPECT_STDERR_REGEX":
             test.expect_stderr_regex.append(value)
+        elif key == "EXPECT_STDERR_NOT_REGEX":
+            test.expect_stderr_not_regex.append(value)
         elif key == "EXIT_STATUS":
             test.exit_status = _int(test, key, value)
         elif key == "TIMEOUT":
@@ -195,7 +199,8 @@ def parse_test_file(path, root):
         test.prog = "\n".join([first] + ([rest] if rest else [])) + "\n"
     if (test.prog is None) == (test.script is None):
         raise TestFileError(f"{path}: needs exactly one of PROG and SCRIPT")
-    for r in test.expect_regex + test.expect_not_regex + test.expect_stderr_regex + (
+    for r in test.expect_regex + test.expect_not_regex + test.expect_stderr_regex + \
+            test.expect_stderr_not_regex + (
             [test.build_fail_regex] if test.build_fail_regex else []):
         try:
             re.compile(r)

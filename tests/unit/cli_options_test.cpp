@@ -230,7 +230,7 @@ TEST_F(CliOptions, TimingWrapsHandlersOnlyWithT) {
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("xtap_timing_add(c, start);"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(".ntiming = 2"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(".timing = 2 }"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(".timing = 2, .id = 2 }"), std::string::npos) << r.out;
   r = run_xtap({"-p3", "-r", release_, "-e", script});
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(r.out.find("timing"), std::string::npos) << r.out;

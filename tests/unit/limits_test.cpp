@@ -46,5 +46,33 @@ TEST(Limits, OverloadGuardAsInStap) {
   EXPECT_EQ(lifted.no_overload, 1u);
 }
 
+TEST(Limits, OverloadSkipsUnlessStapsGuardIsAskedFor) {
+  Limits l;
+  EXPECT_TRUE(l.overload_skip());
+  EXPECT_EQ(l.set("XTAP_OVERLOAD", "abort"), "");
+  EXPECT_FALSE(l.overload_skip());
+  EXPECT_NE(l.set("XTAP_OVERLOAD", "1"), "");
+  // stap's command lines set its guard's knobs, with C suffixes: its guard.
+  Limits stap;
+  EXPECT_EQ(stap.set("STP_OVERLOAD_INTERVAL", "1000LL"), "");
+  EXPECT_EQ(stap.overload_interval, 1000u);
+  EXPECT_FALSE(stap.overload_skip());
+  EXPECT_EQ(stap.set("XTAP_OVERLOAD", "skip"), "");
+  EXPECT_TRUE(stap.overload_skip());
+  EXPECT_NE(stap.set("STP_OVERLOAD_THRESHOLD", "LL"), "");
+}
+
+TEST(Limits, ProbeBudgetIsAShareOfTheWindow) {
+  Limits l;
+  EXPECT_EQ(l.budget_cycles(0), 0u);
+  EXPECT_EQ(l.set("XTAP_PROBE_BUDGET", "10000000"), "");     // 10 ms a second: 1%
+  EXPECT_EQ(l.budget_cycles(l.probe_budget_ns), 10000000u);  // of 10^9 cycles
+  EXPECT_EQ(l.set("STP_OVERLOAD_INTERVAL", "20000000"), "");
+  EXPECT_EQ(l.budget_cycles(l.probe_budget_ns), 200000u);
+  EXPECT_EQ(l.budget_cycles(1), 1u);  // never 0, which would mean none
+  EXPECT_NE(l.set("XTAP_PROBE_BUDGET", "0"), "");
+  EXPECT_NE(l.set("XTAP_PROBE_BUDGET", "1000000001"), "");
+}
+
 }  // namespace
 }  // namespace xtap

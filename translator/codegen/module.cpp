@@ -49,24 +49,44 @@ std::string Limits::set(const std::string &name, const std::string &value) {
       {"STP_OVERLOAD_THRESHOLD", &Limits::overload_threshold, 1, 1ull << 62},
       {"STP_NO_OVERLOAD", &Limits::no_overload, 0, 1},
       {"PERCENTILE_BITS", &Limits::percentile_bits, XTAP_PCT_MIN_BITS, XTAP_PCT_MAX_BITS},
+      {"XTAP_PROBE_BUDGET", &Limits::probe_budget_ns, 1, kNsPerSecond},
   };
+  if (name == "XTAP_OVERLOAD") {
+    if (value != "abort" && value != "skip")
+      return "-DXTAP_OVERLOAD needs abort or skip, not '" + value + "'";
+    overload_mode = value == "skip";
+    return "";
+  }
   for (const auto &f : fields) {
     if (name != f.name) continue;
     char *end = nullptr;
     unsigned long long v = strtoull(value.c_str(), &end, 0);
+    // stap hands -D to the C compiler, so scripts' command lines carry C
+    // suffixes (-DSTP_OVERLOAD_INTERVAL=1000LL in stap's own testsuite).
+    while (end && (*end == 'L' || *end == 'l' || *end == 'U' || *end == 'u') &&
+           end != value.c_str())
+      ++end;
     if (value.empty() || *end || value[0] == '-')
       return "-D" + name + " needs a number, not '" + value + "'";
     if (v < f.min || v > f.max)
       return "-D" + name + "=" + value + " is out of range (" + std::to_string(f.min) + ".." +
              std::to_string(f.max) + ")";
     this->*f.field = v;
+    if (name == "STP_OVERLOAD_INTERVAL" || name == "STP_OVERLOAD_THRESHOLD")
+      stap_overload_set = true;
     return "";
   }
   return "unknown limit -D" + name +
          " (known: MAXSTRINGLEN MAXACTION MAXACTION_INTERRUPTIBLE MAXNESTING MAXMAPENTRIES "
          "MAXSKIPPED MAXERRORS MAXTRYLOCK "
          "STP_BUFFER_SUBBUF_SIZE STP_BUFFER_SUBBUFS STP_OVERLOAD_INTERVAL STP_OVERLOAD_THRESHOLD "
-         "STP_NO_OVERLOAD PERCENTILE_BITS)";
+         "STP_NO_OVERLOAD PERCENTILE_BITS XTAP_OVERLOAD XTAP_PROBE_BUDGET)";
+}
+
+unsigned long long Limits::budget_cycles(unsigned long long ns) const {
+  if (!ns) return 0;
+  unsigned __int128 c = (unsigned __int128)overload_interval * ns / kNsPerSecond;
+  return c ? (unsigned long long)c : 1;
 }
 
 namespace {
@@ -239,13 +259,28 @@ class ModuleEmitter {
     }
   }
 
-  // A derived probe's struct xtap_probe initializer.
-  static std::string probe_init(const std::string &point, const std::string &where,
-                                const std::string &handler, const HandlerCode &hc, size_t timing) {
+  // A derived probe's struct xtap_probe initializer; its id is its place
+  // in the probe descriptions (1 for the first), which it adds itself to.
+  std::string probe_init(const std::string &point, const std::string &where,
+                         const std::string &handler, const HandlerCode &hc, size_t timing,
+                         unsigned long long budget_ns) {
+    probe_descs_.push_back(
+        "{ .point = " + c_string_literal(point) + ", .location = " + c_string_literal(where) +
+        (budget_ns ? ", .budget_ns = " + std::to_string(budget_ns) + "ULL" : "") + " }");
+    unsigned long long budget = lim_.budget_cycles(budget_ns);
     return "{ .point = " + c_string_literal(point) + ", .location = " + c_string_literal(where) +
            ", .handler = " + handler + ", .locks = " + hc.lock_table +
            ", .nlocks = " + std::to_string(hc.nlocks) +
-           (timing ? ", .timing = " + std::to_string(timing) : "") + " }";
+           (timing ? ", .timing = " + std::to_string(timing) : "") +
+           ", .id = " + std::to_string(probe_descs_.size()) +
+           (budget ? ", .budget = " + std::to_string(budget) + "ULL" : "") + " }";
+  }
+
+  // A derived probe's budget: its point's .budget(NS), else
+  // XTAP_PROBE_BUDGET; begin, end and error probes have none.
+  unsigned long long budget_of(const DerivedProbe &dp) const {
+    if (dp.provider == begin_end_provider()) return 0;
+    return dp.point->budget_ns ? dp.point->budget_ns : lim_.probe_budget_ns;
   }
 
   // Each derived probe: its handler, its initializer and, with -t, the
@@ -262,12 +297,13 @@ class ModuleEmitter {
         std::string from = dp->decl->alias.empty() ? dp->point->str() : dp->decl->alias;
         timing_descs_.push_back("{ .point = " + c_string_literal(dp->name()) +
                                 ", .location = " + c_string_literal(dp->point->loc.str()) +
-                                ", .derivation = " + c_string_literal(from) + " }");
+                                ", .derivation = " + c_string_literal(from) +
+                                ", .id = " + std::to_string(probe_descs_.size() + 1) + " }");
         timing = timing_descs_.size();
       }
-      dp->probe_init =
-          probe_init(dp->name(), dp->point->loc.str(),
-                     opts_.timing ? dp->handler + "_timed" : dp->handler, handlers_[i], timing);
+      dp->probe_init = probe_init(dp->name(), dp->point->loc.str(),
+                                  opts_.timing ? dp->handler + "_timed" : dp->handler, handlers_[i],
+                                  timing, budget_of(*dp));
       probes_.push_back(dp.get());
     }
   }
@@ -284,7 +320,7 @@ class ModuleEmitter {
     display_probe_ = make_end_probe();
     display_probe_->handler = "xtap_display_unread";
     display_probe_->probe_init =
-        probe_init("end", "<end of session>", "xtap_display_unread", hc, 0);
+        probe_init("end", "<end of session>", "xtap_display_unread", hc, 0, 0);
     probes_.push_back(display_probe_.get());
   }
 
@@ -315,6 +351,9 @@ class ModuleEmitter {
     if (!timing_descs_.empty())
       table("static const struct xtap_timing_desc xtap_timing_descs[]", timing_descs_,
             ".timing = xtap_timing_descs", ".ntiming");
+    if (!probe_descs_.empty())
+      table("static const struct xtap_probe_desc xtap_probe_descs[]", probe_descs_,
+            ".probe_descs = xtap_probe_descs", ".nprobes");
     for (const auto *provider : probe_providers()) {
       std::vector<const DerivedProbe *> mine;
       for (const auto *dp : probes_)
@@ -371,6 +410,7 @@ class ModuleEmitter {
     w_.line(".overload_interval = " + num(lim_.overload_interval) + "ULL,");
     w_.line(".overload_threshold = " + num(lim_.no_overload ? 0 : lim_.overload_threshold) +
             "ULL,");
+    w_.line(".overload_skip = " + num(lim_.overload_skip()) + ",");
     w_.close("},");
     w_.line(".nglobals = " + num(script_.globals.size()) + ",");
     w_.line(".init_globals = xtap_init_globals,");
@@ -431,6 +471,7 @@ class ModuleEmitter {
   size_t max_frame_ = 0;
   std::vector<DerivedProbe *> probes_;  // in table order, the display probe last
   std::vector<std::string> timing_descs_;
+  std::vector<std::string> probe_descs_;  // by xtap_probe.id - 1
   std::unique_ptr<DerivedProbe> display_probe_;
   ScriptTables tables_;
 };

@@ -11,6 +11,8 @@
 
 namespace xtap {
 
+constexpr unsigned long long kNsPerSecond = 1000000000ull;
+
 // Session limits, with stap's -D names and defaults.
 struct Limits {
   unsigned long long maxstringlen = 512;
@@ -31,6 +33,20 @@ struct Limits {
   unsigned long long no_overload = 0;
   // The percentile sketch's sub-bucket bits k: relative error 2^-(k+1).
   unsigned long long percentile_bits = XTAP_PCT_DEFAULT_BITS;
+  // XTAP_OVERLOAD: 1 skip, 0 abort (stap's guard), -1 not given: skip,
+  // unless the script's command line tunes stap's guard (stap_overload_set).
+  int overload_mode = -1;
+  bool stap_overload_set = false;
+  // XTAP_PROBE_BUDGET: every probe's budget, handler ns per second per
+  // CPU (0: none); a probe point's .budget(NS) sets its own.
+  unsigned long long probe_budget_ns = 0;
+
+  bool overload_skip() const {
+    return overload_mode >= 0 ? overload_mode == 1 : !stap_overload_set;
+  }
+  // A budget in ns per second as handler cycles per overload window: a
+  // share of the CPU is the same share of its cycles.
+  unsigned long long budget_cycles(unsigned long long ns) const;
 
   // Applies NAME=VALUE (-D); returns an error text or "".
   std::string set(const std::string &name, const std::string &value);

@@ -260,6 +260,9 @@ struct ProbePoint {
   // pp if (cond): this point's own condition, as in stap; pass 2
   // (expand_aliases) moves it into the probe's, splitting the probe.
   std::shared_ptr<const Expr> condition;
+  // xtap's .budget(NS) as the point's last component, taken off it in pass
+  // 2 (extract_budgets): handler ns per second per CPU; 0: none.
+  unsigned long long budget_ns = 0;
   std::string str() const;  // canonical spelling, e.g. kprobe.function("x").return
 };
 

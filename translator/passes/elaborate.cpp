@@ -9,6 +9,8 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   link_overloads(s);
   generate_tapsets(s, env, diags);
   if (diags.has_errors()) return false;
+  extract_budgets(s, diags);
+  if (diags.has_errors()) return false;
   expand_aliases(s, diags);
   if (diags.has_errors()) return false;
   prune_tapset_probes(s);

@@ -156,6 +156,7 @@ std::unique_ptr<ProbeDecl> expand(const ProbeDecl &p, const AliasUse &u, const P
     added.components.insert(added.components.end(), use.components.begin() + u.matched,
                             use.components.end());
     if (optional) added.optional = true;
+    if (use.budget_ns) added.budget_ns = use.budget_ns;  // the use's .budget(NS)
   }
   auto body = std::make_unique<Stmt>(StmtKind::Block, p.body->loc);
   auto alias_part = [&](const Stmt &part) {

@@ -2,6 +2,7 @@
 // generation, run in this order by elaborate():
 //   link_overloads    functions of one name and arity -> a chain for `next`
 //   generate_tapsets  tapsets made from the kernel catalog (syscall.*), if used
+//   extract_budgets   a point's .budget(NS) option -> ProbePoint::budget_ns
 //   expand_aliases    probe alias uses -> the alias's points and bodies;
 //                     point conditions -> probe conditions
 //   expand_point_globs  wildcards in a family's names (kerne*.funct*("f").*)
@@ -46,6 +47,7 @@ struct Elaborated {
 void generate_tapsets(Script &s, const ProbeEnv &env, Diagnostics &diags);
 // Chains the functions of one name and arity (run-time overloading).
 void link_overloads(Script &s);
+void extract_budgets(Script &s, Diagnostics &diags);
 void expand_aliases(Script &s, Diagnostics &diags);
 void expand_point_globs(Script &s);
 void expand_entry(Script &s, Diagnostics &diags);

@@ -68,6 +68,11 @@ enum xtap_msg_type {
 	XTAP_MSG_SYSTEM =
 		7, /* payload: NUL-terminated command for the runner to run
 			       * with /bin/sh -c (system()); older runners skip it */
+	/*
+	 * Payload: struct xtap_probe_stats. Sent before DONE, one per probe
+	 * that skipped runs or lost output; older runners skip it.
+	 */
+	XTAP_MSG_PROBE_STATS = 8,
 };
 
 struct xtap_msg_hdr {
@@ -96,6 +101,31 @@ struct xtap_done {
 	/* Appended: of skipped, the runs stap reports on their own lines. */
 	__u64 skipped_reentrant; /* "Skipped due to reentrancy: N" */
 	__u64 skipped_lock; /* "Skipped due to global lock timeout: N" */
+	/*
+	 * Appended: runs the overload guard skipped instead of ending the
+	 * session (not in skipped, and not counted against MAXSKIPPED).
+	 */
+	__u64 skipped_budget; /* a probe over its own budget */
+	__u64 skipped_overload; /* the CPU over STP_OVERLOAD_THRESHOLD */
+	__u64 probe_stats_lost; /* PROBE_STATS messages that did not fit the queue */
+};
+
+/*
+ * One probe's losses, at the end of the session: what the guard skipped
+ * and why, what the other skips were, and the output records it wrote
+ * that found its CPU's buffer full. The probe point and its location in
+ * the script follow, each NUL-terminated.
+ */
+struct xtap_probe_stats {
+	__u32 size; /* of this structure, as the module knows it */
+	__u32 index; /* the probe's place in the script's table, from 0 */
+	__u64 budget_ns; /* its budget: handler ns per second per CPU; 0: none */
+	__u64 skipped_budget;
+	__u64 skipped_overload;
+	__u64 skipped_reentrant;
+	__u64 skipped_lock;
+	__u64 dropped_records;
+	__u64 dropped_bytes;
 };
 
 /* Relay records: per CPU, each record whole within one sub-buffer. */

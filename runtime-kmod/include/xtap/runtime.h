@@ -44,6 +44,12 @@ struct xtap_limits {
 	u32 maxaction_interruptible; /* statements per begin/end/error handler run */
 	u64 overload_interval; /* STP_OVERLOAD_INTERVAL: cycles per accounting window */
 	u64 overload_threshold; /* STP_OVERLOAD_THRESHOLD: handler cycles allowed per window; 0: no check */
+	/*
+	 * XTAP_OVERLOAD: 0 (abort, stap's guard): a CPU over the threshold
+	 * ends the session; 1 (skip): that CPU's runs are skipped and counted
+	 * until its window ends.
+	 */
+	u32 overload_skip;
 };
 
 /* ---------------------------------------------------------------- context */
@@ -124,6 +130,20 @@ struct xtap_probe {
 	const struct xtap_lock_req *locks; /* sorted by global index */
 	u16 nlocks;
 	u32 timing; /* -t: 1 + index into xtap_script.timing; 0: not timed */
+	u32 id; /* 1 + index into xtap_script.probe_descs: its loss counters */
+	/*
+	 * The probe's budget: handler cycles per CPU per overload window
+	 * (XTAP_PROBE_BUDGET, .budget(NS)); past it the probe's runs on that
+	 * CPU are skipped and counted until the window ends. 0: none.
+	 */
+	u64 budget;
+};
+
+/* What the end-of-run loss report names a probe by (probe_acct.c). */
+struct xtap_probe_desc {
+	const char *point;
+	const char *location;
+	u64 budget_ns; /* as the script set it: ns per second per CPU; 0: none */
 };
 
 /*
@@ -135,6 +155,7 @@ struct xtap_timing_desc {
 	const char *point;
 	const char *location;
 	const char *derivation;
+	u32 id; /* the probe's xtap_probe.id: its skips and losses */
 };
 
 struct xtap_map;
@@ -485,6 +506,9 @@ struct xtap_script {
 	const struct xtap_timing_desc
 		*timing; /* -t: the timed probes; NULL without -t */
 	u32 ntiming;
+	/* Every probe, begin and end too, by xtap_probe.id - 1. */
+	const struct xtap_probe_desc *probe_descs;
+	u32 nprobes;
 	/* The printf format table served as xtap_<module>/formats (abi.h). */
 	const char *formats;
 	u32 formats_len;
