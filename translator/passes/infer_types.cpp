@@ -343,9 +343,23 @@ class TypeInferrer {
     return false;
   }
 
+  // A script function without `return EXPR` (and no declared type) gives
+  // no value: calling it is a statement, as in stap, which cannot type
+  // a value taken from it (stap testsuite semko/one.stp).
+  static bool gives_no_value(const FunctionDecl &f) {
+    for (const FunctionDecl *o = &f; o; o = o->next_overload)
+      if (o->embedded || o->returns_value || o->declared_return != Type::Unknown) return false;
+    return true;
+  }
+
   Type call(Expr &e, Type want) {
     if (FunctionDecl *f = e.function) {
       called_.insert(f);
+      if (report_ && &e != statement_expr_ && gives_no_value(*f))
+        diags_
+            .error("XTP2330", e.loc,
+                   "function '" + f->name + "' returns no value, but its value is used here")
+            .hint = "return a value from it ('return EXPR'), or call it as a statement of its own";
       if (returns_from_c(*f)) unify(f->return_type, want, e.loc, "the value of '" + f->name + "'");
       for (size_t i = 0; i < e.args.size() && i < f->params.size(); ++i) {
         LocalVar *p = f->params[i];
@@ -453,7 +467,10 @@ class TypeInferrer {
 
   void stmt(Stmt &s) {
     switch (s.kind) {
-      case StmtKind::Expr: expr(*s.expr, Type::Unknown); break;
+      case StmtKind::Expr:
+        statement_expr_ = s.expr.get();
+        expr(*s.expr, Type::Unknown);
+        break;
       case StmtKind::If:
       case StmtKind::While: expect(*s.expr, Type::Long); break;
       case StmtKind::Try:
@@ -468,8 +485,10 @@ class TypeInferrer {
         }
         break;
       case StmtKind::For:
+        statement_expr_ = s.init.get();
         if (s.init) expr(*s.init, Type::Unknown);
         if (s.expr) expect(*s.expr, Type::Long);
+        statement_expr_ = s.step.get();
         if (s.step) expr(*s.step, Type::Unknown);
         break;
       case StmtKind::Delete:
@@ -528,6 +547,7 @@ class TypeInferrer {
   bool report_ = false;
   bool hist_ok_ = false;  // inside print(): histograms allowed
   FunctionDecl *function_ = nullptr;
+  const Expr *statement_expr_ = nullptr;  // the expression a statement is made of
 };
 
 }  // namespace
