@@ -887,6 +887,8 @@ char *xtap_ctime(struct xtap_context *c, char *dst, s64 secs);
 void xtap_switch_file(struct xtap_context *c);
 /* %b: the value's low `bytes` bytes (1, 2, 4 or 8), raw. */
 void xtap_print_binary(struct xtap_context *c, s64 v, int bytes);
+void xtap_print_binary_field(struct xtap_context *c, s64 v, int width,
+			     int precision, bool left);
 /* %m / %M: len bytes of kernel memory at addr, as text or as hex digits; unreadable memory raises an error. */
 int xtap_print_memory(struct xtap_context *c, s64 addr, int len, int hex);
 
