@@ -374,7 +374,7 @@ class TypeInferrer {
   Type call(Expr &e, Type want) {
     if (FunctionDecl *f = e.function) {
       called_.insert(f);
-      if (&e != statement_expr_ && gives_no_value(*f)) {
+      if (!statement_exprs_.count(&e) && gives_no_value(*f)) {
         valueless_uses_.emplace(f, e.loc);
         unify(f->return_type, want, e.loc, "the value of '" + f->name + "'");
       }
@@ -486,7 +486,7 @@ class TypeInferrer {
   void stmt(Stmt &s) {
     switch (s.kind) {
       case StmtKind::Expr:
-        statement_expr_ = s.expr.get();
+        statement_position(s.expr.get());
         expr(*s.expr, Type::Unknown);
         break;
       case StmtKind::If:
@@ -503,10 +503,10 @@ class TypeInferrer {
         }
         break;
       case StmtKind::For:
-        statement_expr_ = s.init.get();
+        statement_position(s.init.get());
         if (s.init) expr(*s.init, Type::Unknown);
         if (s.expr) expect(*s.expr, Type::Long);
-        statement_expr_ = s.step.get();
+        statement_position(s.step.get());
         if (s.step) expr(*s.step, Type::Unknown);
         break;
       case StmtKind::Delete:
@@ -565,7 +565,17 @@ class TypeInferrer {
   bool report_ = false;
   bool hist_ok_ = false;  // inside print(): histograms allowed
   FunctionDecl *function_ = nullptr;
-  const Expr *statement_expr_ = nullptr;  // the expression a statement is made of
+  // Expressions whose value nothing uses: a statement's, and the branches
+  // of a ?: that is one (buildok/nine.stp: `c ? f() : g(1);`).
+  std::set<const Expr *> statement_exprs_;
+  void statement_position(const Expr *e) {
+    if (!e) return;
+    statement_exprs_.insert(e);
+    if (e->kind == ExprKind::Ternary) {
+      statement_position(e->args[1].get());
+      statement_position(e->args[2].get());
+    }
+  }
   std::map<const FunctionDecl *, Location> valueless_uses_;  // first use as a value
 };
 
