@@ -128,14 +128,21 @@ Format parse_format(const std::string &fmt) {
       case 'o':
       case 'c':
       case 'p': break;
-      case 'b':
-        if (!p.width.empty() && p.width != "1" && p.width != "2" && p.width != "4" &&
-            p.width != "8") {
-          f.error = "'%b' takes a width of 1, 2, 4 or 8 bytes";
+      case 'b': {
+        // How many bytes: the precision, else the width (stap's %b). A
+        // number written in the format must be 1, 2, 4 or 8; one given as
+        // an argument ('*') that is none of them writes 8 bytes.
+        const std::string &bytes = p.has_precision ? p.precision : p.width;
+        if (bytes != "*" && (p.has_precision || !bytes.empty()) && bytes != "1" && bytes != "2" &&
+            bytes != "4" && bytes != "8") {
+          f.error = p.has_precision ? "'%b' takes a precision (its byte count) of 1, 2, 4 or 8"
+                                    : "'%b' takes a width (without a precision: its byte count) "
+                                      "of 1, 2, 4 or 8";
           f.error_offset = static_cast<int>(start);
           return f;
         }
         break;
+      }
       case 'm':
       case 'M':  // an address; the precision is the byte count
       case 's': break;
@@ -315,12 +322,16 @@ void format_from(const Format &f, Source &src, FormatSink &out) {
         padded(&out, str.data(), len, s);
         break;
       }
-      case 'b': {  // xtap_print_binary(): the low bytes, least significant first
+      case 'b': {  // xtap_print_binary_field(): the low bytes, least significant first
         uint64_t v = src.next_long();
-        int bytes = s.width == 1 || s.width == 2 || s.width == 4 ? s.width : 8;
-        char *w = out.room(8);
-        for (int i = 0; i < bytes; i++) *w++ = char(v >> (8 * i));
-        out.commit(w);
+        int n = s.precision >= 0 ? s.precision : s.width;
+        int bytes = n == 1 || n == 2 || n == 4 ? n : 8;
+        char raw[8];
+        for (int i = 0; i < bytes; i++) raw[i] = char(v >> (8 * i));
+        // With a precision, the width is the field's, padded with spaces.
+        Spec field = s;
+        if (s.precision < 0) field.width = -1;
+        padded(&out, raw, size_t(bytes), field);
         break;
       }
       default:

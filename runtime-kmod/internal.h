@@ -224,6 +224,17 @@ void xtap_begin_run(void);
 void xtap_end_run(void);
 void xtap_error_run(void);
 
+/*
+ * probes/exe_match.c: a program as process probes match it, by the inode
+ * of its file (ino 0: not looked up, matches nothing).
+ */
+struct xtap_exe_id {
+	unsigned long ino;
+	dev_t dev;
+};
+int xtap_exe_lookup(const char *path, struct xtap_exe_id *id);
+bool xtap_current_exe_is(const struct xtap_exe_id *id);
+
 /* Text for a registration errno, for "cannot register ..." messages. */
 const char *xtap_errno_text(int err);
 

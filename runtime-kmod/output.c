@@ -175,6 +175,30 @@ void xtap_print_binary(struct xtap_context *c, s64 v, int bytes)
 	xtap_print_bytes(c, buf, bytes);
 }
 
+/*
+ * printf's %b with its width and precision (-1: none), as stap: the
+ * precision says how many bytes, else the width does; with a precision,
+ * the width is the field's, padded with spaces (after the bytes with '-').
+ * The translator refuses other counts written in the format; one passed
+ * as an argument ('*') writes 8 bytes. common/printf_format.cpp formats
+ * binary records the same way.
+ */
+void xtap_print_binary_field(struct xtap_context *c, s64 v, int width,
+			     int precision, bool left)
+{
+	int bytes = precision >= 0 ? precision : width;
+	int pad;
+
+	if (bytes != 1 && bytes != 2 && bytes != 4)
+		bytes = 8;
+	pad = precision >= 0 && width > bytes ? width - bytes : 0;
+	if (!left && pad)
+		xtap_printf(c, "%*s", pad, "");
+	xtap_print_binary(c, v, bytes);
+	if (left && pad)
+		xtap_printf(c, "%*s", pad, "");
+}
+
 /* Copy len bytes of kernel memory in pieces; emit them when out is set. */
 static int xtap_read_kernel(struct xtap_context *c, unsigned long addr, int len,
 			    int hex, bool out)

@@ -13,7 +13,7 @@
  *     (sched_process_exit comes after exit_mm(), too late to see the
  *     executable).
  * PATH is matched by the inode and device of the executable's file
- * (mm->exe_file), looked up once at arm time, not by name.
+ * (mm->exe_file), looked up once at arm time, not by name (exe_match.c).
  *
  * Processes already running when the session starts get no begin: stap
  * runs their begin in their context through task_work, but
@@ -21,12 +21,7 @@
  * module unloads could not be taken back.
  */
 #include <linux/binfmts.h>
-#include <linux/fs.h>
 #include <linux/kprobes.h>
-#include <linux/mm_types.h>
-#include <linux/namei.h>
-#include <linux/path.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
@@ -34,39 +29,13 @@
 
 struct xtap_proclife {
 	const struct xtap_proclife_spec *spec;
-	unsigned long ino; /* the executable's inode, 0: not armed */
-	dev_t dev;
+	struct xtap_exe_id exe; /* ino 0: not armed */
 };
 
 static struct xtap_proclife *xtap_pls;
 static u32 xtap_npls;
 static struct tracepoint *xtap_pl_exec_tp;
 static bool xtap_pl_exec_armed, xtap_pl_fork_armed, xtap_pl_exit_armed;
-
-/* Is the current task's executable that of `pl`? */
-static bool xtap_pl_exe_is(const struct xtap_proclife *pl)
-{
-	struct mm_struct *mm = current->mm;
-	struct file *exe;
-	bool same = false;
-
-	if (!mm || !pl->ino)
-		return false;
-	/*
-	 * No reference is taken: only the inode is compared, and the file
-	 * stays valid under RCU (it is freed, or on 6.12 reused as another
-	 * file, only after a grace period).
-	 */
-	rcu_read_lock();
-	exe = rcu_dereference(mm->exe_file);
-	if (exe) {
-		struct inode *inode = file_inode(exe);
-
-		same = inode->i_ino == pl->ino && inode->i_sb->s_dev == pl->dev;
-	}
-	rcu_read_unlock();
-	return same;
-}
 
 /* Runs the specs of `event` that match the current task. */
 static void xtap_pl_fire(u8 event, struct pt_regs *regs)
@@ -82,7 +51,7 @@ static void xtap_pl_fire(u8 event, struct pt_regs *regs)
 
 		if (spec->event != event || (spec->pid && spec->pid != tgid))
 			continue;
-		if (!xtap_pl_exe_is(&xtap_pls[i]))
+		if (!xtap_current_exe_is(&xtap_pls[i].exe))
 			continue;
 		c = xtap_enter(spec->probe, regs);
 		if (!c)
@@ -191,9 +160,8 @@ static int xtap_proclife_arm(void)
 
 	for (i = 0; i < xtap_npls; i++) {
 		const struct xtap_proclife_spec *spec = xtap_pls[i].spec;
-		struct path path;
 
-		err = kern_path(spec->path, LOOKUP_FOLLOW, &path);
+		err = xtap_exe_lookup(spec->path, &xtap_pls[i].exe);
 		if (err) {
 			if (spec->optional)
 				continue;
@@ -202,9 +170,6 @@ static int xtap_proclife_arm(void)
 				   spec->path, xtap_errno_text(err), err);
 			return err;
 		}
-		xtap_pls[i].ino = d_inode(path.dentry)->i_ino;
-		xtap_pls[i].dev = d_inode(path.dentry)->i_sb->s_dev;
-		path_put(&path);
 		begin |= spec->event == XTAP_PROC_BEGIN;
 		fork |= spec->event == XTAP_PROC_BEGIN ||
 			spec->event == XTAP_PROC_THREAD_BEGIN;

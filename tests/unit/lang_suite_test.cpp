@@ -9,6 +9,7 @@
 //   # XTAP-MESSAGE: some text     (ko files, optional) the first error's message contains it
 //   # XTAP-ARGS: 5 hello          script arguments for $1/@1, $#
 //   # XTAP-GURU                   parse with -g (embedded C allowed)
+//   # XTAP-KEEP-UNUSED            elaborate as xtap -u does (no code dropped)
 // tests/lang/known-failures.txt lists cases the translator gets wrong today,
 // one "path reason" per line; they are reported as skipped, and as failures
 // once they pass, so that the list only ever shrinks.
@@ -101,6 +102,7 @@ std::map<std::string, std::string> known_failures() {
 struct Header {
   std::vector<std::string> args;
   bool guru = false;
+  bool keep_unused = false;  // XTAP-KEEP-UNUSED: -u
   bool has_expect = false;
   std::string code;
   int line = 0, column = 0;
@@ -121,6 +123,8 @@ Header read_header(const std::string &text) {
       for (std::string a; words >> a;) h.args.push_back(a);
     } else if (key == "XTAP-GURU") {
       h.guru = true;
+    } else if (key == "XTAP-KEEP-UNUSED") {
+      h.keep_unused = true;
     } else if (key == "XTAP-EXPECT:") {
       std::string where;
       words >> h.code >> where;
@@ -189,7 +193,9 @@ TEST_P(LangSuite, Run) {
 #endif
     if (!diags.has_errors()) {
       Elaborated elab;
-      elaborate(*script, lang_suite_env(), elab, diags);
+      ElaborateOptions eopts;
+      eopts.keep_unused = h.keep_unused;
+      elaborate(*script, lang_suite_env(), elab, diags, eopts);
     }
   }
 

@@ -57,6 +57,18 @@ TEST(PrintfFormat, StarWidthsClampLikeXtapFmtWidth) {
 TEST(PrintfFormat, RawBytesAndLiterals) {
   EXPECT_EQ(fmt("%b", {0x0102030405060708}), std::string("\x08\x07\x06\x05\x04\x03\x02\x01", 8));
   EXPECT_EQ(fmt("%2b", {0x4142}), "BA");
+  // stap's %b: the precision is the byte count, the width then the field's.
+  EXPECT_EQ(fmt("%.2b|", {0x4142}), "BA|");
+  EXPECT_EQ(fmt("%4.1b|", {0x41}), "   A|");
+  EXPECT_EQ(fmt("%-4.1b|", {0x41}), "A   |");
+  EXPECT_EQ(fmt("%1.2b|", {0x4142}), "BA|");
+  EXPECT_EQ(fmt("%*b|", {1, 0x4142}), "B|");
+  EXPECT_EQ(fmt("%*.*b|", {3, 1, 0x41}), "  A|");
+  EXPECT_EQ(fmt("%*b|", {3, 0x41}).size(), 9u);  // not 1, 2, 4 or 8: 8 bytes
+  EXPECT_FALSE(parse_format("%*b").error.size());
+  EXPECT_FALSE(parse_format("%3.4b").error.size());
+  EXPECT_TRUE(parse_format("%3b").error.size());
+  EXPECT_TRUE(parse_format("%8.3b").error.size());
   EXPECT_EQ(fmt("100%% %s\n", {}, {"done"}), "100% done\n");
   EXPECT_EQ(fmt("%s", {}, {std::string("a\0b", 3)}), "a");  // the kernel stops at a NUL
 }

@@ -473,7 +473,9 @@ std::string BodyEmitter::raw_format_seq(const Format &f, const std::vector<std::
       std::string prec = p.precision == "*" ? "XTAP_FMT_WIDTH(" + vals[next++] + ")" : p.precision;
       const std::string &v = vals[next++];
       if (p.conv == 'b')
-        seq += "xtap_print_binary(c, " + v + ", " + (width.empty() ? "8" : width) + "); ";
+        seq += "xtap_print_binary_field(c, " + v + ", " + (width.empty() ? "-1" : width) + ", " +
+               (p.has_precision ? (prec.empty() ? "0" : prec) : "-1") + ", " +
+               (p.flags.find('-') != std::string::npos ? "1" : "0") + "); ";
       else
         seq += "if (xtap_print_memory(c, " + v + ", " + (prec.empty() ? "1" : prec) + ", " +
                (p.conv == 'M' ? "1" : "0") + ")) " + on_error() + " ";

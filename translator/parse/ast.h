@@ -325,6 +325,15 @@ struct FunctionDecl : Body {
   std::string embedded_c;
 };
 
+// A statement of the script's own code that pass 2 dropped as without
+// effect (elide_pure_code), kept so that the uses of names in it are still
+// checked, as stap resolves names before its optimizer drops anything
+// (check_dropped_code). `params`: those of the function it was in.
+struct DroppedStmt {
+  StmtPtr stmt;
+  std::vector<std::string> params;
+};
+
 struct Script {
   SourceFile *file = nullptr;
   std::vector<std::unique_ptr<SourceFile>> tapset_files;  // kept alive for locations
@@ -340,6 +349,7 @@ struct Script {
   std::vector<std::string> formats;
   std::vector<std::string> embedded_c;  // top-level %{ %} blocks (guru mode, tapsets)
   bool guru = false;                    // -g: target variables may be assigned
+  std::vector<DroppedStmt> dropped;     // pass 2: code dropped unchecked (DroppedStmt)
   int private_files = 0;  // files with private declarations so far (parse/private_names.cpp)
 
   GlobalDecl *find_global(const std::string &name) const;

@@ -1,7 +1,9 @@
 // Pass 2b, after dead code is dropped: autocasts (`x->member`, `(e)[i]`,
 // `&e` on a value that is no target variable) whose value has no C type
 // pass 2b could find. A statement that is nothing but such an expression
-// is dropped, as stap drops unused autocasts; any other is an error.
+// is dropped, as stap drops unused autocasts; any other is an error. With
+// -u nothing is dropped, and such a statement is an error too, as in stap
+// (its testsuite's semko/autocast09.stp).
 #include "passes/passes.h"
 
 namespace xtap {
@@ -27,10 +29,11 @@ bool side_effect_free(const Expr &e) {
 
 class Checker {
  public:
-  explicit Checker(Diagnostics &diags) : diags_(diags) {}
+  Checker(Diagnostics &diags, bool keep_unused) : diags_(diags), keep_unused_(keep_unused) {}
 
   void stmt(StmtPtr &s) {
-    if (s->kind == StmtKind::Expr && unresolved(*s->expr) && side_effect_free(*s->expr)) {
+    if (!keep_unused_ && s->kind == StmtKind::Expr && unresolved(*s->expr) &&
+        side_effect_free(*s->expr)) {
       s = std::make_unique<Stmt>(StmtKind::Empty, s->loc);
       return;
     }
@@ -60,12 +63,13 @@ class Checker {
 
  private:
   Diagnostics &diags_;
+  bool keep_unused_;
 };
 
 }  // namespace
 
-void check_autocasts(Script &s, Diagnostics &diags) {
-  Checker c(diags);
+void check_autocasts(Script &s, Diagnostics &diags, bool keep_unused) {
+  Checker c(diags, keep_unused);
   for (auto &p : s.probes) {
     if (p->condition) c.expr(*p->condition);
     c.stmt(p->body);

@@ -31,9 +31,11 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   elide_dead_code(s);
   if (!opts.keep_unused) elide_unread_assignments(s);
   prune_tapsets(s);
-  check_autocasts(s, diags);
+  check_autocasts(s, diags, opts.keep_unused);
   if (diags.has_errors()) return false;
   resolve_names(s, diags);
+  if (diags.has_errors()) return false;
+  check_dropped_code(s, diags);
   if (diags.has_errors()) return false;
   check_foreach_writes(s, diags);
   if (diags.has_errors()) return false;

@@ -34,7 +34,9 @@ class PureElider {
       if (!f->embedded) {
         std::set<std::string> params;
         for (const auto *pm : f->params) params.insert(pm->name);
+        params_.assign(params.begin(), params.end());
         body(*f->body, params);
+        params_.clear();
       }
     // Calls in the statements dropped no longer count.
     impure_.clear();
@@ -48,6 +50,7 @@ class PureElider {
   std::set<std::string> read_;  // locals read in the body being elided
   std::set<std::pair<const SourceFile *, std::string>> warned_;
   std::set<const Expr *> stored_values_;  // what dead stores left: warned about already
+  std::vector<std::string> params_;       // of the function being elided
 
   // ------------------------------------------------------------ functions
   std::vector<FunctionDecl *> callees(const Expr &e) {
@@ -263,7 +266,10 @@ class PureElider {
     if (s->kind == StmtKind::Expr && own_code(s->loc) && !stored_values_.count(s->expr.get()))
       diags_.warning("XTP2322", s->expr->loc, "this statement has no effect and is dropped").hint =
           "stap drops it too; use its value (print it, store it in a global) to keep it";
-    s = std::make_unique<Stmt>(StmtKind::Empty, s->loc);
+    StmtPtr empty = std::make_unique<Stmt>(StmtKind::Empty, s->loc);
+    std::swap(s, empty);
+    if (own_code(empty->loc) && empty->kind != StmtKind::Empty)
+      s_.dropped.push_back({std::move(empty), params_});
     return true;
   }
 

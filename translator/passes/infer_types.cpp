@@ -8,6 +8,7 @@
 #include "regex/regex_check.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace xtap {
@@ -25,7 +26,8 @@ class TypeInferrer {
       // An untyped embedded-C function that returns something takes its
       // return type from where its calls are used, as in stap
       // (buildok/fortynine.stp: `log(foo("hello"))` makes foo a string).
-      if (!f->returns_value && f->return_type == Type::Unknown && !returns_from_c(*f))
+      if (!f->returns_value && f->return_type == Type::Unknown && !returns_from_c(*f) &&
+          !gives_no_value(*f))
         f->return_type = Type::Long;
       for (auto *p : f->params) p->type = p->declared;
     }
@@ -41,6 +43,7 @@ class TypeInferrer {
             changed_ = true;
           }
     } while (changed_);
+    type_valueless_functions();
     report_ = true;
     walk_all();
     for (auto &g : script_.globals) {
@@ -348,9 +351,38 @@ class TypeInferrer {
     return false;
   }
 
+  // A script function without `return EXPR` (and no declared type) gives
+  // no value. As in stap, a call of it used as a value takes its type from
+  // where it is used (`x && f()`: a long, 0); one used where nothing tells
+  // the type (`a = f()` with nothing else typing a) is an error (stap
+  // testsuite semko/one.stp), and calls as statements need none.
+  static bool gives_no_value(const FunctionDecl &f) {
+    for (const FunctionDecl *o = &f; o; o = o->next_overload)
+      if (o->embedded || o->returns_value || o->declared_return != Type::Unknown) return false;
+    return true;
+  }
+
+  void type_valueless_functions() {
+    for (auto &f : script_.functions) {
+      if (f->return_type != Type::Unknown || !gives_no_value(*f)) continue;
+      auto use = valueless_uses_.find(f.get());
+      if (use != valueless_uses_.end())
+        diags_
+            .error("XTP2330", use->second,
+                   "function '" + f->name +
+                       "' returns no value, and nothing here tells the type of the value used")
+            .hint = "return a value from it ('return EXPR'), or call it as a statement of its own";
+      f->return_type = Type::Long;
+    }
+  }
+
   Type call(Expr &e, Type want) {
     if (FunctionDecl *f = e.function) {
       called_.insert(f);
+      if (!statement_exprs_.count(&e) && gives_no_value(*f)) {
+        valueless_uses_.emplace(f, e.loc);
+        unify(f->return_type, want, e.loc, "the value of '" + f->name + "'");
+      }
       if (returns_from_c(*f)) unify(f->return_type, want, e.loc, "the value of '" + f->name + "'");
       for (size_t i = 0; i < e.args.size() && i < f->params.size(); ++i) {
         LocalVar *p = f->params[i];
@@ -458,7 +490,10 @@ class TypeInferrer {
 
   void stmt(Stmt &s) {
     switch (s.kind) {
-      case StmtKind::Expr: expr(*s.expr, Type::Unknown); break;
+      case StmtKind::Expr:
+        statement_position(s.expr.get());
+        expr(*s.expr, Type::Unknown);
+        break;
       case StmtKind::If:
       case StmtKind::While: expect(*s.expr, Type::Long); break;
       case StmtKind::Try:
@@ -473,8 +508,10 @@ class TypeInferrer {
         }
         break;
       case StmtKind::For:
+        statement_position(s.init.get());
         if (s.init) expr(*s.init, Type::Unknown);
         if (s.expr) expect(*s.expr, Type::Long);
+        statement_position(s.step.get());
         if (s.step) expr(*s.step, Type::Unknown);
         break;
       case StmtKind::Delete:
@@ -533,6 +570,18 @@ class TypeInferrer {
   bool report_ = false;
   bool hist_ok_ = false;  // inside print(): histograms allowed
   FunctionDecl *function_ = nullptr;
+  // Expressions whose value nothing uses: a statement's, and the branches
+  // of a ?: that is one (buildok/nine.stp: `c ? f() : g(1);`).
+  std::set<const Expr *> statement_exprs_;
+  void statement_position(const Expr *e) {
+    if (!e) return;
+    statement_exprs_.insert(e);
+    if (e->kind == ExprKind::Ternary) {
+      statement_position(e->args[1].get());
+      statement_position(e->args[2].get());
+    }
+  }
+  std::map<const FunctionDecl *, Location> valueless_uses_;  // first use as a value
 };
 
 }  // namespace

@@ -22,6 +22,8 @@
 //   prune_tapsets     drop tapset functions and globals nothing uses
 //   check_autocasts   autocasts left untyped: dropped as statements, else errors
 //   resolve_names     variables -> globals or probe locals, calls -> builtins
+//   check_dropped_code  globals in the code elide_pure_code dropped: used
+//                     as arrays or scalars as the rest of the script uses them
 //   check_foreach_writes  no writes to an array inside a foreach over it
 //   infer_types       types of every variable, array and expression
 #pragma once
@@ -68,9 +70,9 @@ void elide_dead_branches(StmtPtr &body);
 void elide_pure_code(Script &s, Diagnostics &diags);
 void elide_unread_assignments(Script &s);
 void prune_tapsets(Script &s);
-// Autocasts left untyped: dropped where they are a whole statement,
-// reported elsewhere (runs after prune_tapsets).
-void check_autocasts(Script &s, Diagnostics &diags);
+// Autocasts left untyped: dropped where they are a whole statement (not
+// with keep_unused, -u), reported elsewhere (runs after prune_tapsets).
+void check_autocasts(Script &s, Diagnostics &diags, bool keep_unused = false);
 // The names of the functions the probes and the script's own functions
 // call, directly or through tapset functions (what prune_tapsets keeps).
 std::set<std::string> reachable_function_names(const Script &s);
@@ -78,6 +80,9 @@ std::set<std::string> reachable_function_names(const Script &s);
 // expand_aliases, before the probes are resolved).
 void prune_tapset_probes(Script &s);
 void resolve_names(Script &s, Diagnostics &diags);
+// The globals used in code elide_pure_code dropped: used as the kept code
+// uses them (runs after resolve_names).
+void check_dropped_code(Script &s, Diagnostics &diags);
 // An array a foreach walks must not change in its body (XTP2323).
 void check_foreach_writes(const Script &s, Diagnostics &diags);
 void infer_types(Script &s, Diagnostics &diags);

@@ -238,15 +238,6 @@ class ProcessProvider : public ProbeProvider {
       // stap drops an optional point it cannot resolve; xtap also one it
       // cannot yet (ucalls.stp's process("php").mark(...)?).
       if (pp.optional) return;
-      // stap's process(...).syscall[.return] (utrace-era, on the syscall
-      // tracepoints) is not implemented: name the equivalent.
-      if (cs.size() >= 2 && cs[1].name == "syscall" && !cs[1].has_arg) {
-        diags.error("XTP2170", cs[1].loc, "process(...).syscall probes are not supported yet")
-            .hint =
-            "use kernel.trace(\"raw_syscalls:sys_enter\") (or sys_exit) with $id and $args, or "
-            "syscall.* aliases, and test the process with pid() or execname()";
-        return;
-      }
       diags
           .error("XTP2170", pp.loc, "unknown or unsupported process probe point '" + pp.str() + "'")
           .hint = "use process(\"PATH\").function(\"NAME\") with .call or .return";

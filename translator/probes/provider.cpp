@@ -13,11 +13,13 @@ const ProbeProvider *perf_provider();
 const ProbeProvider *procfs_provider();
 const ProbeProvider *process_provider();
 const ProbeProvider *process_lifecycle_provider();
+const ProbeProvider *process_syscall_provider();
 const ProbeProvider *netfilter_provider();
 const ProbeProvider *hwbkpt_provider();
 
 // The last provider that matches a point derives it (resolve_probes.cpp):
-// process_lifecycle takes process("PATH").begin from process.
+// process_lifecycle takes process("PATH").begin from process, process_syscall
+// process(...).syscall.
 const std::vector<const ProbeProvider *> &probe_providers() {
   static const std::vector<const ProbeProvider *> all = {
       begin_end_provider(),       timer_provider(),
@@ -25,7 +27,8 @@ const std::vector<const ProbeProvider *> &probe_providers() {
       kernel_function_provider(), procfs_provider(),
       never_provider(),           perf_provider(),
       process_provider(),         process_lifecycle_provider(),
-      netfilter_provider(),       hwbkpt_provider()};
+      process_syscall_provider(), netfilter_provider(),
+      hwbkpt_provider()};
   return all;
 }
 

@@ -267,6 +267,21 @@ struct xtap_proclife_spec {
 	u8 optional; /* probe point?: skip silently if PATH is missing */
 };
 
+/*
+ * process("PATH").syscall[.return], process(PID).syscall[.return],
+ * process.syscall[.return]: a system call of a matching process. The
+ * handler's c->args[] holds the number (0), the six arguments (1-6) and,
+ * at the return, the return value (7).
+ */
+struct xtap_process_syscall_spec {
+	const struct xtap_probe *probe;
+	const char *path; /* the executable on the target; NULL: any */
+	s32 pid; /* process(PID): only that process; 0: any */
+	u8 is_return; /* at sys_exit rather than sys_enter */
+	u8 optional; /* probe point?: skip silently if PATH is missing */
+};
+extern const struct xtap_family_ops xtap_process_syscall_ops;
+
 /* One entry per kprobe.function("sym") or kprobe.function("sym").return. */
 struct xtap_kprobe_spec {
 	const struct xtap_probe *probe;
@@ -933,6 +948,8 @@ char *xtap_ctime(struct xtap_context *c, char *dst, s64 secs);
 void xtap_switch_file(struct xtap_context *c);
 /* %b: the value's low `bytes` bytes (1, 2, 4 or 8), raw. */
 void xtap_print_binary(struct xtap_context *c, s64 v, int bytes);
+void xtap_print_binary_field(struct xtap_context *c, s64 v, int width,
+			     int precision, bool left);
 /* %m / %M: len bytes of kernel memory at addr, as text or as hex digits; unreadable memory raises an error. */
 int xtap_print_memory(struct xtap_context *c, s64 addr, int len, int hex);
 
