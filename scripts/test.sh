@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: install, build, unit tests (ctest), the formatting check, the example corpus at -p2, a bounded fuzz run,
+# Every test: install, build, unit tests (ctest), the formatting check, the example corpus at -p2, semok at -p4, a bounded fuzz run,
 # the runtime tests in one VM boot per kernel, then the example corpus in one
 # VM boot of the 6.1 kernel, bundles, remote targets, the soak, the output
 # flood, the user's programs in --vm and the Debian package.
@@ -65,6 +65,12 @@ run_counted preflight python3 tests/preflight/run_preflight_test.py --xtap build
 # search, reset and the URL parameters, checked in the DOM as laid out.
 echo "== browser: the flame graph SVG in headless Chromium"
 run_counted browser python3 tests/flamegraph/browser_test.py --xtap build/cli/xtap
+
+# Pass 4 over xtap's own semok scripts (issue 26): every one pass 2
+# accepts for the 6.1 cloud kernel is built, and a C compiler error or
+# warning fails it (a translator bug). A few minutes on 2 cores.
+echo "== p4-check: tests/lang/semok built at -p4, no C errors or warnings"
+run_counted p4-check python3 scripts/p4_check.py --semok
 
 # The fuzz target over passes 1-2 for a bounded time (issue 11;
 # tests/fuzz/run_fuzz.sh builds it in build-fuzz/ with clang, then fuzzes

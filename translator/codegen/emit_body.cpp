@@ -125,13 +125,6 @@ std::string signature(const FunctionDecl &fn) {
   return "static " + c_type_of(fn.return_type) + function_c_name(fn) + "(" + params + ")";
 }
 
-bool has_next(const Stmt &s) {
-  if (s.kind == StmtKind::Next) return true;
-  for (const auto &b : s.body)
-    if (has_next(*b)) return true;
-  return false;
-}
-
 // Where `next` goes in a function (its frame, if any, already popped):
 // the call's arguments to the next function of the overload chain, or the
 // run-time error stap raises past the last one.
@@ -189,7 +182,7 @@ FunctionCode emit_embedded_function(const FunctionDecl &fn) {
                "while (0)"
              : "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)");
   w.line("#define STAP_ERROR(...) do { xtap_error(c, __VA_ARGS__); goto out; } while (0)");
-  bool next = fn.embedded_c.find("STAP_NEXT") != std::string::npos;
+  bool next = fn.passes_on();
   if (next) w.line("#define STAP_NEXT goto next_overload");
   w.line("#define CONTEXT c");
   w.open("{");
@@ -256,7 +249,7 @@ FunctionCode emit_function(const Script &script, const FunctionDecl &fn, unsigne
   w.line("\txtap_frame_pop(c, sizeof(*f));");
   w.line("\tc->nesting--;");
   w.line("\treturn ret;");
-  if (has_next(*fn.body)) {
+  if (fn.passes_on()) {
     w.line("next_overload_pop: __maybe_unused;");
     w.line("\txtap_frame_pop(c, sizeof(*f));");
     w.line("\tc->nesting--;");

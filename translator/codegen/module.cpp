@@ -235,6 +235,11 @@ class ModuleEmitter {
         if (declared.insert(d).second) w_.line(d);
     if (!declared.empty()) w_.line();
     for (size_t i = 0; i < script_.probes.size(); ++i) {
+      // A body only `never` probes run is compiled all the same, as stap
+      // compiles it (what it calls and stores is checked by the compiler
+      // too), but no probe table names it.
+      if (!runs(*script_.probes[i]))
+        w_.line("static void " + handler_name(i) + "(struct xtap_context *c) __maybe_unused;");
       handlers_.push_back(
           emit_handler(script_, *script_.probes[i], handler_name(i), lim_.maxstringlen));
       w_.raw(handlers_.back().c);
@@ -244,10 +249,18 @@ class ModuleEmitter {
     if (opts_.timing) timed_handlers();
   }
 
+  // Whether any derived probe of `decl` runs (ProbeProvider::runs).
+  bool runs(const ProbeDecl &decl) const {
+    for (const auto &dp : elab_.probes)
+      if (dp->decl == &decl && (!dp->provider || dp->provider->runs())) return true;
+    return false;
+  }
+
   // -t: each handler behind a wrapper that times it; the derived probes
   // that share a handler are told apart by their struct xtap_probe's index.
   void timed_handlers() {
     for (size_t i = 0; i < handlers_.size(); ++i) {
+      if (!runs(*script_.probes[i])) continue;
       w_.line("static void " + handler_name(i) + "_timed(struct xtap_context *c)");
       w_.open("{");
       w_.line("u64 start = get_cycles();");

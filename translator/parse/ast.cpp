@@ -191,4 +191,26 @@ FunctionDecl *Script::find_function(const std::string &name, size_t arity) const
   return nullptr;
 }
 
+std::vector<FunctionDecl *> Script::call_targets(const std::string &name, size_t arity) const {
+  if (FunctionDecl *head = find_function(name, arity)) return {head};
+  std::vector<FunctionDecl *> all;
+  for (const auto &f : functions)
+    if (f->name == name) all.push_back(f.get());
+  return all;
+}
+
+namespace {
+bool has_next(const Stmt &s) {
+  if (s.kind == StmtKind::Next) return true;
+  for (const auto &b : s.body)
+    if (has_next(*b)) return true;
+  return false;
+}
+}  // namespace
+
+bool FunctionDecl::passes_on() const {
+  if (embedded) return embedded_c.find("STAP_NEXT") != std::string::npos;
+  return body && has_next(*body);
+}
+
 }  // namespace xtap

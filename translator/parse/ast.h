@@ -323,6 +323,9 @@ struct FunctionDecl : Body {
   bool from_tapset = false;
   bool embedded = false;  // body is C: `function f:long(x:long) %{ ... %}`
   std::string embedded_c;
+  // Whether the body can hand its call on to next_overload: `next` in a
+  // script body, STAP_NEXT in embedded C.
+  bool passes_on() const;
 };
 
 // A statement of the script's own code that pass 2 dropped as without
@@ -355,6 +358,12 @@ struct Script {
   GlobalDecl *find_global(const std::string &name) const;
   FunctionDecl *find_function(const std::string &name) const;  // the first of that name
   FunctionDecl *find_function(const std::string &name, size_t arity) const;
+  // The functions a call of `name` with `arity` arguments may run first:
+  // the head of that arity's overload chain, or, when no function of the
+  // name has that arity, all of them (the call is then reported with the
+  // arities there are). The rest of a chain runs only through `next`
+  // (FunctionDecl::passes_on).
+  std::vector<FunctionDecl *> call_targets(const std::string &name, size_t arity) const;
 };
 
 }  // namespace xtap

@@ -55,12 +55,11 @@ class PureElider {
   // ------------------------------------------------------------ functions
   std::vector<FunctionDecl *> callees(const Expr &e) {
     std::vector<FunctionDecl *> out;
-    // Every overload of the name: a call of the wrong arity keeps them, to
-    // be reported with the arities there are.
+    // The function of the call's arity; a call of the wrong arity keeps
+    // every overload of the name, to be reported with the arities there are.
     walk(e, [&](const Expr &x) {
-      if (x.kind == ExprKind::Call)
-        for (const auto &f : s_.functions)
-          if (f->name == x.text) out.push_back(f.get());
+      if (x.kind != ExprKind::Call) return;
+      for (FunctionDecl *f : s_.call_targets(x.text, x.args.size())) out.push_back(f);
     });
     return out;
   }
@@ -97,12 +96,16 @@ class PureElider {
       const FunctionDecl *f = work.back();
       work.pop_back();
       walk(*f->body, reach);
+      // `next` hands the call on to the rest of the overload chain.
+      if (FunctionDecl *n = f->next_overload; n && f->passes_on() && reached.insert(n).second)
+        work.push_back(n);
     }
     // Tapset functions go later (prune_tapsets): pass 2 still adds calls
     // of its own (expand_entry).
     std::erase_if(s_.functions, [&](const std::unique_ptr<FunctionDecl> &f) {
       return !f->from_tapset && !reached.count(f.get());
     });
+    link_overloads(s_);  // a chain may have lost a function `next` never reaches
     for (size_t i = 0; i < s_.functions.size(); ++i) s_.functions[i]->index = static_cast<int>(i);
   }
 

@@ -62,6 +62,7 @@ class TypeInferrer {
       diags_.error("XTP2302", g->loc, "cannot tell the type of global '" + g->name + "'").hint =
           "assign it a number or a string somewhere";
     }
+    drop_unused_scalars();
     for (auto &g : script_.globals)
       for (size_t i = 0; i < g->key_types.size(); ++i)
         if (g->key_types[i] == Type::Unknown && g->type != Type::Unknown)
@@ -71,6 +72,17 @@ class TypeInferrer {
   }
 
  private:
+  // A scalar global nothing reads, writes or initializes would be a C
+  // variable nothing uses (gcc warns): dropped, as stap elides it, after
+  // the XTP2301 warning. Arrays and statistics stay: their tables name them.
+  void drop_unused_scalars() {
+    std::erase_if(script_.globals, [](const std::unique_ptr<GlobalDecl> &g) {
+      return !g->read && !g->written && !g->init && !g->is_array && g->type != Type::Stat;
+    });
+    for (size_t i = 0; i < script_.globals.size(); ++i)
+      script_.globals[i]->index = static_cast<int>(i);
+  }
+
   void walk_body(Body &b) {
     stmt(*b.body);
     if (!report_) return;

@@ -73,9 +73,9 @@ void prune_tapsets(Script &s);
 // Autocasts left untyped: dropped where they are a whole statement (not
 // with keep_unused, -u), reported elsewhere (runs after prune_tapsets).
 void check_autocasts(Script &s, Diagnostics &diags, bool keep_unused = false);
-// The names of the functions the probes and the script's own functions
-// call, directly or through tapset functions (what prune_tapsets keeps).
-std::set<std::string> reachable_function_names(const Script &s);
+// The tapset functions the probes and the script's own functions call,
+// directly or through other tapset functions (what prune_tapsets keeps).
+std::set<const FunctionDecl *> reachable_tapset_functions(const Script &s);
 // Drops the probes of tapset files the script uses nothing of (runs after
 // expand_aliases, before the probes are resolved).
 void prune_tapset_probes(Script &s);

@@ -6,6 +6,7 @@
 // includes a tapset file only when the script refers to something it
 // defines, a tapset file's probes run only when the script (or tapset code
 // it reaches) uses one of the file's functions or globals.
+#include <map>
 #include <set>
 
 #include "passes/passes.h"
@@ -14,12 +15,16 @@ namespace xtap {
 namespace {
 
 struct Uses {
-  std::set<std::string> names;      // variables and arrays
-  std::set<std::string> functions;  // calls
+  std::set<std::string> names;                      // variables and arrays
+  std::set<std::string> functions;                  // calls
+  std::map<std::string, std::set<size_t>> arities;  // calls: the numbers of arguments
 
   void expr(const Expr &e) {
     switch (e.kind) {
-      case ExprKind::Call: functions.insert(e.text); break;
+      case ExprKind::Call:
+        functions.insert(e.text);
+        arities[e.text].insert(e.args.size());
+        break;
       case ExprKind::Var:
       case ExprKind::Index:
       case ExprKind::In: names.insert(e.text); break;
@@ -42,15 +47,31 @@ struct Uses {
     stmt(*p.body);
   }
 
-  // Follows calls into tapset functions until nothing new is reached. By
-  // declaration: overloads share a name, and a call may reach any of them.
+  // Whether a call reaches f: as the function of its name and arity
+  // (Script::call_targets), or through `next` from a function reached.
+  // By declaration, not by name: an overload of another arity that nothing
+  // calls would be C that nothing calls, which the compiler warns about.
+  bool reaches(const Script &s, const FunctionDecl &f) const {
+    if (auto it = arities.find(f.name); it != arities.end())
+      for (size_t n : it->second)
+        for (const FunctionDecl *t : s.call_targets(f.name, n))
+          if (t == &f) return true;
+    for (const auto &g : s.functions)
+      if (g->next_overload == &f && g->passes_on() && (!g->from_tapset || walked.count(g.get())))
+        return true;
+    return false;
+  }
+
+  // Follows calls into tapset functions until nothing new is reached.
   // Returns whether it reached anything new.
   bool follow_calls(const Script &s) {
     bool any = false;
     for (bool more = true; more;) {
       more = false;
       for (const auto &f : s.functions) {
-        if (!f->from_tapset || !functions.count(f->name) || walked.count(f.get())) continue;
+        if (!f->from_tapset || !functions.count(f->name) || walked.count(f.get()) ||
+            !reaches(s, *f))
+          continue;
         walked.insert(f.get());
         stmt(*f->body);
         more = any = true;
@@ -59,7 +80,7 @@ struct Uses {
     return any;
   }
 
-  std::set<const FunctionDecl *> walked;
+  std::set<const FunctionDecl *> walked;  // tapset functions reached
 };
 
 // What the script's own code uses, with the tapset functions it reaches.
@@ -99,13 +120,13 @@ void prune_tapset_probes(Script &s) {
   });
 }
 
-std::set<std::string> reachable_function_names(const Script &s) {
+std::set<const FunctionDecl *> reachable_tapset_functions(const Script &s) {
   Uses uses;
   for (const auto &p : s.probes) uses.probe(*p);
   for (const auto &f : s.functions)
     if (!f->from_tapset) uses.stmt(*f->body);
   uses.follow_calls(s);
-  return uses.functions;
+  return uses.walked;
 }
 
 void prune_tapsets(Script &s) {
@@ -115,10 +136,12 @@ void prune_tapsets(Script &s) {
     if (!f->from_tapset) uses.stmt(*f->body);
   uses.follow_calls(s);
   std::erase_if(s.functions, [&](const std::unique_ptr<FunctionDecl> &f) {
-    bool drop = f->from_tapset && !uses.functions.count(f->name);
+    bool drop = f->from_tapset && !uses.walked.count(f.get());
     if (drop) s.pruned_functions.push_back(f->name);
     return drop;
   });
+  // A kept chain's last function may have pointed at one dropped.
+  link_overloads(s);
   std::erase_if(s.globals, [&](const std::unique_ptr<GlobalDecl> &g) {
     return g->from_tapset && !uses.names.count(g->name);
   });

@@ -895,12 +895,12 @@ void resolve_targets(Script &s, const Elaborated &e, const ProbeEnv &env, Diagno
   TargetResolver r(s, env, diags, skip_badvars);
   // Tapset functions nothing calls are dropped later (prune_tapsets): their
   // @cast types need not exist in this kernel.
-  std::set<std::string> reachable = reachable_function_names(s);
+  std::set<const FunctionDecl *> reachable = reachable_tapset_functions(s);
   std::set<FunctionDecl *> seen;
   std::vector<FunctionDecl *> order;
   for (auto &f : s.functions) order_functions(s, f.get(), seen, order);
   for (FunctionDecl *f : order)
-    if (!f->embedded && (!f->from_tapset || reachable.count(f->name))) r.body(nullptr, f->body, f);
+    if (!f->embedded && (!f->from_tapset || reachable.count(f))) r.body(nullptr, f->body, f);
   for (auto &p : s.probes) {
     const DerivedProbe *where = single_location(e, *p);
     if (p->condition) r.condition(where, p->condition);

@@ -1,6 +1,6 @@
-// never: a probe that never fires. Its body is still checked and compiled
-// (stap scripts use it to keep functions and globals referenced), but
-// nothing is registered.
+// never: a probe that never fires. Its body is still checked (stap scripts
+// use it to keep functions and globals referenced), but nothing is
+// registered, and no C is written for a body that cannot run (runs()).
 #include "probes/provider.h"
 
 namespace xtap {
@@ -25,6 +25,7 @@ class NeverProvider : public ProbeProvider {
   }
 
   void emit(CWriter &, const std::vector<const DerivedProbe *> &, ScriptTables &) const override {}
+  bool runs() const override { return false; }
 };
 
 }  // namespace

@@ -171,6 +171,9 @@ class ProbeProvider {
   // what points at them to the script descriptor.
   virtual void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
                     ScriptTables &out) const = 0;
+  // False for a family whose probes never run (`never`): pass 2 checks
+  // their bodies, pass 3 writes no handler for them.
+  virtual bool runs() const { return true; }
 };
 
 // Every provider, in the order their tables are emitted.
