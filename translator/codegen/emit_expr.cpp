@@ -212,8 +212,8 @@ std::string BodyEmitter::long_op(const Expr &e, Op op, const std::string &a, con
   }
 }
 
-std::string stat_op_constant(const std::string &op) {
-  std::string up = op;
+std::string stat_op_constant(StatOp op) {
+  std::string up = stat_op_name(op);
   for (auto &ch : up) ch = static_cast<char>(toupper(static_cast<unsigned char>(ch)));
   return "XTAP_OP_" + up;
 }

@@ -13,9 +13,9 @@ std::string BodyEmitter::aggregate(const Expr &e) {
     std::string pre;
     std::string k = keys(st, &pre);
     return "({ " + pre + "s64 " + v + "; if (xtap_map_stat_get(c, " + g + ", " + k + ", " +
-           stat_op_constant(e.text) + ", &" + v + ")) " + on_error() + " " + v + "; })";
+           stat_op_constant(e.stat) + ", &" + v + ")) " + on_error() + " " + v + "; })";
   }
-  return "({ s64 " + v + "; if (xtap_stat_get(c, " + g + ", " + stat_op_constant(e.text) + ", &" +
+  return "({ s64 " + v + "; if (xtap_stat_get(c, " + g + ", " + stat_op_constant(e.stat) + ", &" +
          v + ")) " + on_error() + " " + v + "; })";
 }
 

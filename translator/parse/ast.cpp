@@ -1,5 +1,7 @@
 #include "parse/ast.h"
 
+#include <iterator>
+
 namespace xtap {
 
 const char *type_name(Type t) {
@@ -46,7 +48,29 @@ const char *op_token(Op op) {
 }
 
 bool is_histogram(const Expr &e) {
-  return e.kind == ExprKind::Aggregate && (e.text == "hist_log" || e.text == "hist_linear");
+  return e.kind == ExprKind::Aggregate &&
+         (e.stat == StatOp::HistLog || e.stat == StatOp::HistLinear);
+}
+
+namespace {
+const char *const kStatOpNames[] = {"count", "sum",      "min",         "max",
+                                    "avg",   "variance", "hist_linear", "hist_log"};
+}  // namespace
+
+const char *stat_op_name(StatOp op) { return kStatOpNames[static_cast<int>(op)]; }
+
+bool stat_op_of(const std::string &name, StatOp *op) {
+  for (size_t i = 0; i < std::size(kStatOpNames); ++i)
+    if (name == kStatOpNames[i]) {
+      *op = static_cast<StatOp>(i);
+      return true;
+    }
+  return false;
+}
+
+bool stat_op_sorts(StatOp op) {
+  return op == StatOp::Count || op == StatOp::Sum || op == StatOp::Min || op == StatOp::Max ||
+         op == StatOp::Avg;
 }
 
 bool is_comparison(Op op) {
@@ -126,6 +150,7 @@ ExprPtr clone(const Expr &e, const std::shared_ptr<const Expansion> &via) {
   c->number = e.number;
   c->text = e.text;
   c->op = e.op;
+  c->stat = e.stat;
   c->builtin = e.builtin;
   c->postfix = e.postfix;
   for (const auto &a : e.args) c->args.push_back(clone(*a, via));

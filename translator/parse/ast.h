@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ enum class ExprKind {
   Assign,      // lvalue op rhs: = += -= ... .=
   IncDec,      // ++x x++ --x x--
   In,          // [keys] in array
-  Aggregate,   // @count(s) ... : text = the aggregate, args[0] = the statistic (Var or Index),
+  Aggregate,   // @count(s) ... : stat = the operation, args[0] = the statistic (Var or Index),
                // args[1..] = @hist_linear's lo, hi, step
   HistBucket,  // @hist_log(s)[i]: args[0] = the histogram (an Aggregate), args[1] = the
                // bucket number; its count. With text "in" (`i in @hist_log(s)`): whether
@@ -93,6 +94,17 @@ bool is_comparison(Op op);
 // The binary (or logical) operator a token spells, or Op::None.
 Op binary_op_of(const std::string &token);
 
+// A statistic operation: the aggregate an Aggregate expression extracts
+// (@count(s) ... @hist_log(s)), and what a foreach sorts a statistic by.
+enum class StatOp { Count, Sum, Min, Max, Avg, Variance, HistLinear, HistLog };
+
+// Its name as written after the `@`: "count", "hist_linear".
+const char *stat_op_name(StatOp op);
+// The operation `name` ("sum") spells; false for none.
+bool stat_op_of(const std::string &name, StatOp *op);
+// What a foreach can sort a statistic by: @count, @sum, @min, @max, @avg.
+bool stat_op_sorts(StatOp op);
+
 struct TargetAccess;  // symbols/target_access.h: how pass 3 reads a target expression
 
 // One `->member` or `[index]` after a target variable.
@@ -121,8 +133,9 @@ struct Expr {
   Type type = Type::Unknown;
 
   long long number = 0;
-  std::string text;  // string literal, variable/function/array name
-  Op op = Op::None;  // Unary, Binary, Logical, Assign, IncDec: see Op
+  std::string text;             // string literal, variable/function/array name
+  Op op = Op::None;             // Unary, Binary, Logical, Assign, IncDec: see Op
+  StatOp stat = StatOp::Count;  // Aggregate
   bool postfix = false;
 
   std::vector<std::unique_ptr<Expr>> args;  // operands, keys, call args
@@ -183,8 +196,11 @@ struct Stmt {
   LocalVar *foreach_value_var = nullptr;
   int sort_column = -1;  // -1 unsorted, 0 by value, N by key N (1-based)
   bool sort_desc = false;
-  std::string sort_stat;  // foreach (k in s @sum -): the aggregate to sort by
-  ExprPtr limit;          // foreach (... limit N)
+  // foreach (k in s @sum -): the aggregate to sort by; an `@name` that is
+  // no statistic operation keeps its spelling for pass 2 to report.
+  std::optional<StatOp> sort_stat;
+  std::string sort_stat_unknown;
+  ExprPtr limit;  // foreach (... limit N)
   // Try: `catch (msg)`: the variable that receives the error message (empty: none).
   std::string catch_var;
   Location catch_var_loc;

@@ -155,7 +155,7 @@ class PureElider {
       // outside print.
       case ExprKind::Star: return false;
       case ExprKind::Aggregate:
-        if (e.text.rfind("hist", 0) == 0 || e.text.rfind("@hist", 0) == 0) return false;
+        if (is_histogram(e)) return false;
         break;
       default: break;
     }

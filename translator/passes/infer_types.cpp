@@ -221,10 +221,12 @@ class TypeInferrer {
       case ExprKind::Assign: return assign(e);
       case ExprKind::Aggregate: {
         Expr &st = *e.arg(0);
-        if (report_ && !hist_ok_ && is_histogram(e))
+        if (report_ && !hist_ok_ && is_histogram(e)) {
+          std::string h = stat_op_name(e.stat);
           diags_.error("XTP2315", e.loc, "a histogram can only be printed or indexed by bucket")
-              .hint = "print(@" + e.text + "(s)), sprint(@" + e.text + "(s)), @" + e.text +
-                      "(s)[i], i in @" + e.text + "(s), foreach ([i] in @" + e.text + "(s))";
+              .hint = "print(@" + h + "(s)), sprint(@" + h + "(s)), @" + h + "(s)[i], i in @" + h +
+                      "(s), foreach ([i] in @" + h + "(s))";
+        }
         if (st.kind == ExprKind::Index) keys(st);
         if (st.global) unify(st.global->type, Type::Stat, st.loc, "'" + st.text + "'");
         st.type = Type::Stat;
@@ -502,10 +504,10 @@ class TypeInferrer {
                   "array '" + s.foreach_array + "'");
           }
         }
-        if (!s.sort_stat.empty() && s.foreach_global && s.foreach_global->type != Type::Stat &&
+        if (s.sort_stat && s.foreach_global && s.foreach_global->type != Type::Stat &&
             s.foreach_global->type != Type::Unknown && report_)
           diags_.error("XTP2223", s.foreach_array_loc,
-                       "'@" + s.sort_stat + "' sorts statistics only");
+                       std::string("'@") + stat_op_name(*s.sort_stat) + "' sorts statistics only");
         if (s.foreach_global) {
           auto &kt = keys_of(*s.foreach_global);
           for (size_t i = 0; i < s.foreach_vars.size() && i < kt.size(); ++i) {

@@ -252,7 +252,7 @@ class NameResolver {
   // runtime keeps one set of buckets per statistic.
   void histogram(const Expr &e) {
     GlobalDecl &g = *e.arg(0)->global;
-    int kind = e.text == "hist_linear" ? 1 : 2;
+    int kind = e.stat == StatOp::HistLinear ? 1 : 2;
     long long lo = 0, hi = 0, step = 0;
     if (kind == 1) {
       lo = e.arg(1)->number;
@@ -428,9 +428,9 @@ class NameResolver {
         return;
       case ExprKind::Aggregate:
         statistic(*e.arg(0), false);
-        if (e.arg(0)->global && (e.text == "hist_linear" || e.text == "hist_log")) histogram(e);
-        if (e.arg(0)->global && e.text == "variance") e.arg(0)->global->uses_variance = true;
-        if (e.arg(0)->global && e.text == "variance" && e.args.size() > 1) variance_shift(e);
+        if (e.arg(0)->global && is_histogram(e)) histogram(e);
+        if (e.arg(0)->global && e.stat == StatOp::Variance) e.arg(0)->global->uses_variance = true;
+        if (e.arg(0)->global && e.stat == StatOp::Variance && e.args.size() > 1) variance_shift(e);
         return;
       case ExprKind::HistBucket:
         for (auto &a : e.args) expr(*a);
@@ -535,13 +535,10 @@ class NameResolver {
           else s.foreach_value_var = local(s.foreach_value, s.foreach_value_loc);
         }
         if (s.limit) expr(*s.limit);
-        if (!s.sort_stat.empty()) {
-          static const char *ops[] = {"count", "sum", "min", "max", "avg"};
-          if (std::find(std::begin(ops), std::end(ops), s.sort_stat) == std::end(ops))
-            diags_.error("XTP2223", s.foreach_array_loc,
-                         "foreach can sort a statistic by @count, @sum, @min, @max or @avg, not @" +
-                             s.sort_stat);
-        }
+        if ((s.sort_stat && !stat_op_sorts(*s.sort_stat)) || !s.sort_stat_unknown.empty())
+          diags_.error("XTP2223", s.foreach_array_loc,
+                       "foreach can sort a statistic by @count, @sum, @min, @max or @avg, not @" +
+                           (s.sort_stat ? stat_op_name(*s.sort_stat) : s.sort_stat_unknown));
         ++loops_;
         stmt(*s.body[0]);
         --loops_;
