@@ -1,4 +1,4 @@
-// Pass 2: drops code without effect before anything checks it, as stap's
+// Pass 2, elide_pure_code: drops code without effect before anything checks it, as stap's
 // optimizer does ahead of its type checking: script functions no probe
 // calls; assignments to locals nothing reads (their values are still
 // computed when that has effects); expression statements without side

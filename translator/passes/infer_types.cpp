@@ -1,4 +1,4 @@
-// Pass 2c: infers the type (long or string) of every variable, array key,
+// Pass 2, infer_types: infers the type (long or string) of every variable, array key,
 // array value and expression, iterating to a fixed point so that a use can
 // type a variable assigned later in the script. Conflicts and variables
 // whose type stays unknown are errors.
@@ -244,7 +244,7 @@ class TypeInferrer {
         return set(e, e.text.find("/* string */") != std::string::npos ? Type::String : Type::Long);
       case ExprKind::Star:  // any key of a slice: whatever the array's key is
         return set(e, want);
-      case ExprKind::Defined:  // replaced by pass 2b
+      case ExprKind::Defined:  // replaced by resolve_targets
         return set(e, Type::Long);
       case ExprKind::Entry:  // rewritten by expand_entry before this pass
         return Type::Unknown;

@@ -1,9 +1,12 @@
 // Pass 2 (elaborate): the checks and resolutions between parsing and code
-// generation, run in this order by elaborate():
+// generation, run in this order by elaborate(); each step's file is named
+// after it and calls itself "Pass 2, NAME":
 //   link_overloads    functions of one name and arity -> a chain for `next`
 //   generate_tapsets  tapsets made from the kernel catalog (syscall.*), if used
 //   expand_aliases    probe alias uses -> the alias's points and bodies;
 //                     point conditions -> probe conditions
+//   prune_tapset_probes  tapset probes of files the script uses nothing of
+//                     (in prune_tapsets.cpp)
 //   expand_point_globs  wildcards in a family's names (kerne*.funct*("f").*)
 //                     -> the family's points
 //   elide_pure_code   uncalled functions, dead stores, statements without

@@ -1,4 +1,4 @@
-// Pass 2b: binds every name. A variable is a global when one is declared
+// Pass 2, resolve_names: binds every name. A variable is a global when one is declared
 // with its name and a local of its probe otherwise; arrays must be global.
 // Calls are bound to builtins. Also records which globals each probe reads
 // and writes (the probe's lock set) and checks statement placement.
@@ -32,7 +32,7 @@ class NameResolver {
       // `argv` and strace.stp's functions take an `argv`; tcp_trace.stp has
       // `global state` and state_num2str(state)): it hides it, as in stap.
       // An embedded-C function's body cannot be walked; its untyped
-      // parameters take their types from its callers (pass 2c).
+      // parameters take their types from its callers (infer_types).
       if (f->embedded) continue;
       stmt(*f->body);
     }
@@ -343,7 +343,7 @@ class NameResolver {
       for (auto &k : e.args) expr(*k);
       if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, read, true);
     } else if (e.kind == ExprKind::Target && e.target->access && !read) {
-      for (auto &a : e.args) expr(*a);  // a target pass 2b made a place (guru mode)
+      for (auto &a : e.args) expr(*a);  // a target resolve_targets made a place (guru mode)
     } else {
       diags_.error("XTP2205", e.loc,
                    "the left side of an assignment must be a variable or an array element");
