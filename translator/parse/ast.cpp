@@ -151,6 +151,8 @@ ExprPtr clone(const Expr &e, const std::shared_ptr<const Expansion> &via) {
   c->text = e.text;
   c->op = e.op;
   c->stat = e.stat;
+  c->regex = e.regex;
+  c->format = e.format;
   c->builtin = e.builtin;
   c->postfix = e.postfix;
   for (const auto &a : e.args) c->args.push_back(clone(*a, via));

@@ -136,6 +136,12 @@ struct Expr {
   std::string text;             // string literal, variable/function/array name
   Op op = Op::None;             // Unary, Binary, Logical, Assign, IncDec: see Op
   StatOp stat = StatOp::Count;  // Aggregate
+  // Tables of the module (collect_tables): a Binary =~ or !~'s pattern's
+  // index in Script::regexes; a printf's format's 1-based index in
+  // Script::formats when the runner may format it from a binary record
+  // (0: formatted in the kernel).
+  int regex = -1;
+  int format = 0;
   bool postfix = false;
 
   std::vector<std::unique_ptr<Expr>> args;  // operands, keys, call args
@@ -342,9 +348,9 @@ struct Script {
   std::vector<std::unique_ptr<ProbeDecl>> probes;
   std::vector<std::unique_ptr<FunctionDecl>> functions;
   std::vector<std::unique_ptr<AliasDecl>> aliases;
-  std::vector<std::string> regexes;  // =~ patterns; an =~ Expr keeps its index in `number`
-  // printf formats the runner may format from binary records (no %m/%M);
-  // such a printf call keeps its 1-based index in `number`.
+  std::vector<std::string> regexes;  // =~ patterns (Expr::regex)
+  // printf formats the runner may format from binary records (no %m/%M;
+  // Expr::format).
   std::vector<std::string> formats;
   std::vector<std::string> embedded_c;  // top-level %{ %} blocks (guru mode, tapsets)
   bool guru = false;                    // -g: target variables may be assigned

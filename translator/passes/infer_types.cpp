@@ -5,7 +5,6 @@
 #include "builtins/builtins.h"
 #include "format/format.h"
 #include "passes/passes.h"
-#include "regex/regex_check.h"
 
 #include <algorithm>
 #include <set>
@@ -284,30 +283,12 @@ class TypeInferrer {
               "the right side of " + e.op_spelling() + " must be a literal regular expression");
         return set(e, Type::Long);
       }
-      re.type = Type::String;
-      if (report_) regex(e);
+      re.type = Type::String;  // checked and numbered by collect_tables
       return set(e, Type::Long);
     }
     expect(*e.arg(0), Type::Long);
     expect(*e.arg(1), Type::Long);
     return set(e, Type::Long);
-  }
-
-  void regex(Expr &e) {
-    const std::string &pattern = e.arg(1)->text;
-    size_t at = 0;
-    std::string err = check_regex(pattern, &at);
-    if (!err.empty()) {
-      Location loc = e.arg(1)->loc;
-      loc.column += static_cast<int>(at) + 1;  // past the opening quote (escapes aside)
-      loc.length = 1;
-      diags_.error("XTP2318", loc, "bad regular expression: " + err);
-      return;
-    }
-    auto &all = script_.regexes;
-    auto it = std::find(all.begin(), all.end(), pattern);
-    e.number = it - all.begin();
-    if (it == all.end()) all.push_back(pattern);
   }
 
   Type assign(Expr &e) {
@@ -445,12 +426,6 @@ class TypeInferrer {
       return;
     }
     for (size_t i = 0; i < want.size(); ++i) expect(*e.arg(i + 1), want[i]);
-    if (e.builtin->kind == BuiltinKind::Printf && !f.has_memory_conversions()) {
-      auto &all = script_.formats;
-      auto it = std::find(all.begin(), all.end(), e.arg(0)->text);
-      e.number = (it - all.begin()) + 1;
-      if (it == all.end()) all.push_back(e.arg(0)->text);
-    }
   }
 
   void stmt(Stmt &s) {

@@ -26,6 +26,8 @@
 //   resolve_names     variables -> globals or probe locals, calls -> builtins
 //   check_foreach_writes  no writes to an array inside a foreach over it
 //   infer_types       types of every variable, array and expression
+//   collect_tables    =~ patterns (checked) and printf formats -> the
+//                     module's tables (Script::regexes, Script::formats)
 #pragma once
 
 #include <set>
@@ -82,6 +84,8 @@ void resolve_names(Script &s, Diagnostics &diags);
 // An array a foreach walks must not change in its body (XTP2323).
 void check_foreach_writes(const Script &s, Diagnostics &diags);
 void infer_types(Script &s, Diagnostics &diags);
+// =~ patterns checked and numbered, printf formats for binary records numbered.
+void collect_tables(Script &s, Diagnostics &diags);
 
 // The only derived probe of `decl`, or null when it has several (then its
 // body reads no context variables).
