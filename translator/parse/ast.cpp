@@ -187,6 +187,8 @@ StmtPtr clone(const Stmt &s, const std::shared_ptr<const Expansion> &via) {
   c->foreach_value_loc = relocated(s.foreach_value_loc, via);
   c->sort_column = s.sort_column;
   c->sort_desc = s.sort_desc;
+  c->sort_stat = s.sort_stat;
+  c->sort_stat_unknown = s.sort_stat_unknown;
   if (s.limit) c->limit = clone(*s.limit, via);
   return c;
 }
