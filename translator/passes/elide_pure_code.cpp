@@ -176,8 +176,8 @@ class PureElider {
       // A loop may not end (`while (1) { }` runs into MAXACTION, an error
       // the script may count on), so it is kept, as stap keeps it.
       case StmtKind::While:
-      case StmtKind::For: return false;
-      default: return false;  // delete, next, break, continue
+      case StmtKind::For:
+      default: return false;  // and delete, next, break, continue
     }
     // A foreach stores its keys and value: into globals, that is an effect.
     for (const auto &k : s.foreach_keys)

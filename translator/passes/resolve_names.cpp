@@ -581,7 +581,7 @@ class NameResolver {
   }
 
   // @hist_log(s)[i, j], [i, j] in @hist_log(s), foreach ([i, j] in @hist_log(s)).
-  void one_bucket_index(Location loc) {
+  void one_bucket_index(const Location &loc) {
     diags_.error("XTP2321", loc, "a histogram is indexed by one bucket number").hint =
         "write @hist_log(s)[i]: log buckets are 0 to 127 (64 counts 0), linear ones 0 for the "
         "underflow, then one per step, then the overflow";

@@ -698,7 +698,7 @@ void derive_in(const DwarfRequest &r, const KernelDwarf *d, SiteSet &sites, Deri
   if (!r.callee.function.empty()) {
     for (const DwarfFunction *f : fns)
       if ((!spec.first || f->line == spec.first) && (!r.exported_only || f->exported))
-        for (CalleeSite &c : callees_of(*d, *f, r.callee)) callee_sites.push_back(std::move(c));
+        for (const CalleeSite &c : callees_of(*d, *f, r.callee)) callee_sites.push_back(c);
     fns.clear();
     for (const CalleeSite &c : callee_sites) fns.push_back(c.callee);
   }
