@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: install, build, unit tests (ctest), the formatting check, the example corpus at -p2, semok at -p4, a bounded fuzz run,
+# Every test: install, build, unit tests (ctest), the formatting and clang-tidy checks, the example corpus at -p2, semok at -p4, a bounded fuzz run,
 # the runtime tests in one VM boot per kernel, then the example corpus in one
 # VM boot of the 6.1 kernel, bundles, remote targets, the soak, the output
 # flood, the user's programs in --vm and the Debian package.
@@ -42,6 +42,12 @@ run_counted format bash scripts/format.sh
 # between its files (a second).
 echo "== layers: the runtime's files call down, never back up"
 run_counted layers python3 scripts/runtime_layers.py
+
+# clang-tidy (.clang-tidy: bug patterns, needless copies, functions of at
+# most 150 lines) over every file of translator/ and cli/, two at a time
+# (a few minutes, docs/style.md); a file with a finding fails the run.
+echo "== tidy: clang-tidy over translator/ and cli/"
+run_counted tidy bash scripts/tidy.sh --ci
 
 # The SystemTap example corpus through xtap -p2 (seconds; skips itself
 # without systemtap-doc): listed examples that pass count as passed,

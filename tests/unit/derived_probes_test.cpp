@@ -1,4 +1,4 @@
-// Pass 2a/2b on inline scripts against the test catalog: probe points
+// resolve_probes and resolve_targets on inline scripts against the test catalog: probe points
 // expanded into derived probes, context variables typed per location, and
 // target expressions walked into reads (symbols/target_access).
 #include <gtest/gtest.h>

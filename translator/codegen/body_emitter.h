@@ -33,8 +33,8 @@ std::string function_c_name(const FunctionDecl &f);
 // C names of script variables.
 std::string global_c_name(const GlobalDecl &g);
 std::string c_type_of(Type t);
-std::string stat_op_constant(const std::string &op);  // "sum" -> XTAP_OP_SUM
-unsigned slice_mask(const Expr &e);                   // bit i: key i of the slice is `*`
+std::string stat_op_constant(StatOp op);  // StatOp::Sum -> XTAP_OP_SUM
+unsigned slice_mask(const Expr &e);       // bit i: key i of the slice is `*`
 
 class BodyEmitter {
  public:

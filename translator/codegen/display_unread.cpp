@@ -28,7 +28,7 @@ void key_format(const GlobalDecl &g, const std::string &m, std::string *fmt, std
   *fmt += "]";
 }
 
-const char *kStatOps[] = {"count", "min", "max", "sum", "avg"};
+const StatOp kStatOps[] = {StatOp::Count, StatOp::Min, StatOp::Max, StatOp::Sum, StatOp::Avg};
 
 }  // namespace
 
@@ -52,9 +52,9 @@ std::string emit_unread_display(const Script &s, const std::string &name, std::s
       if (g->type == Type::Stat) {
         w.open("if (!xtap_stat_get(c, " + n + ", XTAP_OP_COUNT, &v) && v > 0) {");
         w.line("xtap_print_str(c, " + c_string_literal(label) + ");");
-        for (const char *op : kStatOps) {
+        for (StatOp op : kStatOps) {
           w.line("xtap_stat_get(c, " + n + ", " + stat_op_constant(op) + ", &v);");
-          w.line("xtap_printf(c, \" @" + std::string(op) + "=%lld\", (long long)v);");
+          w.line("xtap_printf(c, \" @" + std::string(stat_op_name(op)) + "=%lld\", (long long)v);");
         }
         w.line("xtap_print_str(c, \"\\n\");");
         w.close();
@@ -73,9 +73,9 @@ std::string emit_unread_display(const Script &s, const std::string &name, std::s
     w.open("for (e = xtap_map_first(" + n + "); e; e = xtap_map_next(" + n + ", e)) {");
     if (g->type == Type::Stat) {
       w.line("xtap_printf(c, \"" + fmt + "\"" + args + ");");
-      for (const char *op : kStatOps)
-        w.line("xtap_printf(c, \" @" + std::string(op) + "=%lld\", (long long)xtap_entry_stat(" +
-               n + ", e, " + stat_op_constant(op) + "));");
+      for (StatOp op : kStatOps)
+        w.line("xtap_printf(c, \" @" + std::string(stat_op_name(op)) +
+               "=%lld\", (long long)xtap_entry_stat(" + n + ", e, " + stat_op_constant(op) + "));");
       w.line("xtap_print_str(c, \"\\n\");");
     } else if (g->type == Type::String) {
       w.line("xtap_printf(c, \"" + fmt + "=\\\"%s\\\"\\n\"" + args + ", xtap_entry_value_str(" + n +

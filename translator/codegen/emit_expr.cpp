@@ -179,7 +179,7 @@ std::string BodyEmitter::binary_of(const Expr &e, const std::string &a, const st
       return "((const char *)xtap_str_concat(" + string_temp() + ", " + a + ", " + b + "))";
     case Op::Match:
     case Op::NoMatch:
-      return "((s64)(xtap_regex_match(c, " + std::to_string(e.number) + ", " + a + ") " +
+      return "((s64)(xtap_regex_match(c, " + std::to_string(e.regex) + ", " + a + ") " +
              (e.op == Op::Match ? "== 1" : "!= 1") + "))";
     default: break;
   }
@@ -212,8 +212,8 @@ std::string BodyEmitter::long_op(const Expr &e, Op op, const std::string &a, con
   }
 }
 
-std::string stat_op_constant(const std::string &op) {
-  std::string up = op;
+std::string stat_op_constant(StatOp op) {
+  std::string up = stat_op_name(op);
   for (auto &ch : up) ch = static_cast<char>(toupper(static_cast<unsigned char>(ch)));
   return "XTAP_OP_" + up;
 }
@@ -506,7 +506,7 @@ std::string BodyEmitter::format_call(const Expr &e, bool to_string) {
   for (size_t i = 1; i < e.args.size(); ++i) list.push_back(e.arg(i));
   std::string prelude;
   std::vector<std::string> vals = in_order(list, &prelude);
-  if (!to_string && e.number > 0) {
+  if (!to_string && e.format > 0) {
     // Pass 2 gave the format an id: the values go to the runner raw when it
     // formats records (xtap_binary_output), else (an older runner, or an
     // item larger than the print buffer) through the text path below, on
@@ -525,7 +525,7 @@ std::string BodyEmitter::format_call(const Expr &e, bool to_string) {
     return "({ " + prelude + "const u64 " + v + "[" +
            std::to_string(std::max<size_t>(vals.size(), 1)) + "] = { " +
            (init.empty() ? "0" : init) + " }; if (!(xtap_binary_output && xtap_bprintf(c, " +
-           std::to_string(e.number) + ", " + c_string_literal(kinds) + ", " + v + "))) " + text +
+           std::to_string(e.format) + ", " + c_string_literal(kinds) + ", " + v + "))) " + text +
            "; })";
   }
   if (f.has_raw_conversions()) {

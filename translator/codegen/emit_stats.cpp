@@ -6,7 +6,7 @@ namespace xtap {
 
 // @count(s), @sum(a[k]) ...: one aggregate of a statistic.
 std::string BodyEmitter::aggregate(const Expr &e) {
-  if (e.text == "percentile" || e.text == "median") return percentile(e);
+  if (e.stat == StatOp::Percentile || e.stat == StatOp::Median) return percentile(e);
   const Expr &st = *e.arg(0);
   std::string v = unique("_v");
   std::string g = global_c_name(*st.global);
@@ -14,9 +14,9 @@ std::string BodyEmitter::aggregate(const Expr &e) {
     std::string pre;
     std::string k = keys(st, &pre);
     return "({ " + pre + "s64 " + v + "; if (xtap_map_stat_get(c, " + g + ", " + k + ", " +
-           stat_op_constant(e.text) + ", &" + v + ")) " + on_error() + " " + v + "; })";
+           stat_op_constant(e.stat) + ", &" + v + ")) " + on_error() + " " + v + "; })";
   }
-  return "({ s64 " + v + "; if (xtap_stat_get(c, " + g + ", " + stat_op_constant(e.text) + ", &" +
+  return "({ s64 " + v + "; if (xtap_stat_get(c, " + g + ", " + stat_op_constant(e.stat) + ", &" +
          v + ")) " + on_error() + " " + v + "; })";
 }
 
@@ -24,8 +24,9 @@ std::string BodyEmitter::aggregate(const Expr &e) {
 // order written.
 std::string BodyEmitter::percentile(const Expr &e) {
   std::string p = unique("_p"), d = unique("_d"), v = unique("_v");
-  std::string pre = "s64 " + p + " = " + (e.text == "median" ? "50" : expr(*e.arg(1))) + "; s64 " +
-                    d + " = " + (e.args.size() > 2 ? expr(*e.arg(2)) : "100") + "; s64 " + v + "; ";
+  std::string pre = "s64 " + p + " = " + (e.stat == StatOp::Median ? "50" : expr(*e.arg(1))) +
+                    "; s64 " + d + " = " + (e.args.size() > 2 ? expr(*e.arg(2)) : "100") +
+                    "; s64 " + v + "; ";
   std::string call = hist_call(e, "stat_pct", "", ", " + p + ", " + d + ", &" + v, &pre);
   return "({ " + pre + "if (" + call + ") " + on_error() + " " + v + "; })";
 }
@@ -35,7 +36,7 @@ std::string BodyEmitter::percentile(const Expr &e) {
 std::string BodyEmitter::histogram(const Expr &e) {
   const Expr &st = *e.arg(0);
   std::string g = global_c_name(*st.global);
-  std::string what = e.text == "quantiles" ? "quantiles" : "hist";
+  std::string what = e.stat == StatOp::Quantiles ? "quantiles" : "hist";
   if (st.kind == ExprKind::Index) {
     std::string pre;
     std::string k = keys(st, &pre);
@@ -75,7 +76,7 @@ std::string BodyEmitter::hist_sprint(const Expr &e, bool newline) {
   for (const auto &a : e.args) {
     if (is_printed_aggregate(*a)) {
       std::string pre;
-      std::string fn = a->text == "quantiles" ? "stat_sprint_quantiles" : "stat_sprint_hist";
+      std::string fn = a->stat == StatOp::Quantiles ? "stat_sprint_quantiles" : "stat_sprint_hist";
       std::string call = hist_call(*a, fn, t, "", &pre);
       seq += "{ " + pre + "if (" + call + ") " + on_error() + " } ";
     } else if (a->type == Type::String) {

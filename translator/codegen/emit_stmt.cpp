@@ -88,7 +88,7 @@ void BodyEmitter::foreach_stmt(const Stmt &s) {
   std::string slice = s.expr ? foreach_slice(*s.expr) : std::string();
   if (s.limit) w_.line("s64 " + left + " = " + expr(*s.limit) + ";");
   if (s.sort_column >= 0) {
-    std::string op = stat_op_constant(s.sort_stat.empty() ? "count" : s.sort_stat);
+    std::string op = stat_op_constant(s.sort_stat.value_or(StatOp::Count));
     w_.line("xtap_map_sort(" + m + ", " + std::to_string(s.sort_column) + ", " +
             (s.sort_desc ? "1" : "0") + ", " + op + ");");
   }

@@ -1,5 +1,7 @@
 #include "parse/ast.h"
 
+#include <iterator>
+
 namespace xtap {
 
 const char *type_name(Type t) {
@@ -46,16 +48,39 @@ const char *op_token(Op op) {
 }
 
 bool is_histogram(const Expr &e) {
-  return e.kind == ExprKind::Aggregate && (e.text == "hist_log" || e.text == "hist_linear");
+  return e.kind == ExprKind::Aggregate &&
+         (e.stat == StatOp::HistLog || e.stat == StatOp::HistLinear);
+}
+
+namespace {
+const char *const kStatOpNames[] = {"count",      "sum",      "min",         "max",
+                                    "avg",        "variance", "hist_linear", "hist_log",
+                                    "percentile", "median",   "quantiles"};
+}  // namespace
+
+const char *stat_op_name(StatOp op) { return kStatOpNames[static_cast<int>(op)]; }
+
+bool stat_op_of(const std::string &name, StatOp *op) {
+  for (size_t i = 0; i < std::size(kStatOpNames); ++i)
+    if (name == kStatOpNames[i]) {
+      *op = static_cast<StatOp>(i);
+      return true;
+    }
+  return false;
+}
+
+bool stat_op_sorts(StatOp op) {
+  return op == StatOp::Count || op == StatOp::Sum || op == StatOp::Min || op == StatOp::Max ||
+         op == StatOp::Avg;
 }
 
 bool is_printed_aggregate(const Expr &e) {
-  return is_histogram(e) || (e.kind == ExprKind::Aggregate && e.text == "quantiles");
+  return is_histogram(e) || (e.kind == ExprKind::Aggregate && e.stat == StatOp::Quantiles);
 }
 
 bool is_percentile(const Expr &e) {
   return e.kind == ExprKind::Aggregate &&
-         (e.text == "percentile" || e.text == "median" || e.text == "quantiles");
+         (e.stat == StatOp::Percentile || e.stat == StatOp::Median || e.stat == StatOp::Quantiles);
 }
 
 bool is_comparison(Op op) {
@@ -135,6 +160,9 @@ ExprPtr clone(const Expr &e, const std::shared_ptr<const Expansion> &via) {
   c->number = e.number;
   c->text = e.text;
   c->op = e.op;
+  c->stat = e.stat;
+  c->regex = e.regex;
+  c->format = e.format;
   c->builtin = e.builtin;
   c->postfix = e.postfix;
   for (const auto &a : e.args) c->args.push_back(clone(*a, via));
@@ -169,6 +197,8 @@ StmtPtr clone(const Stmt &s, const std::shared_ptr<const Expansion> &via) {
   c->foreach_value_loc = relocated(s.foreach_value_loc, via);
   c->sort_column = s.sort_column;
   c->sort_desc = s.sort_desc;
+  c->sort_stat = s.sort_stat;
+  c->sort_stat_unknown = s.sort_stat_unknown;
   if (s.limit) c->limit = clone(*s.limit, via);
   return c;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ enum class ExprKind {
   Assign,      // lvalue op rhs: = += -= ... .=
   IncDec,      // ++x x++ --x x--
   In,          // [keys] in array
-  Aggregate,   // @count(s) ... : text = the aggregate, args[0] = the statistic (Var or Index),
+  Aggregate,   // @count(s) ... : stat = the operation, args[0] = the statistic (Var or Index),
                // args[1..] = @hist_linear's lo, hi, step
   HistBucket,  // @hist_log(s)[i]: args[0] = the histogram (an Aggregate), args[1] = the
                // bucket number; its count. With text "in" (`i in @hist_log(s)`): whether
@@ -93,6 +94,32 @@ bool is_comparison(Op op);
 // The binary (or logical) operator a token spells, or Op::None.
 Op binary_op_of(const std::string &token);
 
+// A statistic operation: the aggregate an Aggregate expression extracts
+// (@count(s) ... @hist_log(s)), and what a foreach sorts a statistic by.
+// Count..Variance read one number (the runtime's XTAP_OP_*); the
+// histograms and @quantiles print; @percentile and @median read the
+// statistic's sketch (runtime-kmod/stat_pct.c).
+enum class StatOp {
+  Count,
+  Sum,
+  Min,
+  Max,
+  Avg,
+  Variance,
+  HistLinear,
+  HistLog,
+  Percentile,
+  Median,
+  Quantiles
+};
+
+// Its name as written after the `@`: "count", "hist_linear".
+const char *stat_op_name(StatOp op);
+// The operation `name` ("sum") spells; false for none.
+bool stat_op_of(const std::string &name, StatOp *op);
+// What a foreach can sort a statistic by: @count, @sum, @min, @max, @avg.
+bool stat_op_sorts(StatOp op);
+
 struct TargetAccess;  // symbols/target_access.h: how pass 3 reads a target expression
 
 // One `->member` or `[index]` after a target variable.
@@ -121,8 +148,15 @@ struct Expr {
   Type type = Type::Unknown;
 
   long long number = 0;
-  std::string text;  // string literal, variable/function/array name
-  Op op = Op::None;  // Unary, Binary, Logical, Assign, IncDec: see Op
+  std::string text;             // string literal, variable/function/array name
+  Op op = Op::None;             // Unary, Binary, Logical, Assign, IncDec: see Op
+  StatOp stat = StatOp::Count;  // Aggregate
+  // Tables of the module (collect_tables): a Binary =~ or !~'s pattern's
+  // index in Script::regexes; a printf's format's 1-based index in
+  // Script::formats when the runner may format it from a binary record
+  // (0: formatted in the kernel).
+  int regex = -1;
+  int format = 0;
   bool postfix = false;
 
   std::vector<std::unique_ptr<Expr>> args;  // operands, keys, call args
@@ -187,8 +221,11 @@ struct Stmt {
   LocalVar *foreach_value_var = nullptr;
   int sort_column = -1;  // -1 unsorted, 0 by value, N by key N (1-based)
   bool sort_desc = false;
-  std::string sort_stat;  // foreach (k in s @sum -): the aggregate to sort by
-  ExprPtr limit;          // foreach (... limit N)
+  // foreach (k in s @sum -): the aggregate to sort by; an `@name` that is
+  // no statistic operation keeps its spelling for pass 2 to report.
+  std::optional<StatOp> sort_stat;
+  std::string sort_stat_unknown;
+  ExprPtr limit;  // foreach (... limit N)
   // Try: `catch (msg)`: the variable that receives the error message (empty: none).
   std::string catch_var;
   Location catch_var_loc;
@@ -346,9 +383,9 @@ struct Script {
   std::vector<std::unique_ptr<ProbeDecl>> probes;
   std::vector<std::unique_ptr<FunctionDecl>> functions;
   std::vector<std::unique_ptr<AliasDecl>> aliases;
-  std::vector<std::string> regexes;  // =~ patterns; an =~ Expr keeps its index in `number`
-  // printf formats the runner may format from binary records (no %m/%M);
-  // such a printf call keeps its 1-based index in `number`.
+  std::vector<std::string> regexes;  // =~ patterns (Expr::regex)
+  // printf formats the runner may format from binary records (no %m/%M;
+  // Expr::format).
   std::vector<std::string> formats;
   std::vector<std::string> embedded_c;  // top-level %{ %} blocks (guru mode, tapsets)
   bool guru = false;                    // -g: target variables may be assigned

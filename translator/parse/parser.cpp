@@ -484,7 +484,9 @@ StmtPtr Parser::foreach_stmt(const Location &loc) {
   }
   if (cur().kind == Tok::Identifier && cur().text[0] == '@') {
     Token op = take();
-    s->sort_stat = op.text.substr(1);
+    StatOp stat;
+    if (stat_op_of(op.text.substr(1), &stat)) s->sort_stat = stat;
+    else s->sort_stat_unknown = op.text.substr(1);
   }
   sort_mark(0);
   if (accept_kw("limit")) s->limit = expression();

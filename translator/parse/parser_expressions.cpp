@@ -142,7 +142,7 @@ ExprPtr Parser::bucket_in(std::vector<ExprPtr> keys) {
 // @hist_log(s) / @hist_linear(...), and a bucket of it: @hist_log(s)[i].
 ExprPtr Parser::aggregate(const Token &name) {
   ExprPtr h = aggregate_call(name);
-  if (h->text == "quantiles" && cur().is_op("["))
+  if (h->stat == StatOp::Quantiles && cur().is_op("["))
     fail("an operator (@quantiles has no buckets: @percentile(s, P) reads one value)");
   if (!is_histogram(*h) || !cur().is_op("[")) return h;
   auto e = make(ExprKind::HistBucket, take().loc);
@@ -156,7 +156,7 @@ ExprPtr Parser::aggregate(const Token &name) {
 // @op(stat) or @hist_linear(stat, lo, hi, step) / @hist_log(stat)
 ExprPtr Parser::aggregate_call(const Token &name) {
   auto e = make(ExprKind::Aggregate, name.loc);
-  e->text = name.text.substr(1);
+  stat_op_of(name.text.substr(1), &e->stat);
   expect_op("(");
   Token var = expect_identifier("a statistics variable");
   ExprPtr v;
@@ -170,20 +170,20 @@ ExprPtr Parser::aggregate_call(const Token &name) {
   }
   v->text = var.text;
   e->args.push_back(std::move(v));
-  if (e->text == "variance" && accept_op(",")) {
+  if (e->stat == StatOp::Variance && accept_op(",")) {
     // @variance(s, N): stap's bit shift for precision with small values.
     if (cur().kind != Tok::Number) fail("a bit shift (a number from 0 to 62)");
     auto n = make(ExprKind::Number, cur().loc);
     n->number = take().number;
     e->args.push_back(std::move(n));
   }
-  if (e->text == "percentile") {
+  if (e->stat == StatOp::Percentile) {
     // @percentile(s, P[, D]): the percentile P / D (D is 100 unless given).
     expect_op(",");
     e->args.push_back(expression());
     if (accept_op(",")) e->args.push_back(expression());
   }
-  if (e->text == "hist_linear") {
+  if (e->stat == StatOp::HistLinear) {
     for (int i = 0; i < 3; ++i) {
       expect_op(",");
       bool neg = accept_op("-");

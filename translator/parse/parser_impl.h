@@ -199,10 +199,8 @@ class Parser {
   ExprPtr unary();
 
   static bool is_aggregate(const std::string &n) {
-    for (const char *a : {"count", "sum", "min", "max", "avg", "variance", "hist_linear",
-                          "hist_log", "percentile", "median", "quantiles"})
-      if (n == a) return true;
-    return false;
+    StatOp op;
+    return stat_op_of(n, &op);
   }
 
   // @op(stat) or @hist_linear(stat, lo, hi, step) / @hist_log(stat), and a

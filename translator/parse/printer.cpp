@@ -57,7 +57,9 @@ void print_stmt(const Stmt &s, int depth, std::string &out) {
       for (size_t i = 0; i < s.foreach_keys.size(); ++i)
         k += (i ? ", " : "") + s.foreach_keys[i] + mark(static_cast<int>(i) + 1);
       std::string v = s.foreach_value.empty() ? "" : s.foreach_value + " = ";
-      std::string st = s.sort_stat.empty() ? "" : " @" + s.sort_stat;
+      std::string st = s.sort_stat ? std::string(" @") + stat_op_name(*s.sort_stat)
+                       : !s.sort_stat_unknown.empty() ? " @" + s.sort_stat_unknown
+                                                      : "";
       std::string lim = s.limit ? " limit " + print_expr(*s.limit) : "";
       std::string arr = s.expr ? print_expr(*s.expr) : s.foreach_array;
       line(out, depth, "foreach (" + v + "[" + k + "] in " + arr + st + mark(0) + lim + ")");
@@ -91,7 +93,8 @@ std::string print_expr(const Expr &e) {
     case ExprKind::Index: return e.text + "[" + keys_text(e) + "]";
     case ExprKind::In: return "([" + keys_text(e) + "] in " + e.text + ")";
     case ExprKind::Call: return e.text + "(" + keys_text(e) + ")";
-    case ExprKind::Aggregate: return "@" + e.text + "(" + keys_text(e) + ")";
+    case ExprKind::Aggregate:
+      return std::string("@") + stat_op_name(e.stat) + "(" + keys_text(e) + ")";
     case ExprKind::HistBucket:
       if (e.text == "in") return "([" + keys_text(e, 1) + "] in " + print_expr(*e.arg(0)) + ")";
       return print_expr(*e.arg(0)) + "[" + keys_text(e, 1) + "]";

@@ -1,6 +1,6 @@
-// Pass 2b, after dead code is dropped: autocasts (`x->member`, `(e)[i]`,
+// Pass 2, check_autocasts (after dead code is dropped): autocasts (`x->member`, `(e)[i]`,
 // `&e` on a value that is no target variable) whose value has no C type
-// pass 2b could find. A statement that is nothing but such an expression
+// resolve_targets could find. A statement that is nothing but such an expression
 // is dropped, as stap drops unused autocasts; any other is an error. With
 // -u nothing is dropped, and such a statement is an error too, as in stap
 // (its testsuite's semko/autocast09.stp).

@@ -1,4 +1,4 @@
-// check_foreach_writes: an array must not change while a foreach walks it.
+// Pass 2, check_foreach_writes: an array must not change while a foreach walks it.
 // The runtime iterates the map in place, so an element added or removed
 // under the loop could be skipped, seen twice or freed while in use. As in
 // stap, the loop body may not assign, increment or delete an element of the

@@ -40,6 +40,8 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   check_foreach_writes(s, diags);
   if (diags.has_errors()) return false;
   infer_types(s, diags);
+  // Also after type errors, so that a bad pattern is reported with them.
+  collect_tables(s, diags);
   return !diags.has_errors();
 }
 

@@ -1,4 +1,4 @@
-// Pass 2b: drops branches whose condition is a constant, such as those
+// Pass 2, elide_dead_code: drops branches whose condition is a constant, such as those
 // guarded by @defined($var), before names are bound: stap does the same, so
 // that scripts can mention target variables a probe does not have.
 #include "passes/passes.h"

@@ -1,4 +1,4 @@
-// Pass 2: drops code without effect before anything checks it, as stap's
+// Pass 2, elide_pure_code: drops code without effect before anything checks it, as stap's
 // optimizer does ahead of its type checking: script functions no probe
 // calls; assignments to locals nothing reads (their values are still
 // computed when that has effects); expression statements without side
@@ -182,8 +182,8 @@ class PureElider {
       // A loop may not end (`while (1) { }` runs into MAXACTION, an error
       // the script may count on), so it is kept, as stap keeps it.
       case StmtKind::While:
-      case StmtKind::For: return false;
-      default: return false;  // delete, next, break, continue
+      case StmtKind::For:
+      default: return false;  // and delete, next, break, continue
     }
     // A foreach stores its keys and value: into globals, that is an effect.
     for (const auto &k : s.foreach_keys)

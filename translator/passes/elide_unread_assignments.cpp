@@ -1,4 +1,4 @@
-// Pass 2b: drops what a probe alias computes for its users when the probe
+// Pass 2, elide_unread_assignments: drops what a probe alias computes for its users when the probe
 // that uses it never reads the result, as stap's "eliding assignment"
 // does: `probe syscall.* { n++ }` then reads no user strings and formats no
 // argstr. Only assignments an alias put in place are dropped (the script's

@@ -1,4 +1,4 @@
-// Pass 2a: replaces probe points that name a probe alias with the alias's
+// Pass 2, expand_aliases: replaces probe points that name a probe alias with the alias's
 // own points, pasting the alias body before (=) or after (+=) the probe's
 // body. A probe whose points use different aliases is split, since each
 // alias brings its own prologue or epilogue. Aliases may use aliases.

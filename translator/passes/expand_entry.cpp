@@ -1,4 +1,4 @@
-// Pass 2a: @entry(expr) in .return probes. Each probe that uses it gets a
+// Pass 2, expand_entry: @entry(expr) in .return probes. Each probe that uses it gets a
 // companion probe that evaluates every @entry expression when the function
 // (or system call) is entered and saves the values in hidden arrays; the
 // return probe takes its values out of them first thing, and each @entry

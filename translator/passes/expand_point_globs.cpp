@@ -1,4 +1,4 @@
-// Pass 2a': wildcards in the names of a probe point's family, as stap
+// Pass 2, expand_point_globs: wildcards in the names of a probe point's family, as stap
 // allows them: `kerne*.funct*("vfs_read").*` is kernel.function("vfs_read")
 // with each of .call and .return, `ti**es(1)` is timer.jiffies(1). A point
 // that no probe family recognises as written and whose component names hold

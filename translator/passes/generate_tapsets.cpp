@@ -1,4 +1,4 @@
-// Pass 2a, first step: tapsets generated from the target kernel. A script
+// Pass 2, generate_tapsets: tapsets generated from the target kernel. A script
 // that names syscall.*, syscall_any or nd_syscall.* (in its probes or in its
 // own aliases) gets the syscall tapset of its kernel's catalog
 // (tapsets/syscalls.h), parsed like any tapset before aliases are expanded.

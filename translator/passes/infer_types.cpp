@@ -1,11 +1,10 @@
-// Pass 2c: infers the type (long or string) of every variable, array key,
+// Pass 2, infer_types: infers the type (long or string) of every variable, array key,
 // array value and expression, iterating to a fixed point so that a use can
 // type a variable assigned later in the script. Conflicts and variables
 // whose type stays unknown are errors.
 #include "builtins/builtins.h"
 #include "format/format.h"
 #include "passes/passes.h"
-#include "regex/regex_check.h"
 
 #include <algorithm>
 #include <map>
@@ -236,15 +235,17 @@ class TypeInferrer {
       case ExprKind::Assign: return assign(e);
       case ExprKind::Aggregate: {
         Expr &st = *e.arg(0);
-        if (report_ && !hist_ok_ && is_histogram(e))
+        if (report_ && !hist_ok_ && is_histogram(e)) {
+          std::string h = stat_op_name(e.stat);
           diags_.error("XTP2315", e.loc, "a histogram can only be printed or indexed by bucket")
-              .hint = "print(@" + e.text + "(s)), sprint(@" + e.text + "(s)), @" + e.text +
-                      "(s)[i], i in @" + e.text + "(s), foreach ([i] in @" + e.text + "(s))";
-        if (report_ && !hist_ok_ && e.text == "quantiles")
+              .hint = "print(@" + h + "(s)), sprint(@" + h + "(s)), @" + h + "(s)[i], i in @" + h +
+                      "(s), foreach ([i] in @" + h + "(s))";
+        }
+        if (report_ && !hist_ok_ && e.stat == StatOp::Quantiles)
           diags_.error("XTP2315", e.loc, "@quantiles can only be printed").hint =
               "print(@quantiles(s)), sprint(@quantiles(s)); for one value, @percentile(s, 99)";
         if (st.kind == ExprKind::Index) keys(st);
-        if (e.text == "percentile")
+        if (e.stat == StatOp::Percentile)
           for (size_t i = 1; i < e.args.size(); ++i) expect(*e.arg(i), Type::Long);
         if (st.global) unify(st.global->type, Type::Stat, st.loc, "'" + st.text + "'");
         st.type = Type::Stat;
@@ -262,7 +263,7 @@ class TypeInferrer {
         return set(e, e.text.find("/* string */") != std::string::npos ? Type::String : Type::Long);
       case ExprKind::Star:  // any key of a slice: whatever the array's key is
         return set(e, want);
-      case ExprKind::Defined:  // replaced by pass 2b
+      case ExprKind::Defined:  // replaced by resolve_targets
         return set(e, Type::Long);
       case ExprKind::Entry:  // rewritten by expand_entry before this pass
         return Type::Unknown;
@@ -302,30 +303,12 @@ class TypeInferrer {
               "the right side of " + e.op_spelling() + " must be a literal regular expression");
         return set(e, Type::Long);
       }
-      re.type = Type::String;
-      if (report_) regex(e);
+      re.type = Type::String;  // checked and numbered by collect_tables
       return set(e, Type::Long);
     }
     expect(*e.arg(0), Type::Long);
     expect(*e.arg(1), Type::Long);
     return set(e, Type::Long);
-  }
-
-  void regex(Expr &e) {
-    const std::string &pattern = e.arg(1)->text;
-    size_t at = 0;
-    std::string err = check_regex(pattern, &at);
-    if (!err.empty()) {
-      Location loc = e.arg(1)->loc;
-      loc.column += static_cast<int>(at) + 1;  // past the opening quote (escapes aside)
-      loc.length = 1;
-      diags_.error("XTP2318", loc, "bad regular expression: " + err);
-      return;
-    }
-    auto &all = script_.regexes;
-    auto it = std::find(all.begin(), all.end(), pattern);
-    e.number = it - all.begin();
-    if (it == all.end()) all.push_back(pattern);
   }
 
   Type assign(Expr &e) {
@@ -492,12 +475,6 @@ class TypeInferrer {
       return;
     }
     for (size_t i = 0; i < want.size(); ++i) expect(*e.arg(i + 1), want[i]);
-    if (e.builtin->kind == BuiltinKind::Printf && !f.has_memory_conversions()) {
-      auto &all = script_.formats;
-      auto it = std::find(all.begin(), all.end(), e.arg(0)->text);
-      e.number = (it - all.begin()) + 1;
-      if (it == all.end()) all.push_back(e.arg(0)->text);
-    }
   }
 
   void stmt(Stmt &s) {
@@ -556,10 +533,10 @@ class TypeInferrer {
                   "array '" + s.foreach_array + "'");
           }
         }
-        if (!s.sort_stat.empty() && s.foreach_global && s.foreach_global->type != Type::Stat &&
+        if (s.sort_stat && s.foreach_global && s.foreach_global->type != Type::Stat &&
             s.foreach_global->type != Type::Unknown && report_)
           diags_.error("XTP2223", s.foreach_array_loc,
-                       "'@" + s.sort_stat + "' sorts statistics only");
+                       std::string("'@") + stat_op_name(*s.sort_stat) + "' sorts statistics only");
         if (s.foreach_global) {
           auto &kt = keys_of(*s.foreach_global);
           for (size_t i = 0; i < s.foreach_vars.size() && i < kt.size(); ++i) {

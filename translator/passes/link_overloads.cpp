@@ -1,4 +1,4 @@
-// Pass 2: run-time overloading, as in stap. Functions of one name and
+// Pass 2, link_overloads: run-time overloading, as in stap. Functions of one name and
 // arity form a chain: ordered by priority (`function f():N`; script
 // functions 0, tapset functions 1), then by declaration. Calls go to the
 // head; `next` in a function (STAP_NEXT in embedded C) hands the call's

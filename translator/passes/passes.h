@@ -1,10 +1,13 @@
 // Pass 2 (elaborate): the checks and resolutions between parsing and code
-// generation, run in this order by elaborate():
+// generation, run in this order by elaborate(); each step's file is named
+// after it and calls itself "Pass 2, NAME":
 //   link_overloads    functions of one name and arity -> a chain for `next`
 //   generate_tapsets  tapsets made from the kernel catalog (syscall.*), if used
 //   extract_budgets   a point's .budget(NS) option -> ProbePoint::budget_ns
 //   expand_aliases    probe alias uses -> the alias's points and bodies;
 //                     point conditions -> probe conditions
+//   prune_tapset_probes  tapset probes of files the script uses nothing of
+//                     (in prune_tapsets.cpp)
 //   expand_point_globs  wildcards in a family's names (kerne*.funct*("f").*)
 //                     -> the family's points
 //   elide_pure_code   uncalled functions, dead stores, statements without
@@ -26,6 +29,8 @@
 //                     as arrays or scalars as the rest of the script uses them
 //   check_foreach_writes  no writes to an array inside a foreach over it
 //   infer_types       types of every variable, array and expression
+//   collect_tables    =~ patterns (checked) and printf formats -> the
+//                     module's tables (Script::regexes, Script::formats)
 #pragma once
 
 #include <set>
@@ -86,6 +91,8 @@ void check_dropped_code(Script &s, Diagnostics &diags);
 // An array a foreach walks must not change in its body (XTP2323).
 void check_foreach_writes(const Script &s, Diagnostics &diags);
 void infer_types(Script &s, Diagnostics &diags);
+// =~ patterns checked and numbered, printf formats for binary records numbered.
+void collect_tables(Script &s, Diagnostics &diags);
 
 // The only derived probe of `decl`, or null when it has several (then its
 // body reads no context variables).

@@ -1,4 +1,4 @@
-// Pass 2b: drops tapset functions and globals that the script does not
+// Pass 2, prune_tapsets: drops tapset functions and globals that the script does not
 // use, directly or through other tapset code, so that a module carries only
 // what it runs. Runs on names, before they are bound.
 //

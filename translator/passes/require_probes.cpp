@@ -1,4 +1,4 @@
-// Pass 2a's last check: a script whose probe points resolved to nothing
+// Pass 2, require_probes: a script whose probe points resolved to nothing
 // has nothing to run. stap refuses it ("no probes found"), and so does xtap,
 // rather than building a module that loads and waits forever.
 #include "passes/passes.h"

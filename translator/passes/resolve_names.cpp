@@ -1,4 +1,4 @@
-// Pass 2b: binds every name. A variable is a global when one is declared
+// Pass 2, resolve_names: binds every name. A variable is a global when one is declared
 // with its name and a local of its probe otherwise; arrays must be global.
 // Calls are bound to builtins. Also records which globals each probe reads
 // and writes (the probe's lock set) and checks statement placement.
@@ -32,7 +32,7 @@ class NameResolver {
       // `argv` and strace.stp's functions take an `argv`; tcp_trace.stp has
       // `global state` and state_num2str(state)): it hides it, as in stap.
       // An embedded-C function's body cannot be walked; its untyped
-      // parameters take their types from its callers (pass 2c).
+      // parameters take their types from its callers (infer_types).
       if (f->embedded) continue;
       stmt(*f->body);
     }
@@ -287,7 +287,7 @@ class NameResolver {
   // runtime keeps one set of buckets per statistic.
   void histogram(const Expr &e) {
     GlobalDecl &g = *e.arg(0)->global;
-    int kind = e.text == "hist_linear" ? 1 : 2;
+    int kind = e.stat == StatOp::HistLinear ? 1 : 2;
     long long lo = 0, hi = 0, step = 0;
     if (kind == 1) {
       lo = e.arg(1)->number;
@@ -378,7 +378,7 @@ class NameResolver {
       for (auto &k : e.args) expr(*k);
       if ((e.global = array(e.text, e.loc, e.args.size()))) use(e.global, read, true);
     } else if (e.kind == ExprKind::Target && e.target->access && !read) {
-      for (auto &a : e.args) expr(*a);  // a target pass 2b made a place (guru mode)
+      for (auto &a : e.args) expr(*a);  // a target resolve_targets made a place (guru mode)
     } else {
       diags_.error("XTP2205", e.loc,
                    "the left side of an assignment must be a variable or an array element");
@@ -463,9 +463,9 @@ class NameResolver {
         return;
       case ExprKind::Aggregate:
         statistic(*e.arg(0), false);
-        if (e.arg(0)->global && (e.text == "hist_linear" || e.text == "hist_log")) histogram(e);
-        if (e.arg(0)->global && e.text == "variance") e.arg(0)->global->uses_variance = true;
-        if (e.arg(0)->global && e.text == "variance" && e.args.size() > 1) variance_shift(e);
+        if (e.arg(0)->global && is_histogram(e)) histogram(e);
+        if (e.arg(0)->global && e.stat == StatOp::Variance) e.arg(0)->global->uses_variance = true;
+        if (e.arg(0)->global && e.stat == StatOp::Variance && e.args.size() > 1) variance_shift(e);
         if (is_percentile(e)) percentile(e);
         return;
       case ExprKind::HistBucket:
@@ -571,13 +571,10 @@ class NameResolver {
           else s.foreach_value_var = local(s.foreach_value, s.foreach_value_loc);
         }
         if (s.limit) expr(*s.limit);
-        if (!s.sort_stat.empty()) {
-          static const char *ops[] = {"count", "sum", "min", "max", "avg"};
-          if (std::find(std::begin(ops), std::end(ops), s.sort_stat) == std::end(ops))
-            diags_.error("XTP2223", s.foreach_array_loc,
-                         "foreach can sort a statistic by @count, @sum, @min, @max or @avg, not @" +
-                             s.sort_stat);
-        }
+        if ((s.sort_stat && !stat_op_sorts(*s.sort_stat)) || !s.sort_stat_unknown.empty())
+          diags_.error("XTP2223", s.foreach_array_loc,
+                       "foreach can sort a statistic by @count, @sum, @min, @max or @avg, not @" +
+                           (s.sort_stat ? stat_op_name(*s.sort_stat) : s.sort_stat_unknown));
         ++loops_;
         stmt(*s.body[0]);
         --loops_;
@@ -620,7 +617,7 @@ class NameResolver {
   }
 
   // @hist_log(s)[i, j], [i, j] in @hist_log(s), foreach ([i, j] in @hist_log(s)).
-  void one_bucket_index(Location loc) {
+  void one_bucket_index(const Location &loc) {
     diags_.error("XTP2321", loc, "a histogram is indexed by one bucket number").hint =
         "write @hist_log(s)[i]: log buckets are 0 to 127 (64 counts 0), linear ones 0 for the "
         "underflow, then one per step, then the overflow";

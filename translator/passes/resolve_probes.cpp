@@ -1,4 +1,4 @@
-// Pass 2a: expands every probe point into derived probes through the
+// Pass 2, resolve_probes: expands every probe point into derived probes through the
 // provider of its family. A probe whose body reads context variables ($x,
 // @defined($x)) and that has several locations is split into one copy per
 // location, so that each copy is resolved, typed and compiled against the
@@ -111,7 +111,7 @@ void resolve_probes(Script &s, const ProbeEnv &script_env, Elaborated &out, Diag
 }
 
 // The one location of a probe declaration's context variables: its only
-// derived probe (pass 2a split the others), or null when it has several.
+// derived probe (resolve_probes split the others), or null when it has several.
 const DerivedProbe *single_location(const Elaborated &e, const ProbeDecl &decl) {
   const DerivedProbe *found = nullptr;
   for (const auto &dp : e.probes)

@@ -1,5 +1,5 @@
-// Pass 2b: target expressions. Each `$name` is asked of the probe's one
-// location (pass 2a split probes with several), its `->member`/`[index]`
+// Pass 2, resolve_targets: target expressions. Each `$name` is asked of the probe's one
+// location (resolve_probes split probes with several), its `->member`/`[index]`
 // components walked over the kernel's C types (symbols/target_access);
 // `@cast(p, "type")` starts the walk from a type of the kernel catalog;
 // `@defined(...)` becomes 1 or 0, so that dead branches can be elided;
@@ -218,6 +218,15 @@ class TargetResolver {
     return walk_target(btf->types(), base, base_c, true, t, &ignored, type_only_, true);
   }
 
+  // What a target expression's components are walked from: a type in a
+  // type table, and the C value (or address) of the variable or pointer.
+  struct TargetBase {
+    const TypeTable *types = nullptr;
+    int base = -1, base_reg = -1;
+    std::string base_c;
+    bool address = false, base_can_fail = false, user = false;
+  };
+
   // Resolves a non-pretty target expression in place; false after reporting.
   bool resolve(Expr &e, bool for_defined) {
     TargetRef &t = *e.target;
@@ -226,30 +235,14 @@ class TargetResolver {
     if (where_ && where_->string_constant(t.name, &constant)) return for_defined;
     if (t.pretty || t.name.starts_with("$$"))
       return for_defined && where_ && !where_->context_vars().empty();
-    const TypeTable *types = nullptr;
-    int base = -1, base_reg = -1;
-    std::string base_c;
-    bool address = false, base_can_fail = false, user = false;
-    if (t.name == "@autocast") {
-      CType ct = ctype_of(*e.arg(0));
-      if (ct.kind == CType::Kind::Cast) {
-        // &@cast(p, "T") carried here: @cast(value, "T") with these components.
-        t.name = "@cast";
-        t.cast_type = ct.cast_type;
-        t.cast_module = ct.cast_module;
-      } else if (ct.kind == CType::Kind::Typed) {
-        types = ct.types;
-        base = ct.type;
-        address = ct.address;
-        user = ct.user;
-      } else {
-        // Reported after dead code is dropped (check_autocasts): an unused
-        // autocast is no error, as in stap.
-        t.access.reset();
-        return false;
-      }
+    TargetBase b;
+    if (t.name == "@autocast" && !autocast_base(e, b)) {
+      // Reported after dead code is dropped (check_autocasts): an unused
+      // autocast is no error, as in stap.
+      t.access.reset();
+      return false;
     }
-    if (types) {
+    if (b.types) {
       // an autocast typed above
     } else if (t.name == "@cast") {
       // &@cast(p, "T") in a tapset function is p: its type is looked up
@@ -261,105 +254,147 @@ class TargetResolver {
         e.type = Type::Long;
         return true;
       }
-      // A location typed from the kernel's BTF casts to BTF's types: the
-      // layouts of the kernel as built, with no header catalog to build.
-      const TypeTable *own = where_ ? where_->types() : nullptr;
-      if (is_user_header_module(t.cast_module)) {
-        // @cast(p, "timeval", "<sys/time.h>"): a user-space header's type,
-        // from the DWARF of the headers compiled.
-        std::string error, name = t.cast_type;
-        while (!name.empty() && (name.back() == ' ' || name.back() == '*')) name.pop_back();
-        const KernelDwarf *hd = user_header_types(t.cast_module, &error);
-        if (hd && (base = hd->find_named_record(name)) >= 0) types = &hd->types();
-        if (base < 0) {
-          diags_
-              .error("XTP2229", e.loc,
-                     "type '" + t.cast_type + "' is not a struct or union that " + t.cast_module +
-                         " defines" + (hd ? "" : ": " + error))
-              .hint = "name a struct, union or typedef of one that the headers define";
-          return false;
-        }
-      } else if (own && (base = cast_type(*own, t.cast_type)) >= 0) {
-        types = own;
-      } else {
-        // The header catalog first; then BTF, which also has the records the
-        // headers keep private to the kernel's sources (tty_struct, rq).
-        std::string error, btf_error;
-        const KernelCatalog *cat = env_.catalog ? env_.catalog(&error) : nullptr;
-        if (cat) {
-          types = &cat->types();
-          base = cast_type(*types, t.cast_type);
-        }
-        const KernelBtf *btf = base < 0 && env_.btf ? env_.btf(&btf_error) : nullptr;
-        if (btf && (base = cast_type(btf->types(), t.cast_type)) >= 0) types = &btf->types();
-        if (!cat && base < 0) {
-          diags_.error("XTP2228", e.loc, "@cast needs the kernel's type catalog: " + error);
-          return false;
-        }
-      }
-      if (base < 0) {
+      if (!cast_base(e, b)) return false;
+    } else if (!variable_base(e, b)) {
+      return false;
+    }
+    return walk_components(e, b);
+  }
+
+  // An autocast's operand: typed (b filled), or a @cast carried here (the
+  // target becomes that @cast); false when its type is unknown.
+  bool autocast_base(Expr &e, TargetBase &b) {
+    TargetRef &t = *e.target;
+    CType ct = ctype_of(*e.arg(0));
+    if (ct.kind == CType::Kind::Cast) {
+      // &@cast(p, "T") carried here: @cast(value, "T") with these components.
+      t.name = "@cast";
+      t.cast_type = ct.cast_type;
+      t.cast_module = ct.cast_module;
+      return true;
+    }
+    if (ct.kind != CType::Kind::Typed) return false;
+    b.types = ct.types;
+    b.base = ct.type;
+    b.address = ct.address;
+    b.user = ct.user;
+    return true;
+  }
+
+  // @cast(p, "T"[, "MODULE"]): T from a user header's DWARF, the
+  // location's own types, the header catalog or BTF; false after reporting.
+  bool cast_base(Expr &e, TargetBase &b) {
+    TargetRef &t = *e.target;
+    // A location typed from the kernel's BTF casts to BTF's types: the
+    // layouts of the kernel as built, with no header catalog to build.
+    const TypeTable *own = where_ ? where_->types() : nullptr;
+    if (is_user_header_module(t.cast_module)) {
+      // @cast(p, "timeval", "<sys/time.h>"): a user-space header's type,
+      // from the DWARF of the headers compiled.
+      std::string error, name = t.cast_type;
+      while (!name.empty() && (name.back() == ' ' || name.back() == '*')) name.pop_back();
+      const KernelDwarf *hd = user_header_types(t.cast_module, &error);
+      if (hd && (b.base = hd->find_named_record(name)) >= 0) b.types = &hd->types();
+      if (b.base < 0) {
         diags_
             .error("XTP2229", e.loc,
-                   "type '" + t.cast_type +
-                       "' is not a struct or union the kernel headers or BTF define")
-            .hint =
-            "name a struct or union as in @cast(p, \"task_struct\") or @cast(p, \"struct file\")";
+                   "type '" + t.cast_type + "' is not a struct or union that " + t.cast_module +
+                       " defines" + (hd ? "" : ": " + error))
+            .hint = "name a struct, union or typedef of one that the headers define";
         return false;
       }
-      address = true;
+    } else if (own && (b.base = cast_type(*own, t.cast_type)) >= 0) {
+      b.types = own;
     } else {
-      ContextVar global;
-      const ContextVar *cv = nullptr;
-      if (t.name == "@var") {
-        if (!(cv = var_lookup(e, &global, &types))) return false;
-      } else {
-        cv = where_ ? where_->context_var(t.name.substr(1)) : nullptr;
-        types = where_ ? where_->types() : nullptr;
-        // A global of the probed function's compilation unit, unless a
-        // parameter or local of the same name shadows it.
-        if (!cv && where_ && where_->global_var(t.name.substr(1), "", &global, &types))
-          cv = &global;
+      // The header catalog first; then BTF, which also has the records the
+      // headers keep private to the kernel's sources (tty_struct, rq).
+      std::string error, btf_error;
+      const KernelCatalog *cat = env_.catalog ? env_.catalog(&error) : nullptr;
+      if (cat) {
+        b.types = &cat->types();
+        b.base = cast_type(*b.types, t.cast_type);
       }
-      if (!cv) {
-        unknown_variable(e);
+      const KernelBtf *btf = b.base < 0 && env_.btf ? env_.btf(&btf_error) : nullptr;
+      if (btf && (b.base = cast_type(btf->types(), t.cast_type)) >= 0) b.types = &btf->types();
+      if (!cat && b.base < 0) {
+        diags_.error("XTP2228", e.loc, "@cast needs the kernel's type catalog: " + error);
         return false;
-      }
-      if (!cv->unavailable.empty()) {
-        auto &d =
-            diags_.error("XTP2154", e.loc,
-                         "target variable '" + t.spelling() + "' cannot be read" +
-                             (where_ ? " at " + where_->name() : "") + ": " + cv->unavailable);
-        // A value DWARF only knows as it was at entry: the entry probe has it.
-        if (cv->unavailable.find("DW_OP_entry_value") != std::string::npos)
-          d.hint =
-              "read it where the function is entered (a kernel.function(\"NAME\") probe, where "
-              "parameters are in their argument registers) and keep it in a global keyed by "
-              "tid() until this point; guard this use with @defined(" +
-              t.spelling() + ")";
-        return false;
-      }
-      // A variable of a process probe (not a kernel global @var found):
-      // its pointers are the program's.
-      user = where_ && where_->user_memory() && cv != &global;
-      base = cv->type;
-      base_c = cv->c_value;
-      base_reg = cv->reg;
-      base_can_fail = cv->can_fail;
-      if (!type_only_) cv->used = true;
-      if (!cv->address_c.empty()) {
-        base_c = cv->address_c;
-        address = true;
       }
     }
+    if (b.base < 0) {
+      diags_
+          .error("XTP2229", e.loc,
+                 "type '" + t.cast_type +
+                     "' is not a struct or union the kernel headers or BTF define")
+          .hint =
+          "name a struct or union as in @cast(p, \"task_struct\") or @cast(p, \"struct file\")";
+      return false;
+    }
+    b.address = true;
+    return true;
+  }
+
+  // $name or @var("name"): the location's context variable, or a global
+  // of the probed code; false after reporting.
+  bool variable_base(Expr &e, TargetBase &b) {
+    TargetRef &t = *e.target;
+    ContextVar global;
+    const ContextVar *cv = nullptr;
+    if (t.name == "@var") {
+      if (!(cv = var_lookup(e, &global, &b.types))) return false;
+    } else {
+      cv = where_ ? where_->context_var(t.name.substr(1)) : nullptr;
+      b.types = where_ ? where_->types() : nullptr;
+      // A global of the probed function's compilation unit, unless a
+      // parameter or local of the same name shadows it.
+      if (!cv && where_ && where_->global_var(t.name.substr(1), "", &global, &b.types))
+        cv = &global;
+    }
+    if (!cv) {
+      unknown_variable(e);
+      return false;
+    }
+    if (!cv->unavailable.empty()) {
+      auto &d = diags_.error("XTP2154", e.loc,
+                             "target variable '" + t.spelling() + "' cannot be read" +
+                                 (where_ ? " at " + where_->name() : "") + ": " + cv->unavailable);
+      // A value DWARF only knows as it was at entry: the entry probe has it.
+      if (cv->unavailable.find("DW_OP_entry_value") != std::string::npos)
+        d.hint =
+            "read it where the function is entered (a kernel.function(\"NAME\") probe, where "
+            "parameters are in their argument registers) and keep it in a global keyed by "
+            "tid() until this point; guard this use with @defined(" +
+            t.spelling() + ")";
+      return false;
+    }
+    // A variable of a process probe (not a kernel global @var found):
+    // its pointers are the program's.
+    b.user = where_ && where_->user_memory() && cv != &global;
+    b.base = cv->type;
+    b.base_c = cv->c_value;
+    b.base_reg = cv->reg;
+    b.base_can_fail = cv->can_fail;
+    if (!type_only_) cv->used = true;
+    if (!cv->address_c.empty()) {
+      b.base_c = cv->address_c;
+      b.address = true;
+    }
+    return true;
+  }
+
+  // The `->member` and `[index]` components from the base into the access
+  // program (and, when assigned, its store); false after reporting.
+  bool walk_components(Expr &e, const TargetBase &b) {
+    TargetRef &t = *e.target;
     TargetWalkError err;
-    std::shared_ptr<TargetAccess> access = walk_target(*types, base, base_c, address, t, &err,
-                                                       type_only_, t.name == "@cast" || address);
+    std::shared_ptr<TargetAccess> access = walk_target(
+        *b.types, b.base, b.base_c, b.address, t, &err, type_only_, t.name == "@cast" || b.address);
     // A chain through a struct the headers only declare (task_struct's
     // ->files, a files_struct): the whole chain again in BTF's types.
-    if (!access && t.name == "@cast") access = walk_cast_in_btf(t, base_c, types);
+    if (!access && t.name == "@cast") access = walk_cast_in_btf(t, b.base_c, b.types);
     if (access) {
-      access->base_can_fail = base_can_fail;
-      access->user = user;
+      access->base_can_fail = b.base_can_fail;
+      access->user = b.user;
     }
     t.access = access;
     if (!t.access) {
@@ -369,7 +404,7 @@ class TargetResolver {
       return false;
     }
     if (writing_) {
-      std::string why = make_store(*access, base_reg, address);
+      std::string why = make_store(*access, b.base_reg, b.address);
       if (!why.empty()) {
         diags_.error("XTP2156", e.loc,
                      "cannot assign to '" + t.spelling() + "'" +

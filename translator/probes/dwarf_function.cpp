@@ -440,262 +440,343 @@ void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes 
 }
 
 namespace {
-void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags,
-                  bool exported_only) {
-  const auto &cs = pp.components;
-  bool is_module = cs[0].name == "module";
-  bool is_statement = cs[1].name == "statement";
-  std::string kind = is_statement ? "statement" : "function";
-  if (is_module && (!cs[0].has_arg || !cs[0].arg_is_string || cs[0].str_arg.empty())) {
-    diags.error("XTP2151", cs[0].loc, "module needs a module name in quotes").hint =
-        "as in module(\"ext4\").function(\"ext4_file_open\")";
-    return;
-  }
-  if (is_statement && !is_module && cs[1].has_arg && !cs[1].arg_is_string) {
-    derive_statement_address(pp, env, out, diags);
-    return;
-  }
-  if (!cs[1].has_arg || !cs[1].arg_is_string || cs[1].str_arg.empty()) {
-    auto &d = diags.error("XTP2151", cs[1].loc,
-                          cs[1].has_arg && !cs[1].arg_is_string
-                              ? "a " + kind + " probe at an address is not supported"
-                              : kind + " needs a location in quotes");
-    d.hint = is_statement
-                 ? "as in kernel.statement(\"vfs_read@fs/read_write.c:460\")"
-                 : "as in kernel.function(\"vfs_read\") or kernel.function(\"*@fs/open.c\")";
-    return;
-  }
-  std::string error;
-  std::vector<const KernelDwarf *> sources = env.dwarf
-                                                 ? env.dwarf(is_module ? cs[0].str_arg : "", &error)
-                                                 : std::vector<const KernelDwarf *>{};
-  if (sources.empty()) {
-    if (pp.optional) return;
-    auto &d =
-        diags.error("XTP2150", pp.loc,
-                    (is_module        ? "module(\"" + cs[0].str_arg + "\")." + kind
-                     : is_statement   ? std::string("kernel.statement")
-                     : cs.size() >= 3 ? "kernel.function(...)." + cs[2].name
-                                      : "a source location (" + at_file(cs[1].str_arg) + ")") +
-                        (is_module ? " needs the module's DWARF debuginfo: "
-                                   : " needs the kernel's DWARF debuginfo: ") +
-                        (error.empty() ? "none found" : error));
-    d.hint = is_module || is_statement
-                 ? "install Debian's package linux-image-KVER-dbg, or point at the debuginfo "
-                   "with --debuginfo PATH"
-                 : "install Debian's package linux-image-KVER-dbg, or point at it with --debuginfo "
-                   "PATH; without debuginfo, kernel.function(\"name\") works from the kernel's BTF";
-    return;
-  }
 
+// What a DWARF probe point asks for, read from its components once and
+// handed to each step of derive_dwarf.
+struct DwarfRequest {
+  const ProbePoint *pp = nullptr;
+  bool is_module = false, is_statement = false, exported_only = false;
+  std::string kind;  // "function" or "statement"
   bool is_return = false, is_call = false, inline_only = false;
   std::string label;  // .label("NAME"): a glob over the function's labels
   Spec callee;        // .callee("NAME[@FILE]"): calls of NAME the function makes
-  if (cs.size() == 3 && !is_statement && !cs[2].has_arg &&
-      (cs[2].name == "call" || cs[2].name == "return")) {
-    is_return = cs[2].name == "return";
-    is_call = cs[2].name == "call";
-  } else if (cs.size() == 3 && !is_statement && cs[2].name == "inline" && !cs[2].has_arg) {
-    inline_only = true;
-  } else if (cs.size() == 3 && !is_statement && cs[2].name == "label" && cs[2].has_arg &&
-             cs[2].arg_is_string && !cs[2].str_arg.empty()) {
-    label = cs[2].str_arg;
-  } else if (cs.size() == 3 && !is_statement && cs[2].name == "callee" && cs[2].has_arg &&
-             cs[2].arg_is_string && !cs[2].str_arg.empty()) {
-    callee = parse_location_text(cs[2].str_arg);
-    if (callee.function.empty()) callee.function = "*";
-    if (!callee.error.empty() || callee.first || callee.all_lines || callee.relative >= 0) {
-      diags.error("XTP2151", cs[2].loc, ".callee takes a function: NAME or NAME@FILE").hint =
+  Spec spec;          // the location: PATTERN[@FILE[:LINES]]
+};
+
+// The module name and the quoted location; false (reported) when either is missing.
+bool check_module_name(const DwarfRequest &r, Diagnostics &diags) {
+  const auto &cs = r.pp->components;
+  if (r.is_module && (!cs[0].has_arg || !cs[0].arg_is_string || cs[0].str_arg.empty())) {
+    diags.error("XTP2151", cs[0].loc, "module needs a module name in quotes").hint =
+        "as in module(\"ext4\").function(\"ext4_file_open\")";
+    return false;
+  }
+  return true;
+}
+
+bool check_location_text(const DwarfRequest &r, Diagnostics &diags) {
+  const auto &cs = r.pp->components;
+  if (cs[1].has_arg && cs[1].arg_is_string && !cs[1].str_arg.empty()) return true;
+  auto &d = diags.error("XTP2151", cs[1].loc,
+                        cs[1].has_arg && !cs[1].arg_is_string
+                            ? "a " + r.kind + " probe at an address is not supported"
+                            : r.kind + " needs a location in quotes");
+  d.hint = r.is_statement
+               ? "as in kernel.statement(\"vfs_read@fs/read_write.c:460\")"
+               : "as in kernel.function(\"vfs_read\") or kernel.function(\"*@fs/open.c\")";
+  return false;
+}
+
+// The DWARF of the kernel or the module; none (reported unless optional)
+// when there is no debuginfo.
+std::vector<const KernelDwarf *> dwarf_sources(const DwarfRequest &r, const ProbeEnv &env,
+                                               Diagnostics &diags) {
+  const ProbePoint &pp = *r.pp;
+  const auto &cs = pp.components;
+  std::string error;
+  std::vector<const KernelDwarf *> sources =
+      env.dwarf ? env.dwarf(r.is_module ? cs[0].str_arg : "", &error)
+                : std::vector<const KernelDwarf *>{};
+  if (!sources.empty() || pp.optional) return sources;
+  auto &d = diags.error("XTP2150", pp.loc,
+                        (r.is_module      ? "module(\"" + cs[0].str_arg + "\")." + r.kind
+                         : r.is_statement ? std::string("kernel.statement")
+                         : cs.size() >= 3 ? "kernel.function(...)." + cs[2].name
+                                          : "a source location (" + at_file(cs[1].str_arg) + ")") +
+                            (r.is_module ? " needs the module's DWARF debuginfo: "
+                                         : " needs the kernel's DWARF debuginfo: ") +
+                            (error.empty() ? "none found" : error));
+  d.hint = r.is_module || r.is_statement
+               ? "install Debian's package linux-image-KVER-dbg, or point at the debuginfo "
+                 "with --debuginfo PATH"
+               : "install Debian's package linux-image-KVER-dbg, or point at it with --debuginfo "
+                 "PATH; without debuginfo, kernel.function(\"name\") works from the kernel's BTF";
+  return sources;
+}
+
+// The third component: .call, .return, .inline, .label(...), .callee(...);
+// false when it is none of them (reported unless the point is optional).
+bool read_suffix(DwarfRequest &r, Diagnostics &diags) {
+  const ProbePoint &pp = *r.pp;
+  const auto &cs = pp.components;
+  if (cs.size() < 3) return true;
+  const ProbePointComponent &c = cs[2];
+  bool named = c.has_arg && c.arg_is_string && !c.str_arg.empty();
+  if (cs.size() == 3 && !r.is_statement && !c.has_arg && (c.name == "call" || c.name == "return")) {
+    r.is_return = c.name == "return";
+    r.is_call = c.name == "call";
+    return true;
+  }
+  if (cs.size() == 3 && !r.is_statement && c.name == "inline" && !c.has_arg) {
+    r.inline_only = true;
+    return true;
+  }
+  if (cs.size() == 3 && !r.is_statement && c.name == "label" && named) {
+    r.label = c.str_arg;
+    return true;
+  }
+  if (cs.size() == 3 && !r.is_statement && c.name == "callee" && named) {
+    r.callee = parse_location_text(c.str_arg);
+    if (r.callee.function.empty()) r.callee.function = "*";
+    if (!r.callee.error.empty() || r.callee.first || r.callee.all_lines || r.callee.relative >= 0) {
+      diags.error("XTP2151", c.loc, ".callee takes a function: NAME or NAME@FILE").hint =
           "as in kernel.function(\"vfs_read\").callee(\"rw_verify_area\")";
-      return;
+      return false;
     }
-  } else if (cs.size() >= 3) {
-    if (pp.optional) return;
-    bool later = cs[2].name == "callee" || cs[2].name == "callees";
-    auto &d = diags.error("XTP2151", cs[2].loc,
-                          cs[2].name == "callee" && cs.size() > 3
-                              ? "." + cs[3].name + " after .callee(...) is not supported yet"
-                          : later ? "." + cs[2].name + " probes are not supported yet"
-                                  : "unknown " + kind + " probe point '" + pp.str() + "'");
-    d.hint = is_statement ? "use kernel.statement(\"FUNC@FILE:LINE\")"
+    return true;
+  }
+  if (pp.optional) return false;
+  bool later = c.name == "callee" || c.name == "callees";
+  auto &d = diags.error("XTP2151", c.loc,
+                        c.name == "callee" && cs.size() > 3
+                            ? "." + cs[3].name + " after .callee(...) is not supported yet"
+                        : later ? "." + c.name + " probes are not supported yet"
+                                : "unknown " + r.kind + " probe point '" + pp.str() + "'");
+  d.hint = r.is_statement ? "use kernel.statement(\"FUNC@FILE:LINE\")"
                           : "use kernel.function(\"PATTERN[@FILE]\"), .call or .return";
+  return false;
+}
+
+// The context variables of a probe at `addr` of `f`, computed when the
+// body first asks.
+std::function<std::vector<ContextVar>()> lazy_dwarf_vars(const KernelDwarf *d,
+                                                         const DwarfFunction *f, uint64_t addr,
+                                                         bool inside, bool is_return) {
+  return [d, f, addr, inside, is_return] {
+    std::vector<ContextVar> vars;
+    if (inside) {
+      // Parameters and locals where DWARF says they are at this
+      // address; entry values kept by a kretprobe on the function
+      // (an inlined copy has no entry: variables_at says so).
+      std::string frame;
+      if (!f->inlined) {
+        std::string sym;
+        uint64_t off = 0;
+        d->kprobe_site(*f, f->entry, &sym, &off);
+        frame = entry_frame_key(sym, off, f->name);
+      }
+      for (const DwarfVar &v : d->variables_at(*f, addr))
+        vars.push_back(dwarf_context_var(d->types(), v, frame));
+      return vars;
+    }
+    // At entry the parameters are in the argument registers (and a
+    // .return probe saved them there); locals have no value yet but
+    // are listed, as stap lists them.
+    KFunction proto;
+    if (!d->prototype(*f, &proto.params, &proto.return_type)) return vars;
+    if (f->symbol.find('.') != std::string::npos)
+      return clone_entry_vars(d->types(), d->variables_at(*f, f->entry), proto, is_return);
+    vars = parameter_vars(d->types(), proto, is_return);
+    if (is_return) return vars;
+    // Beyond the argument registers (a seventh parameter, a struct
+    // passed by value and those after it) DWARF says where each one
+    // is at the entry: on the stack above the return address.
+    std::vector<DwarfVar> at_entry = d->variables_at(*f, f->entry);
+    for (ContextVar &cv : vars) {
+      if (cv.unavailable.empty()) continue;
+      for (const DwarfVar &v : at_entry)
+        if (v.parameter && v.name == cv.name && v.where != DwarfVar::Where::Unavailable) {
+          ContextVar from_dwarf = dwarf_context_var(d->types(), v);
+          if (from_dwarf.unavailable.empty()) cv = std::move(from_dwarf);
+        }
+    }
+    for (const DwarfVar &v : at_entry)
+      if (!v.parameter) vars.push_back(dwarf_context_var(d->types(), v));
+    return vars;
+  };
+}
+
+// @var("name") and @var("name@file") as `f`'s compilation unit sees them.
+std::function<bool(const std::string &, const std::string &, ContextVar *)> lazy_dwarf_global(
+    const KernelDwarf *d, const DwarfFunction *f) {
+  return [d, f](const std::string &name, const std::string &file, ContextVar *cv) {
+    std::string error;
+    if (!file.empty()) {
+      // @var("name@file"): an error (ambiguous, absent) is the caller's to report.
+      if (unique_global(*d, name, file, cv, &error)) return true;
+      cv->name = name;
+      cv->unavailable = error;
+      return true;
+    }
+    DwarfGlobal g;
+    if (!d->global_seen_from(*f, name, &g)) return false;
+    *cv = global_context_var(g);
+    return true;
+  };
+}
+
+// What -l shows for a probe at `line` of `f` (a label's name, or the
+// caller of a .callee site, when there is one).
+std::string dwarf_display(const DwarfRequest &r, const KernelDwarf &d, const DwarfFunction &f,
+                          const CalleeSite *call, int line, const std::string &label_name) {
+  if (call)
+    return family_prefix(d) + ".function(\"" + where(*call->caller, call->caller->line) +
+           "\").callee(\"" + where(f, f.line) + "\")";
+  if (r.is_statement) return family_prefix(d) + ".statement(\"" + where(f, line) + "\")";
+  std::string s = family_prefix(d) + "." + r.kind + "(\"" +
+                  where(f, r.label.empty() ? f.line : line) + "\")" +
+                  (r.is_return     ? ".return"
+                   : r.is_call     ? ".call"
+                   : r.inline_only ? ".inline"
+                                   : "");
+  if (!r.label.empty()) s += ".label(\"" + label_name + "\")";
+  return s;
+}
+
+// The lines of `f` the request probes: its labels, its statements or its
+// entry; empty when it has none of them.
+std::vector<DwarfLine> probe_lines(const DwarfRequest &r, const KernelDwarf &d,
+                                   const DwarfFunction &f, std::vector<std::string> *label_names) {
+  std::vector<DwarfLine> lines;
+  if (!r.label.empty()) {
+    for (auto &[name, at] : d.labels(f, r.label)) {
+      lines.push_back(at);
+      label_names->push_back(name);
+    }
+  } else if (r.is_statement) {
+    lines = r.spec.lines_of(d, f);
+  } else {
+    lines.push_back({f.line, f.entry});
+  }
+  return lines;
+}
+
+using SiteSet = std::set<std::pair<std::string, uint64_t>>;  // one probe per kprobe site
+
+// One derived probe at line `l` of `f`, unless its kprobe site has one already.
+void add_line_probe(const DwarfRequest &r, const KernelDwarf *d, const DwarfFunction *f,
+                    const CalleeSite *call, const DwarfLine &l, const std::string &label_name,
+                    SiteSet &sites, DerivedProbes &out) {
+  auto dp = std::make_unique<KernelFunctionProbe>();
+  d->kprobe_site(*f, l.addr, &dp->symbol, &dp->offset);
+  std::string site_key = dp->symbol + (r.is_return ? "/r" : "");
+  if (call && !f->inlined) {
+    // Only the calls from this site: the callee's entry checks the
+    // return address on top of the stack.
+    d->kprobe_site(*call->caller, call->return_pc, &dp->return_symbol, &dp->return_offset);
+    site_key += "<-" + dp->return_symbol + "+" + std::to_string(dp->return_offset);
+  } else if (call) {
+    site_key += "<-inline";
+  }
+  if (!sites.emplace(site_key, dp->offset).second) return;
+  dp->function = f->name;
+  dp->is_return = r.is_return;
+  dp->is_call = r.is_call;
+  dp->table = &d->types();
+  dp->display = dwarf_display(r, *d, *f, call, l.line, label_name);
+  dp->pattern = r.pp->str();
+  // An inlined copy's parameters are variables of its DIE, wherever
+  // the caller's code left them: read as at a statement.
+  bool inside = r.is_statement || !r.label.empty() || f->inlined;
+  dp->lazy_vars = lazy_dwarf_vars(d, f, l.addr, inside, r.is_return);
+  dp->lazy_global = lazy_dwarf_global(d, f);
+  out.push_back(std::move(dp));
+}
+
+// The derived probes the request makes in one DWARF source.
+void derive_in(const DwarfRequest &r, const KernelDwarf *d, SiteSet &sites, DerivedProbes &out) {
+  const Spec &spec = r.spec;
+  // Plain .function covers the function's inlined copies too, as stap's
+  // does; .call and .return only its out-of-line code (a copy has no
+  // return to probe); .inline only the copies.
+  std::vector<const DwarfFunction *> fns;
+  if (!r.inline_only) fns = d->match(spec.function, spec.file);
+  if (r.callee.function.empty() &&
+      (r.inline_only || (!r.is_statement && !r.is_call && !r.is_return && r.label.empty())))
+    for (const DwarfFunction *f : d->match_inlined(spec.function, spec.file)) fns.push_back(f);
+  std::vector<CalleeSite> callee_sites;  // .callee: the callees' entries instead
+  if (!r.callee.function.empty()) {
+    for (const DwarfFunction *f : fns)
+      if ((!spec.first || f->line == spec.first) && (!r.exported_only || f->exported))
+        for (const CalleeSite &c : callees_of(*d, *f, r.callee)) callee_sites.push_back(c);
+    fns.clear();
+    for (const CalleeSite &c : callee_sites) fns.push_back(c.callee);
+  }
+  for (size_t fi = 0; fi < fns.size(); ++fi) {
+    const DwarfFunction *f = fns[fi];
+    const CalleeSite *call = callee_sites.empty() ? nullptr : &callee_sites[fi];
+    if (!call && !r.is_statement && spec.first && f->line != spec.first) continue;
+    if (!call && r.exported_only && !f->exported) continue;
+    std::vector<std::string> label_names;
+    std::vector<DwarfLine> lines = probe_lines(r, *d, *f, &label_names);
+    for (size_t li = 0; li < lines.size(); ++li)
+      add_line_probe(r, d, f, call, lines[li], r.label.empty() ? "" : label_names[li], sites, out);
+  }
+}
+
+// Nothing matched: say what was looked for, and where a named function's lines are.
+void report_no_match(const DwarfRequest &r, const std::vector<const KernelDwarf *> &sources,
+                     Diagnostics &diags) {
+  const auto &cs = r.pp->components;
+  std::string what = r.is_module ? "module \"" + cs[0].str_arg + "\"" : "this kernel";
+  auto &d = diags.error(
+      "XTP2153", r.label.empty() ? cs[1].loc : cs[2].loc,
+      !r.label.empty() ? "no label '" + r.label + "' in a function of " + what + " matching '" +
+                             cs[1].str_arg + "'"
+      : r.is_statement             ? "no line of " + what + " matches '" + cs[1].str_arg + "'"
+      : !r.callee.function.empty() ? "no function of " + what + " matching '" + cs[1].str_arg +
+                                         "' calls one matching '" + cs[2].str_arg + "'"
+      : r.inline_only
+          ? "no inlined copy of a function of " + what + " matches '" + cs[1].str_arg + "'"
+          : "no function of " + what + " matches '" + cs[1].str_arg + "'");
+  for (const KernelDwarf *k : sources)
+    for (const DwarfFunction *f : k->match(r.spec.function, r.spec.file)) {
+      std::vector<DwarfLine> ls = k->lines(*f, 1, 1 << 30);
+      if (r.is_statement && !ls.empty()) {
+        d.hint = f->name + " has code at lines " + std::to_string(ls.front().line) + "-" +
+                 std::to_string(ls.back().line) + " of " + f->file;
+        break;
+      }
+    }
+  if (d.hint.empty())
+    d.hint = "functions come from the DWARF of " + sources.front()->path() +
+             "; list them with: xtap -l '" + family_prefix(*sources.front()) +
+             ".function(\"*@FILE\")'";
+}
+
+void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags,
+                  bool exported_only) {
+  const auto &cs = pp.components;
+  DwarfRequest r;
+  r.pp = &pp;
+  r.is_module = cs[0].name == "module";
+  r.is_statement = cs[1].name == "statement";
+  r.exported_only = exported_only;
+  r.kind = r.is_statement ? "statement" : "function";
+  if (!check_module_name(r, diags)) return;
+  if (r.is_statement && !r.is_module && cs[1].has_arg && !cs[1].arg_is_string) {
+    derive_statement_address(pp, env, out, diags);
     return;
   }
-  Spec spec = parse_dwarf_location(cs[1].str_arg, is_statement);
-  if (!spec.error.empty()) {
-    diags.error("XTP2151", cs[1].loc, spec.error).hint =
+  if (!check_location_text(r, diags)) return;
+  std::vector<const KernelDwarf *> sources = dwarf_sources(r, env, diags);
+  if (sources.empty() || !read_suffix(r, diags)) return;
+  r.spec = parse_dwarf_location(cs[1].str_arg, r.is_statement);
+  if (!r.spec.error.empty()) {
+    diags.error("XTP2151", cs[1].loc, r.spec.error).hint =
         "as in kernel.statement(\"vfs_read@fs/read_write.c:460\")";
     return;
   }
-
   size_t before = out.size();
-  std::set<std::pair<std::string, uint64_t>> sites;  // one probe per kprobe site
-  for (const KernelDwarf *d : sources) {
-    // Plain .function covers the function's inlined copies too, as stap's
-    // does; .call and .return only its out-of-line code (a copy has no
-    // return to probe); .inline only the copies.
-    std::vector<const DwarfFunction *> fns;
-    if (!inline_only) fns = d->match(spec.function, spec.file);
-    if (callee.function.empty() &&
-        (inline_only || (!is_statement && !is_call && !is_return && label.empty())))
-      for (const DwarfFunction *f : d->match_inlined(spec.function, spec.file)) fns.push_back(f);
-    std::vector<CalleeSite> callee_sites;  // .callee: the callees' entries instead
-    if (!callee.function.empty()) {
-      for (const DwarfFunction *f : fns)
-        if ((!spec.first || f->line == spec.first) && (!exported_only || f->exported))
-          for (CalleeSite &c : callees_of(*d, *f, callee)) callee_sites.push_back(std::move(c));
-      fns.clear();
-      for (const CalleeSite &c : callee_sites) fns.push_back(c.callee);
-    }
-    for (size_t fi = 0; fi < fns.size(); ++fi) {
-      const DwarfFunction *f = fns[fi];
-      const CalleeSite *call = callee_sites.empty() ? nullptr : &callee_sites[fi];
-      if (!call && !is_statement && spec.first && f->line != spec.first) continue;
-      if (!call && exported_only && !f->exported) continue;
-      std::vector<DwarfLine> lines;
-      std::vector<std::string> label_names;
-      if (!label.empty()) {
-        for (auto &[name, at] : d->labels(*f, label)) {
-          lines.push_back(at);
-          label_names.push_back(name);
-        }
-        if (lines.empty()) continue;
-      } else if (is_statement) {
-        lines = spec.lines_of(*d, *f);
-        if (lines.empty()) continue;
-      } else {
-        lines.push_back({f->line, f->entry});
-      }
-      for (size_t li = 0; li < lines.size(); ++li) {
-        const DwarfLine &l = lines[li];
-        auto dp = std::make_unique<KernelFunctionProbe>();
-        d->kprobe_site(*f, l.addr, &dp->symbol, &dp->offset);
-        std::string site_key = dp->symbol + (is_return ? "/r" : "");
-        if (call && !f->inlined) {
-          // Only the calls from this site: the callee's entry checks the
-          // return address on top of the stack.
-          d->kprobe_site(*call->caller, call->return_pc, &dp->return_symbol, &dp->return_offset);
-          site_key += "<-" + dp->return_symbol + "+" + std::to_string(dp->return_offset);
-        } else if (call) {
-          site_key += "<-inline";
-        }
-        if (!sites.emplace(site_key, dp->offset).second) continue;
-        dp->function = f->name;
-        dp->is_return = is_return;
-        dp->is_call = is_call;
-        dp->table = &d->types();
-        dp->display = family_prefix(*d) + "." + kind + "(\"" +
-                      where(*f, label.empty() ? f->line : l.line) + "\")" +
-                      (is_return     ? ".return"
-                       : is_call     ? ".call"
-                       : inline_only ? ".inline"
-                                     : "");
-        if (!label.empty()) dp->display += ".label(\"" + label_names[li] + "\")";
-        if (is_statement)
-          dp->display = family_prefix(*d) + ".statement(\"" + where(*f, l.line) + "\")";
-        if (call)
-          dp->display = family_prefix(*d) + ".function(\"" +
-                        where(*call->caller, call->caller->line) + "\").callee(\"" +
-                        where(*f, f->line) + "\")";
-        dp->pattern = pp.str();
-        // An inlined copy's parameters are variables of its DIE, wherever
-        // the caller's code left them: read as at a statement.
-        bool inside = is_statement || !label.empty() || f->inlined;
-        dp->lazy_vars = [d, f, addr = l.addr, inside, is_return] {
-          std::vector<ContextVar> vars;
-          if (inside) {
-            // Parameters and locals where DWARF says they are at this
-            // address; entry values kept by a kretprobe on the function
-            // (an inlined copy has no entry: variables_at says so).
-            std::string frame;
-            if (!f->inlined) {
-              std::string sym;
-              uint64_t off = 0;
-              d->kprobe_site(*f, f->entry, &sym, &off);
-              frame = entry_frame_key(sym, off, f->name);
-            }
-            for (const DwarfVar &v : d->variables_at(*f, addr))
-              vars.push_back(dwarf_context_var(d->types(), v, frame));
-            return vars;
-          }
-          // At entry the parameters are in the argument registers (and a
-          // .return probe saved them there); locals have no value yet but
-          // are listed, as stap lists them.
-          KFunction proto;
-          if (!d->prototype(*f, &proto.params, &proto.return_type)) return vars;
-          if (f->symbol.find('.') != std::string::npos)
-            return clone_entry_vars(d->types(), d->variables_at(*f, f->entry), proto, is_return);
-          vars = parameter_vars(d->types(), proto, is_return);
-          if (is_return) return vars;
-          // Beyond the argument registers (a seventh parameter, a struct
-          // passed by value and those after it) DWARF says where each one
-          // is at the entry: on the stack above the return address.
-          std::vector<DwarfVar> at_entry = d->variables_at(*f, f->entry);
-          for (ContextVar &cv : vars) {
-            if (cv.unavailable.empty()) continue;
-            for (const DwarfVar &v : at_entry)
-              if (v.parameter && v.name == cv.name && v.where != DwarfVar::Where::Unavailable) {
-                ContextVar from_dwarf = dwarf_context_var(d->types(), v);
-                if (from_dwarf.unavailable.empty()) cv = std::move(from_dwarf);
-              }
-          }
-          for (const DwarfVar &v : at_entry)
-            if (!v.parameter) vars.push_back(dwarf_context_var(d->types(), v));
-          return vars;
-        };
-        dp->lazy_global = [d, f](const std::string &name, const std::string &file, ContextVar *cv) {
-          std::string error;
-          if (!file.empty()) {
-            // @var("name@file"): an error (ambiguous, absent) is the caller's to report.
-            if (unique_global(*d, name, file, cv, &error)) return true;
-            cv->name = name;
-            cv->unavailable = error;
-            return true;
-          }
-          DwarfGlobal g;
-          if (!d->global_seen_from(*f, name, &g)) return false;
-          *cv = global_context_var(g);
-          return true;
-        };
-        out.push_back(std::move(dp));
-      }
-    }
-  }
+  SiteSet sites;
+  for (const KernelDwarf *d : sources) derive_in(r, d, sites, out);
+  const Spec &spec = r.spec;
   bool several = out.size() - before > 1 || kfunc_is_glob(spec.function) ||
-                 kfunc_is_glob(spec.file) || kfunc_is_glob(label) || spec.all_lines ||
+                 kfunc_is_glob(spec.file) || kfunc_is_glob(r.label) || spec.all_lines ||
                  spec.last > spec.first;
-  for (size_t i = before; i < out.size(); ++i) {
-    auto &kf = static_cast<KernelFunctionProbe &>(*out[i]);
-    kf.from_pattern = several;
-  }
-  if (out.size() == before && !pp.optional) {
-    std::string what = is_module ? "module \"" + cs[0].str_arg + "\"" : "this kernel";
-    auto &d = diags.error(
-        "XTP2153", label.empty() ? cs[1].loc : cs[2].loc,
-        !label.empty() ? "no label '" + label + "' in a function of " + what + " matching '" +
-                             cs[1].str_arg + "'"
-        : is_statement             ? "no line of " + what + " matches '" + cs[1].str_arg + "'"
-        : !callee.function.empty() ? "no function of " + what + " matching '" + cs[1].str_arg +
-                                         "' calls one matching '" + cs[2].str_arg + "'"
-        : inline_only
-            ? "no inlined copy of a function of " + what + " matches '" + cs[1].str_arg + "'"
-            : "no function of " + what + " matches '" + cs[1].str_arg + "'");
-    // A named function that exists, but not at that line: say where its lines are.
-    std::vector<std::string> names;
-    for (const KernelDwarf *k : sources)
-      for (const DwarfFunction *f : k->match(spec.function, spec.file)) {
-        std::vector<DwarfLine> ls = k->lines(*f, 1, 1 << 30);
-        if (is_statement && !ls.empty()) {
-          d.hint = f->name + " has code at lines " + std::to_string(ls.front().line) + "-" +
-                   std::to_string(ls.back().line) + " of " + f->file;
-          break;
-        }
-      }
-    if (d.hint.empty())
-      d.hint = "functions come from the DWARF of " + sources.front()->path() +
-               "; list them with: xtap -l '" + family_prefix(*sources.front()) +
-               ".function(\"*@FILE\")'";
-  }
+  for (size_t i = before; i < out.size(); ++i)
+    static_cast<KernelFunctionProbe &>(*out[i]).from_pattern = several;
+  if (out.size() == before && !pp.optional) report_no_match(r, sources, diags);
 }
 
 }  // namespace

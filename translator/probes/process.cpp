@@ -201,135 +201,183 @@ class ProcessProvider : public ProbeProvider {
 
   void derive_point(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
                     Diagnostics &diags) const {
+    if (derive_other_kind(pp, decl, env, out, diags)) return;
+    if (!check_function_point(pp, diags)) return;
+    const std::string &path = pp.components[0].str_arg;
+    if (is_glob(path) && path.find('/') != std::string::npos) {
+      derive_path_glob(pp, decl, env, out, diags);
+      return;
+    }
+    derive_functions(pp, env, out, diags);
+  }
+
+  // The points that are not process("PATH").function(...): the -c/-x
+  // program, .plt, .library, .mark, .statement; false for none of them.
+  bool derive_other_kind(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env,
+                         DerivedProbes &out, Diagnostics &diags) const {
     if (!pp.components[0].has_arg && !env.target_program.empty()) {
       ProbePoint target = pp;
       target.components[0].has_arg = target.components[0].arg_is_string = true;
       target.components[0].str_arg = env.target_program;
       derive(target, decl, env, out, diags);
-      return;
+      return true;
     }
     for (const auto &c : pp.components)
       if (c.name == "plt") {
         derive_process_plt(pp, env, out, diags);
-        return;
+        return true;
       }
     if (pp.components.size() >= 3 && pp.components[1].name == "library") {
       derive_library(pp, decl, env, out, diags);
-      return;
+      return true;
     }
     const auto &cs = pp.components;
     if ((cs.size() == 2 && cs[1].name == "mark") ||
         (cs.size() == 3 && cs[1].name == "provider" && cs[2].name == "mark")) {
       derive_mark(pp, env, out, diags);
-      return;
+      return true;
     }
     if (cs.size() == 2 && cs[1].name == "statement" && cs[1].has_arg && !cs[1].arg_is_string) {
       derive_statement(pp, env, out, diags);
-      return;
+      return true;
     }
     if (cs.size() == 2 && cs[1].name == "statement" && cs[1].has_arg) {
       derive_process_source_statement(pp, env, out, diags);
-      return;
+      return true;
     }
+    return false;
+  }
+
+  // process("PATH").function("NAME")[.call|.return] with both names in
+  // quotes; false (reported unless the point is optional) otherwise.
+  static bool check_function_point(const ProbePoint &pp, Diagnostics &diags) {
+    const auto &cs = pp.components;
     bool shape =
         cs.size() >= 2 && cs.size() <= 3 && cs[1].name == "function" &&
         (cs.size() == 2 || (!cs[2].has_arg && (cs[2].name == "return" || cs[2].name == "call")));
     if (!shape) {
       // stap drops an optional point it cannot resolve; xtap also one it
       // cannot yet (ucalls.stp's process("php").mark(...)?).
-      if (pp.optional) return;
+      if (pp.optional) return false;
       diags
           .error("XTP2170", pp.loc, "unknown or unsupported process probe point '" + pp.str() + "'")
           .hint = "use process(\"PATH\").function(\"NAME\") with .call or .return";
-      return;
+      return false;
     }
     if (!cs[0].has_arg || !cs[0].arg_is_string || cs[0].str_arg.empty()) {
       diags.error("XTP2170", cs[0].loc, "process(...) needs the program's path in quotes here")
           .hint = "as in process(\"/usr/bin/ls\").function(\"main\")";
-      return;
+      return false;
     }
     if (!cs[1].has_arg || !cs[1].arg_is_string || cs[1].str_arg.empty()) {
       diags.error("XTP2170", cs[1].loc, "process(...).function needs a function name in quotes")
           .hint = "as in process(\"/usr/bin/ls\").function(\"main\") or .function(\"str*\")";
-      return;
+      return false;
     }
-    if (is_glob(cs[0].str_arg) && cs[0].str_arg.find('/') != std::string::npos) {
-      // A glob over paths ("/usr/lib*/libc.so.*"): each file it matches;
-      // files that are no x86-64 programs are left out.
-      glob_t g{};
-      std::vector<std::string> files;
-      if (glob((env.sysroot + cs[0].str_arg).c_str(), 0, nullptr, &g) == 0)
-        for (size_t i = 0; i < g.gl_pathc; ++i) files.push_back(g.gl_pathv[i]);
-      globfree(&g);
-      size_t before = out.size();
-      std::string skipped;  // the files that are no x86-64 programs, and why
-      for (const auto &f : files) {
-        std::string why;
-        if (!ElfSymbols::open(f, &why)) {
-          if (skipped.empty()) skipped = f + ": " + why;
-          else skipped += ", " + f;
-          continue;
-        }
-        ProbePoint one = pp;
-        one.components[0].str_arg = f.substr(env.sysroot.size());
-        one.optional = true;
-        derive(one, decl, env, out, diags);
+    return true;
+  }
+
+  // A glob over paths ("/usr/lib*/libc.so.*"): each file it matches;
+  // files that are no x86-64 programs are left out.
+  void derive_path_glob(const ProbePoint &pp, ProbeDecl &decl, const ProbeEnv &env,
+                        DerivedProbes &out, Diagnostics &diags) const {
+    const auto &cs = pp.components;
+    glob_t g{};
+    std::vector<std::string> files;
+    if (glob((env.sysroot + cs[0].str_arg).c_str(), 0, nullptr, &g) == 0)
+      for (size_t i = 0; i < g.gl_pathc; ++i) files.push_back(g.gl_pathv[i]);
+    globfree(&g);
+    size_t before = out.size();
+    std::string skipped;  // the files that are no x86-64 programs, and why
+    for (const auto &f : files) {
+      std::string why;
+      if (!ElfSymbols::open(f, &why)) {
+        if (skipped.empty()) skipped = f + ": " + why;
+        else skipped += ", " + f;
+        continue;
       }
-      if (out.size() == before && !pp.optional) {
-        diags
-            .error("XTP2171", cs[0].loc,
-                   "no program matching '" + cs[0].str_arg + "' has a function '" + cs[1].str_arg +
-                       "'" + (env.sysroot.empty() ? "" : " under " + env.sysroot))
-            .hint =
-            files.empty() ? "no file matches the pattern"
-            : !skipped.empty()
-                ? "files left out (xtap probes x86-64 programs only): " + skipped
-                : "the files matching it: " + files.front() + (files.size() > 1 ? " ..." : "");
-      }
-      return;
+      ProbePoint one = pp;
+      one.components[0].str_arg = f.substr(env.sysroot.size());
+      one.optional = true;
+      derive(one, decl, env, out, diags);
     }
-    std::string target;
-    std::string file = host_path(cs[0].str_arg, env.sysroot, &target);
-    if (file.empty()) {
-      if (pp.optional) return;
+    if (out.size() == before && !pp.optional) {
+      diags
+          .error("XTP2171", cs[0].loc,
+                 "no program matching '" + cs[0].str_arg + "' has a function '" + cs[1].str_arg +
+                     "'" + (env.sysroot.empty() ? "" : " under " + env.sysroot))
+          .hint =
+          files.empty() ? "no file matches the pattern"
+          : !skipped.empty()
+              ? "files left out (xtap probes x86-64 programs only): " + skipped
+              : "the files matching it: " + files.front() + (files.size() > 1 ? " ..." : "");
+    }
+  }
+
+  // The program's ELF file for process("PATH").function(...); null when
+  // there is none (reported unless the point is optional).
+  static std::unique_ptr<ElfSymbols> open_function_program(const ProbePoint &pp,
+                                                           const ProbeEnv &env, std::string *file,
+                                                           std::string *target,
+                                                           Diagnostics &diags) {
+    const auto &cs = pp.components;
+    *file = host_path(cs[0].str_arg, env.sysroot, target);
+    if (file->empty()) {
+      if (pp.optional) return nullptr;
       auto &d = diags.error("XTP2171", cs[0].loc,
                             "no program '" + cs[0].str_arg + "' to probe" +
                                 (env.sysroot.empty() ? "" : " under " + env.sysroot));
       d.hint = cs[0].str_arg.find('/') == std::string::npos
                    ? "give its full path, or put it in $PATH"
                    : "the program is read at translation time; --sysroot DIR reads it from DIR";
-      return;
+      return nullptr;
     }
     std::string why;
-    auto elf = ElfSymbols::open(file, &why);
-    if (!elf) {
-      if (pp.optional) return;
-      diags.error("XTP2172", cs[0].loc, "cannot probe '" + file + "': " + why).hint =
+    auto elf = ElfSymbols::open(*file, &why);
+    if (!elf && !pp.optional)
+      diags.error("XTP2172", cs[0].loc, "cannot probe '" + *file + "': " + why).hint =
           "process(...) takes an x86-64 ELF program or shared library";
-      return;
-    }
+    return elf;
+  }
+
+  // The functions of `elf` the pattern names; none is reported (unless the
+  // point is optional) with a guess or where the names come from.
+  static std::vector<const ElfFunction *> match_functions(const ProbePoint &pp,
+                                                          const ElfSymbols &elf,
+                                                          const std::string &file,
+                                                          Diagnostics &diags) {
+    const auto &cs = pp.components;
     const std::string &pattern = cs[1].str_arg;
     std::vector<const ElfFunction *> found;
     if (!is_glob(pattern)) {
-      if (const ElfFunction *f = elf->find(pattern)) found.push_back(f);
+      if (const ElfFunction *f = elf.find(pattern)) found.push_back(f);
     } else {
-      for (const auto &f : elf->functions())
+      for (const auto &f : elf.functions())
         if (fnmatch(pattern.c_str(), f.name.c_str(), 0) == 0) found.push_back(&f);
     }
-    if (found.empty()) {
-      if (pp.optional) return;
-      auto &d = diags.error("XTP2173", cs[1].loc,
-                            "no function of " + file + " matches '" + pattern + "'");
-      std::vector<std::string> names;
-      for (const auto &f : elf->functions()) names.push_back(f.name);
-      std::string guess = is_glob(pattern) ? "" : closest_match(pattern, names);
-      d.hint = elf->table().empty() ? "the file has no symbol table (.symtab or .dynsym)"
-               : !guess.empty()     ? "did you mean '" + guess + "'?"
-                                    : "its functions come from its " + elf->table() +
-                                      "; list them with: xtap -l 'process(\"" + cs[0].str_arg +
-                                      "\").function(\"*\")'";
-      return;
-    }
+    if (!found.empty() || pp.optional) return found;
+    auto &d =
+        diags.error("XTP2173", cs[1].loc, "no function of " + file + " matches '" + pattern + "'");
+    std::vector<std::string> names;
+    for (const auto &f : elf.functions()) names.push_back(f.name);
+    std::string guess = is_glob(pattern) ? "" : closest_match(pattern, names);
+    d.hint = elf.table().empty() ? "the file has no symbol table (.symtab or .dynsym)"
+             : !guess.empty()    ? "did you mean '" + guess + "'?"
+                                 : "its functions come from its " + elf.table() +
+                                    "; list them with: xtap -l 'process(\"" + cs[0].str_arg +
+                                    "\").function(\"*\")'";
+    return found;
+  }
+
+  // process("PATH").function("NAME")[.call|.return]: a uprobe or
+  // uretprobe at each matching function's entry.
+  void derive_functions(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
+                        Diagnostics &diags) const {
+    const auto &cs = pp.components;
+    std::string target, file;
+    auto elf = open_function_program(pp, env, &file, &target, diags);
+    if (!elf) return;
+    std::vector<const ElfFunction *> found = match_functions(pp, *elf, file, diags);
     bool is_return = cs.size() == 3 && cs[2].name == "return";
     bool is_call = cs.size() == 3 && cs[2].name == "call";
     for (const ElfFunction *f : found) {

@@ -48,7 +48,7 @@ struct ContextVar {
   // Non-empty: the value is one the function had at its entry
   // (DW_OP_entry_value), which the provider keeps for the location by
   // hooking that entry; a key the provider understands. `used` is set by
-  // pass 2b when a target expression reads the variable, so that only the
+  // resolve_targets when a target expression reads the variable, so that only the
   // entries whose values are read are hooked.
   std::string entry_frame{};
   mutable bool used = false;
