@@ -391,7 +391,7 @@ void print_preflight(std::ostream &os, const Preflight &p, bool verbose) {
       w = std::max(w, cell(row, result_on(row, p.kernels[i].release)).size());
     widths.push_back(w);
   }
-  auto pad = [](std::string s, size_t w) {
+  auto pad = [](const std::string &s, size_t w) {
     return s.size() < w ? s + std::string(w - s.size(), ' ') : s;
   };
   os << "\n" << pad("probe point", width);
