@@ -84,8 +84,8 @@ struct xtap_session {
 	char init_error[256];
 	/* -t: per CPU, script->ntiming counters (timing.c); NULL without -t. */
 	struct xtap_timing_stat __percpu *timing;
-	/* Per CPU, script->nprobes loss counters (probe_acct.c). */
-	struct xtap_probe_acct __percpu *acct;
+	/* Per possible CPU, script->nprobes loss counters (probe_acct.c). */
+	struct xtap_probe_acct **acct;
 	unsigned long
 		*budget_warned; /* a bit per probe: its first skip was told */
 	atomic_t overload_warned;
@@ -148,7 +148,8 @@ bool xtap_probe_acct_line(u32 id, char *buf, size_t len);
 static inline struct xtap_probe_acct *
 xtap_probe_acct(const struct xtap_probe *p)
 {
-	return this_cpu_ptr(xtap_sess.acct) + (p->id - 1);
+	/* Interrupts are off: this CPU's array stays this CPU's. */
+	return xtap_sess.acct[raw_smp_processor_id()] + (p->id - 1);
 }
 
 /* context.c */

@@ -9,6 +9,8 @@
  * that lost something, and written on the -t report's lines.
  */
 #include <linux/bitmap.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -19,6 +21,7 @@
 int xtap_probe_acct_alloc(const struct xtap_script *s)
 {
 	const struct xtap_limits *l = &xtap_sess.limits;
+	int cpu;
 	u32 i;
 
 	xtap_sess.cpu_cap = l->overload_skip && l->overload_threshold ?
@@ -30,18 +33,34 @@ int xtap_probe_acct_alloc(const struct xtap_script *s)
 	for (i = 0; i < s->nprobes; i++)
 		if (s->probe_descs[i].budget_ns)
 			xtap_sess.guard = true;
+	/*
+	 * One array per possible CPU, not per-CPU memory: __alloc_percpu()
+	 * refuses (with a WARN) more than 32 KiB, which 64 bytes a probe
+	 * passes at 512 probes (syscall.*, wildcards).
+	 */
 	xtap_sess.acct =
-		__alloc_percpu(sizeof(struct xtap_probe_acct) * s->nprobes,
-			       __alignof__(struct xtap_probe_acct));
+		kcalloc(nr_cpu_ids, sizeof(*xtap_sess.acct), GFP_KERNEL);
 	xtap_sess.budget_warned = bitmap_zalloc(s->nprobes, GFP_KERNEL);
 	if (!xtap_sess.acct || !xtap_sess.budget_warned)
 		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		xtap_sess.acct[cpu] = kvzalloc_node(
+			array_size(s->nprobes, sizeof(struct xtap_probe_acct)),
+			GFP_KERNEL, cpu_to_node(cpu));
+		if (!xtap_sess.acct[cpu])
+			return -ENOMEM;
+	}
 	return 0;
 }
 
 void xtap_probe_acct_free(void)
 {
-	free_percpu(xtap_sess.acct);
+	int cpu;
+
+	if (xtap_sess.acct)
+		for_each_possible_cpu(cpu)
+			kvfree(xtap_sess.acct[cpu]);
+	kfree(xtap_sess.acct);
 	xtap_sess.acct = NULL;
 	bitmap_free(xtap_sess.budget_warned);
 	xtap_sess.budget_warned = NULL;
@@ -130,7 +149,7 @@ static void xtap_probe_sum(u32 id, struct xtap_probe_acct *all)
 		return;
 	for_each_possible_cpu(cpu) {
 		const struct xtap_probe_acct *a =
-			per_cpu_ptr(xtap_sess.acct, cpu) + (id - 1);
+			xtap_sess.acct[cpu] + (id - 1);
 
 		all->skipped_budget += a->skipped_budget;
 		all->skipped_overload += a->skipped_overload;
