@@ -17,6 +17,8 @@ pkgs=(
   lintian  # judges the .deb in tests/package (no error or warning)
   chromium chromium-driver python3-selenium  # tests/flamegraph/browser_test.py: the flame graph in a real browser
   prometheus  # tests/prometheus: a real Prometheus scrapes xtap-run --prometheus (run by the test, not as a service)
+  libncurses-dev  # --monitor's view: libncursesw.a and libtinfo.a, linked into the static xtap-run
+  tmux  # tests/monitor: xtap --vm --monitor driven and read under tmux
   nodejs  # runs the flame graph SVG's own script in a unit test (tests/unit/flamegraph_script_check.js)
   linux-image-cloud-amd64 linux-headers-cloud-amd64
   linux-image-6.12-cloud-amd64 linux-headers-6.12-cloud-amd64

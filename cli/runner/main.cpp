@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/build_id.h"
+#include "monitor/view.h"
 #include "runner/bundle.h"
 #include "runner/cleanup.h"
 #include "runner/kmod.h"
@@ -18,7 +19,7 @@ void usage(FILE* f) {
   std::fprintf(
       f,
       "Usage: xtap-run [-b] [-F] [-o FILE [-S SIZE[,N]]] [-c CMD] [-x PID] [-T SECONDS] [-v] "
-      "[--prometheus ADDR:PORT] "
+      "[--prometheus ADDR:PORT] [--monitor[=SECONDS]] "
       "MODULE.ko|BUNDLE_DIR\n"
       "       xtap-run -A NAME [-b] [-o FILE] [-T SECONDS] [-v]\n"
       "       xtap-run --cleanup [-v]\n"
@@ -40,6 +41,11 @@ void usage(FILE* f) {
       "  --format json  output, warnings, errors and the end summary as one JSON object a line\n"
       "  --prometheus ADDR:PORT  serve the script's globals and the probe counters as\n"
       "              Prometheus metrics on http://ADDR:PORT/metrics while it runs\n"
+      "  --monitor[=SECONDS]  a live view on the terminal, refreshed every SECONDS (1):\n"
+      "              probe hits and times (-t), globals, the output; keys s sort, p pause,\n"
+      "              r reset, q quit (end probes run); plain output when not a terminal\n"
+      "  --monitor-feed ADDR:PORT  serve the snapshots to a --monitor view elsewhere\n"
+      "              (xtap --vm --monitor)\n"
       "  --cleanup   stop and remove xtap modules left behind by a collector that died\n");
 }
 
@@ -53,6 +59,8 @@ int main(int argc, char** argv) {
                                         {"format", required_argument, nullptr, 'J'},
                                         {"help", no_argument, nullptr, 'h'},
                                         {"prometheus", required_argument, nullptr, 'P'},
+                                        {"monitor", optional_argument, nullptr, 'M'},
+                                        {"monitor-feed", required_argument, nullptr, 'N'},
                                         {nullptr, 0, nullptr, 0}};
   while ((c = getopt_long(argc, argv, "+o:S:c:x:T:vhbFA:", long_options, nullptr)) != -1) {
     char* end = nullptr;
@@ -80,6 +88,16 @@ int main(int argc, char** argv) {
       case 'A': opt.attach = optarg; break;
       case 'C': cleanup = true; break;
       case 'P': opt.prometheus = optarg; break;
+      case 'M': {
+        auto every = xtap::monitor::parse_interval(optarg ? optarg : "");
+        if (!every) {
+          std::fprintf(stderr, "xtap-run: --monitor=%s: SECONDS from 0.1 to 3600\n", optarg);
+          return 1;
+        }
+        opt.monitor_s = *every;
+        break;
+      }
+      case 'N': opt.monitor_feed = optarg; break;
       case 'J':
         if (std::strcmp(optarg, "json") != 0 && std::strcmp(optarg, "text") != 0) {
           std::fprintf(stderr, "xtap-run: --format %s: use text or json\n", optarg);

@@ -30,12 +30,17 @@ class PrometheusExporter {
   PrometheusExporter();
   ~PrometheusExporter();
   bool start(const std::string &addr_port, const std::string &module_dir, std::string *error);
+  // --monitor-feed instead of /metrics: the raw snapshot files (GET
+  // /snapshot_names, GET /snapshot) for a --monitor view on another
+  // machine, and POST /stop, which stops the session as SIGTERM does.
+  void serve_feed() { feed_ = true; }
   void freeze();  // take the final snapshot; later scrapes serve it
   void stop();
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  bool feed_ = false;
 };
 
 }  // namespace xtap::runner

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/file_io.h"
 #include "runner/prometheus.h"
 
 namespace xtap::runner {
@@ -115,8 +117,37 @@ struct PrometheusExporter::Impl {
   std::thread thread;
   std::mutex mu;
   std::optional<SnapNames> names;
-  std::string frozen;  // the page after freeze()
+  std::string frozen;      // the page after freeze()
+  std::string frozen_raw;  // the snapshot after freeze(), for the feed
   bool is_frozen = false;
+  bool feed = false;
+
+  std::string raw(const std::string &file) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (is_frozen && file == "snapshot") return frozen_raw;
+    bool ok = false;
+    std::string bytes = read_file(dir + "/" + file, &ok);
+    return ok ? bytes : "";
+  }
+
+  // --monitor-feed: the snapshot files as they are, and POST /stop.
+  void serve_feed(int fd, const std::string &line) {
+    std::string path = line.substr(line.find(' ') + 1);
+    path = path.substr(0, path.find(' '));
+    if (line.rfind("POST /stop ", 0) == 0) {
+      write_all(fd, response("200 OK", "text/plain", "stopping\n"));
+      kill(getpid(), SIGTERM);  // the session's signalfd takes it
+      return;
+    }
+    if (line.rfind("GET ", 0) != 0 || (path != "/snapshot" && path != "/snapshot_names")) {
+      write_all(fd, response("404 Not Found", "text/plain", "GET /snapshot, POST /stop\n"));
+      return;
+    }
+    std::string body = raw(path.substr(1));
+    if (body.empty())
+      write_all(fd, response("503 Service Unavailable", "text/plain", "no snapshot\n"));
+    else write_all(fd, response("200 OK", "application/octet-stream", body));
+  }
 
   std::string page() {
     std::lock_guard<std::mutex> lock(mu);
@@ -131,6 +162,7 @@ struct PrometheusExporter::Impl {
 
   void serve(int fd) {
     std::string line = read_request_line(fd);
+    if (feed) return serve_feed(fd, line);
     if (line.rfind("GET ", 0) != 0) {
       write_all(fd, response("405 Method Not Allowed", "text/plain", "GET /metrics\n"));
       return;
@@ -168,6 +200,7 @@ PrometheusExporter::~PrometheusExporter() { stop(); }
 bool PrometheusExporter::start(const std::string &addr_port, const std::string &module_dir,
                                std::string *error) {
   impl_->dir = module_dir;
+  impl_->feed = feed_;
   impl_->names = read_snapshot_names(module_dir, error);
   if (!impl_->names) return false;
   impl_->listen_fd = prometheus_listen(addr_port, error);
@@ -181,8 +214,10 @@ bool PrometheusExporter::start(const std::string &addr_port, const std::string &
 }
 
 void PrometheusExporter::freeze() {
-  std::string page = impl_->page();
+  std::string page = impl_->feed ? "" : impl_->page();
+  std::string raw = impl_->feed ? impl_->raw("snapshot") : "";
   std::lock_guard<std::mutex> lock(impl_->mu);
+  if (!raw.empty()) impl_->frozen_raw = raw, impl_->is_frozen = true;
   if (!page.empty()) impl_->frozen = page, impl_->is_frozen = true;
 }
 

@@ -23,6 +23,7 @@
 #include "common/process.h"
 #include "runner/control.h"
 #include "runner/kmod.h"
+#include "runner/monitor_terminal.h"
 #include "runner/output_files.h"
 #include "runner/probe_stats.h"
 #include "runner/prometheus.h"
@@ -75,6 +76,8 @@ class Session {
   RelayReader relay_;
   OutputFiles out_;
   PrometheusExporter prometheus_;
+  PrometheusExporter feed_;  // --monitor-feed
+  MonitorTerminal monitor_;
   int sig_fd_ = -1;
   pid_t child_ = -1;
   std::vector<pid_t> system_;  // system() commands still running
@@ -163,6 +166,13 @@ bool Session::connect(const std::string& dir) {
   if (!opt_.prometheus.empty() && !prometheus_.start(opt_.prometheus, dir, &err)) {
     say("%s", err.c_str());
     return false;
+  }
+  if (!opt_.monitor_feed.empty()) {
+    feed_.serve_feed();
+    if (!feed_.start(opt_.monitor_feed, dir, &err)) {
+      say("%s", err.c_str());
+      return false;
+    }
   }
   return true;
 }
@@ -264,6 +274,8 @@ void Session::wait_system() {
 void Session::request_stop(const char* why) {
   if (stop_sent_) return;
   stop_sent_ = true;
+  // The end probes' output is printed on the plain terminal, after the view.
+  monitor_.stop();
   release_command(false);
   if (opt_.verbose) say("stopping (%s)", why);
   std::string err;
@@ -342,7 +354,8 @@ void Session::on_signal() {
 // file __stdin; xtap-run feeds it this process's standard input, one
 // character per write as stap's collector does, so each runs the probe.
 void Session::open_stdin_forward() {
-  if (stdin_proc_fd_ >= 0) return;
+  if (stdin_proc_fd_ >= 0 || monitor_.active()) return;  // --monitor's keys
+
   std::string path = "/proc/xtap/" + mi_.name + "/__stdin";
   stdin_proc_fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
 }
@@ -437,7 +450,9 @@ void Session::print_summary_warnings(const xtap_done& d) {
 
 int Session::finish() {
   // The values after the end probes, served until the module goes.
+  monitor_.stop();
   if (!opt_.prometheus.empty()) prometheus_.freeze();
+  if (!opt_.monitor_feed.empty()) feed_.freeze();
   if (stdin_proc_fd_ >= 0) ::close(stdin_proc_fd_);
   wait_system();
   relay_.finish();
@@ -612,6 +627,11 @@ int Session::run() {
   int rc = 1;
   if (connect(dir)) {
     relay_.set_json(opt_.json);
+    if (opt_.monitor_s > 0 && !detaching_) {
+      std::string why;
+      if (!monitor_.start(dir, mi_.name, opt_.monitor_s, opt_.output, &why) && opt_.verbose)
+        say("--monitor: %s", why.c_str());
+    }
     // -F without -o reads nothing: the output stays for the later -A.
     if (!detaching_) relay_.start(&out_);
     long target = opt_.target_pid;
@@ -643,7 +663,9 @@ int Session::run() {
     relay_.close();
     ctl_.close();
   }
+  monitor_.stop();
   prometheus_.stop();  // it reads the module's files
+  feed_.stop();
   if (unload_module(mi_.name, &err)) {
     say("%s", err.c_str());
     rc = 1;

@@ -23,6 +23,12 @@ struct Options {
   // --prometheus ADDR:PORT: serve /metrics from the module's snapshots
   // while it runs (runner/prometheus.h).
   std::string prometheus;
+  // --monitor[=SECONDS]: a live view of the session on the terminal,
+  // refreshed every monitor_s seconds (0: off; monitor/view.h).
+  double monitor_s = 0;
+  // --monitor-feed ADDR:PORT: serve the snapshots to a --monitor view
+  // elsewhere (xtap --vm --monitor) and take its q as a stop.
+  std::string monitor_feed;
 };
 
 // Loads, runs and unloads the module. Returns the process exit status.

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "diag/diagnostics.h"
+#include "monitor/view.h"
 #include "xtap/options_stap.h"
 
 namespace xtap::cli {
@@ -81,6 +82,7 @@ struct CommandLine {
   std::string format = "text";
   std::string list_l, list_L;
   bool dump_types = false, dump_aliases = false, dump_functions = false;
+  std::string monitor;  // --monitor[=SECONDS]: "true" for the bare flag
   StapOptions stap;
 };
 
@@ -250,6 +252,12 @@ void add_run_options(CLI::App &app, Options *o, CommandLine *cl) {
                                  "metrics on http://ADDR:PORT/metrics while it runs"))
             ->group(kRun),
         "ADDR:PORT");
+  // A flag with an optional =VALUE: `--monitor s.stp` must not take the script.
+  label(app.add_flag("--monitor", cl->monitor,
+                     "a live view on the terminal, refreshed every SECONDS (1): probe hits and "
+                     "times, globals, the output; keys s, p, r, q (implies -t)")
+            ->group(kRun),
+        "[=SECONDS]");
   label(last_wins(app.add_option("--vm-cpus", o->vm_cpus, "CPUs of the --vm guest"))
             ->check(CLI::Range(1, 16).description(""))
             ->group(kRun),
@@ -359,6 +367,12 @@ std::string refuse_before_parsing(const CLI::App &app, int argc, char **argv) {
 // build for that kernel, more (or --kernels) a bundle.
 void interpret(CommandLine &cl, Options *o) {
   o->json = cl.format == "json";
+  if (!cl.monitor.empty()) {
+    // A bad value is refused by option_conflict (monitor_s stays -1).
+    auto every = monitor::parse_interval(cl.monitor == "true" ? "" : cl.monitor);
+    o->monitor_s = every ? *every : -1;
+    o->timing = true;  // per-probe hits and handler times, as stap --monitor
+  }
   // Options after the script belong to the script: xtap s.stp -x 1 is fine,
   // but its arguments are positionals.
   if (o->script_text.empty() && !cl.positionals.empty()) {
@@ -416,8 +430,8 @@ std::string remote_conflict(const Options &o) {
           " (to build for a host's kernel here, use -p4 -r ITS_RELEASE)";
   else if (!o.switch_spec.empty())
     why = "-S switches files on this machine; the hosts' output comes back as a stream";
-  else if (!o.prometheus.empty())
-    why = "--prometheus is not served from remote hosts yet: run xtap-run --prometheus there";
+  else if (o.monitor_s)
+    why = "--monitor is not drawn from remote hosts yet: run xtap-run --monitor there (ssh -t)";
   return why.empty() ? "" : "--remote: " + why;
 }
 
@@ -462,6 +476,11 @@ std::string option_conflict(const Options &o) {
     return "signing needs both --sign-key KEY and --sign-cert CERT";
   if (std::string why = check_conflict(o); !why.empty()) return why;
   if (std::string why = remote_conflict(o); !why.empty()) return why;
+  if (o.monitor_s < 0) return "--monitor=SECONDS: a number of seconds from 0.1 to 3600";
+  if (o.monitor_s > 0 &&
+      (o.json || o.flight || !o.folded_file.empty() || !o.flamegraph_file.empty()))
+    return "--monitor shows the session on the terminal: not with --format json, -F, "
+           "--folded or --flamegraph";
   // QEMU forwards a port of 127.0.0.1 only (cli/vm).
   if (o.vm && !o.prometheus.empty() && o.prometheus.rfind("127.0.0.1:", 0) != 0)
     return "--prometheus " + o.prometheus +

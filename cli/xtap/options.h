@@ -58,6 +58,9 @@ struct Options {
   // knows, in stap's listing formats; "" when not asked.
   std::string dump;
   bool vm = false;  // --vm
+  // --monitor[=SECONDS]: xtap-run's live view (0: off; -1: a bad value);
+  // with --vm drawn here from the guest's snapshots (vm_monitor.h).
+  double monitor_s = 0;
   // --prometheus ADDR:PORT: xtap-run serves /metrics (with --vm: the
   // guest's port PORT forwarded from 127.0.0.1:PORT here).
   std::string prometheus;

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -252,12 +253,37 @@ void flush_partial(Host &h, bool several, std::ostream &out) {
 // first SIGINT/SIGTERM/SIGHUP asks each to stop, a second closes their
 // control channels, a third kills the local ssh processes (each host's
 // watcher still unloads the module and removes its files).
+// --prometheus ADDR:PORT: host i's xtap-run serves 127.0.0.1:PORT there,
+// and its ssh forwards ADDR:PORT+i here to it (-L); the addresses are said
+// on stderr. Returns host i's runner arguments and fills *ssh_extra.
+std::vector<std::string> prometheus_forward(const std::vector<std::string> &runner_args, size_t i,
+                                            const std::string &label, bool quiet,
+                                            std::vector<std::string> *ssh_extra) {
+  std::vector<std::string> args = runner_args;
+  auto at = std::find(args.begin(), args.end(), "--prometheus");
+  if (at == args.end() || at + 1 == args.end()) return args;
+  std::string local = *(at + 1);
+  size_t colon = local.rfind(':');
+  std::string port = local.substr(colon + 1), addr = local.substr(0, colon);
+  std::string here = std::to_string(std::stoi(port) + int(i));
+  *(at + 1) = "127.0.0.1:" + port;
+  *ssh_extra = {"-o", "ExitOnForwardFailure=yes", "-L", addr + ":" + here + ":127.0.0.1:" + port};
+  if (!quiet)
+    std::cerr << "xtap: " << label << ": /metrics forwarded to http://" << addr << ":" << here
+              << "/metrics\n";
+  return args;
+}
+
 void run_sessions(std::vector<Host *> &hosts, const std::vector<std::string> &runner_args,
                   int sig_fd, bool several, bool json, std::ostream &out, bool quiet) {
-  for (Host *h : hosts) {
+  for (size_t i = 0; i < hosts.size(); i++) {
+    Host *h = hosts[i];
     std::string err;
+    std::vector<std::string> ssh_extra;
+    std::vector<std::string> args =
+        prometheus_forward(runner_args, i, h->target.label, quiet, &ssh_extra);
     h->started_ms = process::now_ms();
-    h->pid = spawn_piped(h->ssh->argv_for(session_command(*h, runner_args)), &h->in, &h->out,
+    h->pid = spawn_piped(h->ssh->argv_for(session_command(*h, args), ssh_extra), &h->in, &h->out,
                          &h->err, &err);
     if (h->pid < 0) fail(*h, h->target.label + ": cannot start ssh: " + err);
   }

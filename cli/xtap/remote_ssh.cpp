@@ -126,8 +126,10 @@ bool SshConnection::open(std::string *error) {
   return true;
 }
 
-std::vector<std::string> SshConnection::argv_for(const std::string &command) const {
+std::vector<std::string> SshConnection::argv_for(const std::string &command,
+                                                 const std::vector<std::string> &extra) const {
   std::vector<std::string> a = base_argv();
+  a.insert(a.end(), extra.begin(), extra.end());
   a.insert(a.end(), {"-o", "ControlMaster=no", "--", target_.host, command});
   return a;
 }

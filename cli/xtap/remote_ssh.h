@@ -34,8 +34,10 @@ class SshConnection {
   // Connects and authenticates (BatchMode: no prompts). False with a
   // one-line reason and a hint (unreachable, authentication, host key).
   bool open(std::string *error);
-  // ssh argv for `command` over the connection (after open()).
-  std::vector<std::string> argv_for(const std::string &command) const;
+  // ssh argv for `command` over the connection (after open()), with
+  // `extra` ssh options (a -L forward) before the host.
+  std::vector<std::string> argv_for(const std::string &command,
+                                    const std::vector<std::string> &extra = {}) const;
   // Runs `command`, stdin from stdin_path; the exit status (255: ssh
   // itself failed) with stdout and stderr collected.
   int run(const std::string &command, std::string *out, std::string *err,

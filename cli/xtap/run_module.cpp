@@ -11,6 +11,7 @@
 
 #include "common/process.h"
 #include "xtap/progress.h"
+#include "xtap/vm_monitor.h"
 #include "xtap/vm_output.h"
 
 namespace fs = std::filesystem;
@@ -60,6 +61,12 @@ std::vector<std::string> runner_args(const Options &o) {
   if (!o.prometheus.empty())
     a.insert(a.end(),
              {"--prometheus", o.vm ? "0.0.0.0:" + prometheus_port(o.prometheus) : o.prometheus});
+  // --vm draws the view here (vm_monitor.h); run_in_vm adds --monitor-feed.
+  if (o.monitor_s > 0 && !o.vm) {
+    char every[32];
+    std::snprintf(every, sizeof(every), "%g", o.monitor_s);
+    a.push_back(std::string("--monitor=") + every);
+  }
   return a;
 }
 
@@ -103,9 +110,8 @@ int run_in_vm(const Options &o, const vm::Kernel &k, const std::string &ko, cons
     return 1;
   }
   // --prometheus: QEMU forwards 127.0.0.1:PORT here to the guest's PORT.
-  std::string net_dir;
   if (!o.prometheus.empty()) {
-    std::string port = prometheus_port(o.prometheus), err;
+    std::string port = prometheus_port(o.prometheus);
     int p = port.find_first_not_of("0123456789") == std::string::npos && !port.empty() &&
                     port.size() < 6
                 ? std::stoi(port)
@@ -114,13 +120,26 @@ int run_in_vm(const Options &o, const vm::Kernel &k, const std::string &ko, cons
       std::cerr << "xtap: --prometheus " << o.prometheus << ": PORT is 1 to 65535\n";
       return 1;
     }
+    bo.tcp_forwards.emplace_back(p, p);
+  }
+  // --monitor: the guest serves its snapshots on a free port forwarded here.
+  VmMonitor monitor;
+  int feed_port = o.monitor_s > 0 && isatty(STDOUT_FILENO) ? free_local_port() : 0;
+  if (feed_port) {
+    bo.tcp_forwards.emplace_back(feed_port, feed_port);
+    job.runner_args.insert(job.runner_args.end(),
+                           {"--monitor-feed", "0.0.0.0:" + std::to_string(feed_port)});
+    bo.progress = nullptr;  // the view is the progress
+  }
+  std::string net_dir;
+  if (!bo.tcp_forwards.empty()) {
+    std::string err;
     char tmpl[] = "/tmp/xtap-vmnet-XXXXXX";
     if (!mkdtemp(tmpl)) {
       std::cerr << "xtap: cannot make a temporary directory: " << strerror(errno) << "\n";
       return 1;
     }
     net_dir = tmpl;
-    bo.tcp_forwards.emplace_back(p, p);
     if (!vm::add_guest_network(k, net_dir, &bo, &job, &err)) {
       std::cerr << "xtap: " << err << "\n";
       fs::remove_all(net_dir);
@@ -138,13 +157,25 @@ int run_in_vm(const Options &o, const vm::Kernel &k, const std::string &ko, cons
     return 1;
   }
   bo.keep_output = false;
-  bo.on_output = [&out](const std::string &, const std::string &kind, const std::string &bytes) {
-    return kind != "out" || out.write(bytes);
+  if (feed_port) {
+    std::string title = o.script_file.empty() || o.script_file == "-"
+                            ? "-e script"
+                            : fs::path(o.script_file).filename().string();
+    monitor.start(feed_port, title + " in the " + k.release + " VM", o.monitor_s, o.output_file);
+  }
+  // -o FILE takes the output as without the view; the pane says so.
+  const bool to_pane = o.output_file.empty();
+  bo.on_output = [&out, &monitor, to_pane](const std::string &, const std::string &kind,
+                                           const std::string &bytes) {
+    if (kind != "out") return true;
+    if (to_pane && monitor.add_output(bytes)) return true;
+    return out.write(bytes);
   };
   // A reader that has gone (xtap --vm ... | head) ends the run, through
   // on_output, instead of the signal.
   signal(SIGPIPE, SIG_IGN);
   vm::BatchResult r = vm::run_batch(k, {job}, bo);
+  if (std::string rest = monitor.stop(); !rest.empty()) out.write(rest);
   if (!net_dir.empty()) fs::remove_all(net_dir);
   bool output_failed = !r.jobs.empty() && !out.finish();
   if (output_failed)

@@ -177,13 +177,26 @@ TEST(CliFlame, OptionsThatCannotWorkAreRefused) {
 
 // --prometheus where it cannot be served.
 TEST(CliPrometheus, RefusedWhereItCannotBeServed) {
-  XtapRun r =
-      run_xtap({"--remote", "root@h", "--prometheus", "127.0.0.1:9100", "-e", "probe begin {}"});
-  EXPECT_EQ(r.code, 1) << r.out;
-  EXPECT_NE(r.out.find("not served from remote hosts"), std::string::npos) << r.out;
-  r = run_xtap({"--vm", "--prometheus", "0.0.0.0:9100", "-e", "probe begin {}"});
+  XtapRun r = run_xtap({"--vm", "--prometheus", "0.0.0.0:9100", "-e", "probe begin {}"});
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("forwarded from 127.0.0.1 only"), std::string::npos) << r.out;
+}
+
+// --monitor[=SECONDS]: a flag whose value needs '=', refused where it
+// cannot be drawn.
+TEST(CliMonitor, OptionalValueAndConflicts) {
+  XtapRun r = run_xtap({"-p2", "--monitor", "-e", "probe begin {}"});
+  EXPECT_EQ(r.code, 0) << r.out;
+  r = run_xtap({"-p2", "--monitor=0.5", "-e", "probe begin {}"});
+  EXPECT_EQ(r.code, 0) << r.out;
+  r = run_xtap({"--monitor=0", "-e", "probe begin {}"});
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("seconds from 0.1 to 3600"), std::string::npos) << r.out;
+  r = run_xtap({"--remote", "root@h", "--monitor", "-e", "probe begin {}"});
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("--monitor is not drawn from remote hosts"), std::string::npos) << r.out;
+  r = run_xtap({"--monitor", "--format", "json", "-e", "probe begin {}"});
+  EXPECT_EQ(r.code, 1) << r.out;
 }
 
 // stap's stack output on standard input, folded on standard output.
