@@ -126,6 +126,12 @@ run_counted remote python3 tests/fleet/run_remote_vm.py
 echo "== prometheus: a real Prometheus scrapes xtap-run --prometheus in the 6.1 and 6.12 VMs"
 run_counted prometheus python3 tests/prometheus/run_prometheus_vm.py
 
+# --monitor (issue 28): xtap --vm --monitor in the 6.1 and 6.12 VMs at once,
+# each under its own tmux session: the screen read with capture-pane, keys
+# sent (s, p, r, q), the end probe's output after the view (about 90 s).
+echo "== monitor: xtap --vm --monitor driven under tmux in the 6.1 and 6.12 VMs"
+run_counted monitor python3 tests/monitor/run_monitor_tmux.py
+
 # The user's own programs through xtap --vm (issue 25): a gcc -g -O1
 # program, dynamic and static, probed by relative path ($x, $return, a USDT
 # $arg2), one boot per kernel; ltrace.stp -c ls in one more 6.1 boot.

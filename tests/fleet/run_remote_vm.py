@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ssh_vm import SshVm, free_port  # noqa: E402
@@ -169,6 +170,34 @@ def main():
                   "xtap: 2 hosts: 2 ran to the end, 0 failed; 2 lines" in r.stderr
                   and re.search(rf"{re.escape(t1)}  {K61}  exit 0  1 lines", r.stderr)
                   and re.search(rf"{re.escape(t2)}  {re.escape(K612)}  exit 0  1 lines", r.stderr), r.stderr)
+
+            # --prometheus: each host's runner serves its 127.0.0.1, forwarded here to PORT+i.
+            port = free_port()
+            p = subprocess.Popen([xtap, "--remote", "ssh://" + t1, "--remote", "ssh://" + t2, *opts,
+                                  "--prometheus", f"127.0.0.1:{port}", "-T", "20", ticks],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            pages = {}
+            deadline = time.time() + 120
+            while time.time() < deadline and len(pages) < 2 and p.poll() is None:
+                for i in (0, 1):
+                    try:
+                        with urllib.request.urlopen(f"http://127.0.0.1:{port + i}/metrics", timeout=5) as u:
+                            text = u.read().decode()
+                        if re.search(r"^xtap_global_n [1-9]", text, re.M):
+                            pages[i] = text
+                    except OSError:
+                        pass
+                time.sleep(1)
+            try:
+                out, err = p.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out, err = p.communicate()
+            check("--prometheus with two hosts: each host's /metrics forwarded to PORT and PORT+1",
+                  len(pages) == 2 and f"/metrics forwarded to http://127.0.0.1:{port + 1}/metrics" in err,
+                  f"scraped {sorted(pages)}; exit {p.returncode}: {err!r}")
+            check("... and the sessions end with their end probes", p.returncode == 0 and
+                  out.count("end after ticks") == 2, f"exit {p.returncode}: {out!r} {err!r}")
 
             r = subprocess.run([xtap, "--remote", "ssh://" + t1, "--remote", "ssh://" + t2, *opts,
                                 "--format", "json", which], capture_output=True, text=True, timeout=180)

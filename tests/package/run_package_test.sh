@@ -70,6 +70,24 @@ else
   bad "lintian is not installed (scripts/bootstrap.sh installs it)"
 fi
 
+# 2c. The programs' hardening (the top CMakeLists.txt; what lintian's
+# hardening-* tags and blhc look for, checked directly): the dynamic
+# programs bound at load (BIND_NOW) with read-only relocations
+# (GNU_RELRO), calling the stack protector and fortified libc functions
+# (__*_chk); the static xtap-run has its relocations read-only too.
+mkdir -p "$work/x" && dpkg-deb -x "$deb" "$work/x"
+hard=""
+for p in usr/bin/xtap usr/libexec/xtap/xtap-kcatalog; do
+  f="$work/x/$p"
+  readelf -lW "$f" | grep -q GNU_RELRO || hard+=" $p:no-relro"
+  readelf -dW "$f" | grep -qE 'BIND_NOW|FLAGS_1.*NOW' || hard+=" $p:no-bindnow"
+  syms=$(readelf --dyn-syms -W "$f")
+  grep -q '__stack_chk_fail' <<<"$syms" || hard+=" $p:no-stack-protector"
+  grep -qE '__[a-z_]+_chk@' <<<"$syms" || hard+=" $p:no-fortify"
+done
+readelf -lW "$work/x/usr/bin/xtap-run" | grep -q GNU_RELRO || hard+=" usr/bin/xtap-run:no-relro"
+[ -z "$hard" ] && ok "hardening: relro, bind-now, stack protector, fortify" || bad "hardening:$hard"
+
 # 3. Install it. --reinstall: the same version built again replaces the
 # files; --allow-downgrades: an older package over a newer one is fine too;
 # the lock timeout waits for another apt or dpkg run to end.
