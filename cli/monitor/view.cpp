@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -170,7 +171,7 @@ int View::Impl::draw_globals(int row, int rows) {
 
 void View::Impl::draw_output(int row, int rows) {
   bar(row++, " output" + std::string(scroll ? " (scrolled back: PgDn)" : " (PgUp/PgDn scroll)"));
-  pane_rows = rows - 1;
+  pane_rows = std::max(rows - 1, 0);  // a terminal too small for the pane
   if (!opt.output_note.empty()) {
     line(row, "  " + opt.output_note);
     return;
@@ -280,11 +281,16 @@ bool View::start(int in_fd, int out_fd, const ViewOptions &opt, Source src, std:
   int in_copy = dup(in_fd), out_copy = dup(out_fd);
   m.in_fp = in_copy >= 0 ? fdopen(in_copy, "r") : nullptr;
   m.out_fp = out_copy >= 0 ? fdopen(out_copy, "w") : nullptr;
+  // A copy no FILE took is closed here; the others go with their FILE.
+  if (!m.in_fp && in_copy >= 0) ::close(in_copy);
+  if (!m.out_fp && out_copy >= 0) ::close(out_copy);
   if (m.in_fp && m.out_fp) m.screen = newterm(nullptr, m.out_fp, m.in_fp);
   if (!m.screen || pipe2(m.wake, O_CLOEXEC | O_NONBLOCK) != 0) {
     const char *term = std::getenv("TERM");
     *error = std::string("--monitor: cannot drive the terminal (TERM=") + (term ? term : "") + ")";
     if (m.screen) endwin(), delscreen(m.screen), m.screen = nullptr;
+    for (FILE **f : {&m.in_fp, &m.out_fp})
+      if (*f) std::fclose(*f), *f = nullptr;
     return false;
   }
   set_term(m.screen);
