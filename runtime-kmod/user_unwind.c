@@ -24,7 +24,7 @@
 #include "internal.h"
 #include "user_symbols.h"
 
-static bool xtap_uread(unsigned long addr, unsigned long *val)
+static bool xtap_uword(unsigned long addr, unsigned long *val)
 {
 	if (addr & (sizeof(long) - 1) || addr >= TASK_SIZE - sizeof(long))
 		return false;
@@ -58,9 +58,9 @@ static bool xtap_ustep_cfi(struct xtap_uframe *f, const struct xtap_ucfi *row)
 	unsigned long cfa = base + (long)row->cfa_off, ra, bp = f->bp;
 
 	/* the caller's frame lies above the callee's */
-	if (cfa <= f->sp || !xtap_uread(cfa - sizeof(long), &ra))
+	if (cfa <= f->sp || !xtap_uword(cfa - sizeof(long), &ra))
 		return false;
-	if (row->rbp_off && !xtap_uread(cfa + row->rbp_off, &bp))
+	if (row->rbp_off && !xtap_uword(cfa + row->rbp_off, &bp))
 		return false;
 	f->ip = ra;
 	f->sp = cfa;
@@ -78,7 +78,7 @@ static bool xtap_ustep_fp(struct xtap_uframe *f, bool at_entry)
 	unsigned long frame[2]; /* saved rbp, return address */
 
 	if (at_entry) {
-		if (!xtap_uread(f->sp, &frame[1]))
+		if (!xtap_uword(f->sp, &frame[1]))
 			return false;
 		f->ip = frame[1];
 		f->sp += sizeof(long);
