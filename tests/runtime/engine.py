@@ -255,6 +255,13 @@ def build_workloads(work, jobs):
             os.makedirs(os.path.dirname(link), exist_ok=True)
             if not os.path.lexists(link):
                 os.symlink(host, link)
+    # Their debug files (libc6-dbg), where the host has them: the symbols of
+    # libc's local functions (start_thread, clone3) in user stacks.
+    debug = "/usr/lib/debug/.build-id"
+    link = os.path.join(sysroot_dir(work), debug.lstrip("/"))
+    if os.path.isdir(debug) and not os.path.lexists(link):
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        os.symlink(debug, link)
     return files
 
 

@@ -64,6 +64,20 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
+// The symbols of a stripped file's separate debug file (Debian's -dbg
+// packages: /usr/lib/debug/.build-id/xx/rest.debug, under sysroot), when
+// it is there and has the same build-id; null otherwise.
+std::unique_ptr<ElfSymbols> debug_symbols(const ElfSymbols &elf, const std::string &sysroot) {
+  std::string id = elf.build_id(), why;
+  if (id.size() < 3) return nullptr;
+  std::string path =
+      sysroot + "/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+  if (!is_file(path)) return nullptr;
+  auto debug = ElfSymbols::open(path, &why);
+  if (!debug || debug->build_id() != id || debug->table() != ".symtab") return nullptr;
+  return debug;
+}
+
 // The rows of `host`'s call-frame information (symbols/user_cfi.h) by file
 // offset, as a C array; the fields that point xtap_ubinary at it, or "".
 std::string emit_cfi_table(CWriter &w, const std::string &host, const std::string &id,
@@ -180,13 +194,19 @@ std::string emit_user_symbol_tables(const std::vector<std::string> &files, UserT
       notes->push_back(file + ": " + (elf ? "cannot be read" : why) + "; its symbols are left out");
       continue;
     }
-    // one symbol per file offset, sorted by offset
+    // one symbol per file offset, sorted by offset; a stripped library's
+    // local functions (libc's start_thread, clone3) from its debug file
     std::map<uint64_t, const ElfFunction *> by_offset;
-    for (const auto &f : elf->functions()) {
-      auto off = elf->file_offset(f.address);
-      if (!off) continue;
-      auto [it, fresh] = by_offset.emplace(*off, &f);
-      if (!fresh && better_name(f.name, it->second->name)) it->second = &f;
+    std::unique_ptr<ElfSymbols> debug;
+    if (elf->table() != ".symtab") debug = debug_symbols(*elf, sysroot);
+    for (const ElfSymbols *from : {elf.get(), debug.get()}) {
+      if (!from) continue;
+      for (const auto &f : from->functions()) {
+        auto off = elf->file_offset(f.address);
+        if (!off) continue;
+        auto [it, fresh] = by_offset.emplace(*off, &f);
+        if (!fresh && better_name(f.name, it->second->name)) it->second = &f;
+      }
     }
     std::string id = std::to_string(entries.size());
     std::string fields = "{ .path = " + c_string_literal(file) + ", .file_size = " +
