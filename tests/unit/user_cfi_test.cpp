@@ -16,11 +16,12 @@
 namespace xtap {
 namespace {
 
-// deep() has a stack frame of its own; built with `flags`.
+// deep() has a stack frame of its own (it calls use()); built with `flags`.
 std::string program(test::TempDir &dir, const std::string &flags) {
   std::string src = dir.write("prog.c",
+                              "__attribute__((noipa)) long use(volatile long *p) { return p[0]; }\n"
                               "__attribute__((noipa)) long deep(long x)\n"
-                              "{\n\tvolatile long pad[9] = { x };\n\treturn pad[0] + pad[8];\n}\n"
+                              "{\n\tvolatile long pad[9] = { x };\n\treturn use(pad) + pad[8];\n}\n"
                               "int main(void)\n{\n\treturn deep(3) != 3;\n}\n");
   std::string exe = dir.str("prog");
   EXPECT_EQ(system(("gcc -O2 " + flags + " -o " + exe + " " + src).c_str()), 0);
@@ -67,7 +68,25 @@ TEST(UserCfi, WithFramePointersTheCfaIsRbpAndRbpIsSaved) {
   }));
 }
 
-TEST(UserCfi, LibcHasAnOutermostFrameAndRowsInOrder) {
+TEST(UserCfi, StartIsTheOutermostFrame) {
+  test::TempDir dir;
+  std::string exe = program(dir, "");
+  std::string why;
+  auto elf = ElfSymbols::open(exe, &why);
+  ASSERT_TRUE(elf) << why;
+  const ElfFunction *start = elf->find("_start");
+  ASSERT_TRUE(start);
+  std::vector<CfiRow> rows;
+  CfiStats stats;
+  ASSERT_TRUE(read_user_cfi(exe, &rows, &stats, &why)) << why;
+  // crt1's _start marks its return address undefined
+  EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [&](const CfiRow &r) {
+    return r.kind == CfiKind::End && r.address >= start->address &&
+           r.address < start->address + start->size;
+  }));
+}
+
+TEST(UserCfi, LibcRowsAreInOrder) {
   const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
   std::vector<CfiRow> rows;
   CfiStats stats;
@@ -75,9 +94,6 @@ TEST(UserCfi, LibcHasAnOutermostFrameAndRowsInOrder) {
   if (!ElfSymbols::open(libc, &why)) GTEST_SKIP() << libc << ": " << why;
   ASSERT_TRUE(read_user_cfi(libc, &rows, &stats, &why)) << why;
   EXPECT_GT(stats.fdes, 1000u);
-  // clone3 and the thread start mark the return address undefined
-  EXPECT_TRUE(std::any_of(rows.begin(), rows.end(),
-                          [](const CfiRow &r) { return r.kind == CfiKind::End; }));
   EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end(), [](const CfiRow &a, const CfiRow &b) {
     return a.address < b.address;
   }));

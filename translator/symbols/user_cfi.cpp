@@ -143,9 +143,10 @@ CfiRow classify(Dwarf_Frame *f, int ra_reg, bool signal, CfiStats *stats) {
   bool ra_unchanged = false, rbp_unchanged = false;
   Dwarf_Op mem[3], *raops = nullptr;
   size_t nraops = 0;
-  if (!signal && dwarf_frame_register(f, ra_reg, mem, &raops, &nraops) == 0 && nraops == 0 &&
-      !raops) {
-    row.kind = CfiKind::End;  // DW_CFA_undefined on the return address: _start
+  // DW_CFA_undefined on the return address (_start, a thread's first
+  // frame): libdw gives no operations for it
+  if (!signal && dwarf_frame_register(f, ra_reg, mem, &raops, &nraops) == 0 && nraops == 0) {
+    row.kind = CfiKind::End;
     return row;
   }
   // libdw gives a register-plus-offset CFA as one DW_OP_bregx (or bregN)
