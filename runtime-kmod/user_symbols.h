@@ -43,6 +43,7 @@ bool xtap_ucfi_loaded(void);
 /* A user frame's registers, as the unwinder steps from callee to caller. */
 struct xtap_uframe {
 	unsigned long ip, sp, bp;
+	bool exact; /* ip is where the task was (a signal came), not a return address */
 };
 
 /*

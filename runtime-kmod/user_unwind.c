@@ -69,6 +69,28 @@ static bool xtap_ustep_cfi(struct xtap_uframe *f, const struct xtap_ucfi *row)
 }
 
 /*
+ * The interrupted registers of a signal frame: at the signal trampoline
+ * (__restore_rt) rsp points to the kernel's ucontext, after uc_flags,
+ * uc_link and uc_stack (40 bytes) comes struct sigcontext_64, where bp,
+ * sp and ip are words 10, 15 and 16.
+ */
+#define XTAP_UC_SIGCONTEXT 40
+static bool xtap_ustep_signal(struct xtap_uframe *f)
+{
+	unsigned long mc = f->sp + XTAP_UC_SIGCONTEXT, ip, sp, bp;
+
+	if (!xtap_uword(mc + 16 * sizeof(long), &ip) ||
+	    !xtap_uword(mc + 15 * sizeof(long), &sp) ||
+	    !xtap_uword(mc + 10 * sizeof(long), &bp) || !ip)
+		return false;
+	f->ip = ip;
+	f->sp = sp;
+	f->bp = bp;
+	f->exact = true;
+	return true;
+}
+
+/*
  * The caller's registers by the frame pointer: the saved rbp at rbp, the
  * return address above it. At a function's first instruction (a uprobe on
  * it) the frame is not pushed yet: the return address is on top.
@@ -122,7 +144,7 @@ static bool xtap_ustep(struct xtap_uwalk *w, struct xtap_uframe *f, bool first,
 		       bool entry_check)
 {
 	/* a return address: the call instruction is just before it */
-	unsigned long pc = first ? f->ip : f->ip - 1, offset;
+	unsigned long pc = first || f->exact ? f->ip : f->ip - 1, offset;
 	const struct xtap_ucfi *row = NULL;
 	const struct xtap_usym *sym;
 
@@ -130,6 +152,9 @@ static bool xtap_ustep(struct xtap_uwalk *w, struct xtap_uframe *f, bool first,
 		row = xtap_ucfi_find(w->bin, offset);
 	if (row && row->kind == XTAP_UCFI_END)
 		return false;
+	f->exact = false;
+	if (row && row->kind == XTAP_UCFI_SIGNAL)
+		return xtap_ustep_signal(f);
 	if (row && row->kind != XTAP_UCFI_NONE)
 		return xtap_ustep_cfi(f, row);
 	sym = first && entry_check && w->bin && w->bin->nsyms ?

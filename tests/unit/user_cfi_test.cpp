@@ -94,6 +94,9 @@ TEST(UserCfi, LibcRowsAreInOrder) {
   if (!ElfSymbols::open(libc, &why)) GTEST_SKIP() << libc << ": " << why;
   ASSERT_TRUE(read_user_cfi(libc, &rows, &stats, &why)) << why;
   EXPECT_GT(stats.fdes, 1000u);
+  // the signal trampoline (__restore_rt) is a signal frame
+  EXPECT_TRUE(std::any_of(rows.begin(), rows.end(),
+                          [](const CfiRow &r) { return r.kind == CfiKind::Signal; }));
   EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end(), [](const CfiRow &a, const CfiRow &b) {
     return a.address < b.address;
   }));

@@ -91,7 +91,7 @@ std::string emit_cfi_table(CWriter &w, const std::string &host, const std::strin
     return "";
   }
   static const char *const kKinds[] = {"XTAP_UCFI_NONE", "XTAP_UCFI_RSP", "XTAP_UCFI_RBP",
-                                       "XTAP_UCFI_END"};
+                                       "XTAP_UCFI_END", "XTAP_UCFI_SIGNAL"};
   size_t n = 0;
   std::optional<uint64_t> last;
   w.open("static const struct xtap_ucfi xtap_ucfi_" + id + "[] = {");

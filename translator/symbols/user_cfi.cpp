@@ -137,6 +137,10 @@ bool saved_at_cfa(Dwarf_Frame *f, int reg, int64_t *offset, bool *unchanged) {
 // The compact form of one row of rules; kind None when it does not fit.
 CfiRow classify(Dwarf_Frame *f, int ra_reg, bool signal, CfiStats *stats) {
   CfiRow row;
+  if (signal) {
+    row.kind = CfiKind::Signal;
+    return row;
+  }
   Dwarf_Op *ops = nullptr;
   size_t nops = 0;
   int64_t ra_off = 0, rbp_off = 0;
@@ -145,14 +149,14 @@ CfiRow classify(Dwarf_Frame *f, int ra_reg, bool signal, CfiStats *stats) {
   size_t nraops = 0;
   // DW_CFA_undefined on the return address (_start, a thread's first
   // frame): libdw gives no operations for it
-  if (!signal && dwarf_frame_register(f, ra_reg, mem, &raops, &nraops) == 0 && nraops == 0) {
+  if (dwarf_frame_register(f, ra_reg, mem, &raops, &nraops) == 0 && nraops == 0) {
     row.kind = CfiKind::End;
     return row;
   }
   // libdw gives a register-plus-offset CFA as one DW_OP_bregx (or bregN)
   int cfa_reg = -1;
   int64_t cfa_off = 0;
-  if (!signal && dwarf_frame_cfa(f, &ops, &nops) == 0 && nops == 1) {
+  if (dwarf_frame_cfa(f, &ops, &nops) == 0 && nops == 1) {
     if (ops[0].atom == DW_OP_bregx) {
       cfa_reg = static_cast<int>(ops[0].number);
       cfa_off = static_cast<int64_t>(ops[0].number2);

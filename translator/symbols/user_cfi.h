@@ -3,8 +3,8 @@
 // (runtime-kmod/user_unwind.c): per address range, the canonical frame
 // address (CFA) as rsp or rbp plus an offset, the return address at CFA-8,
 // and rbp either unchanged or saved at CFA plus an offset. Rules that do
-// not fit (CFA expressions, registers in other registers, signal frames)
-// become "no rule" rows, where the unwinder follows the frame pointer.
+// not fit (CFA expressions, registers in other registers) become "no
+// rule" rows, where the unwinder follows the frame pointer.
 // Read from .eh_frame (the FDEs listed by .eh_frame_hdr); a file without
 // it is read from .debug_frame, one FDE per function symbol.
 #pragma once
@@ -21,6 +21,9 @@ enum class CfiKind : uint8_t {
   Rsp = 1,   // CFA = rsp + cfa_offset
   Rbp = 2,   // CFA = rbp + cfa_offset
   End = 3,   // the return address is undefined: the outermost frame
+  // a signal frame (libc's __restore_rt, an 'S' FDE): the interrupted
+  // registers are in the ucontext at rsp (x86-64's rt_sigframe)
+  Signal = 4,
 };
 
 struct CfiRow {

@@ -897,6 +897,7 @@ enum xtap_ucfi_kind {
 	XTAP_UCFI_RSP = 1, /* CFA = rsp + cfa_off */
 	XTAP_UCFI_RBP = 2, /* CFA = rbp + cfa_off */
 	XTAP_UCFI_END = 3, /* return address undefined: the outermost frame */
+	XTAP_UCFI_SIGNAL = 4, /* signal return: the ucontext is at rsp */
 };
 
 /*

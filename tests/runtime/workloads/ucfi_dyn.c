@@ -1,10 +1,13 @@
-// ucfi_dyn N | ucfi_dyn spin MS: a five-deep call chain built without
+// ucfi_dyn N | ucfi_dyn spin MS | ucfi_dyn signal: a five-deep call chain built without
 // frame pointers, for the CFI unwinding tests (tests/runtime/ustack/):
 // main -> ucfi_one -> ucfi_two -> ucfi_three -> ucfi_four -> ucfi_leaf,
 // each function with its own stack frame and rbp free for other values,
 // so that only the call-frame information finds the callers. Linked
 // dynamically: libc's frames (__libc_start_call_main) are below main.
+// "signal" runs the chain once in a SIGUSR1 handler that main raises:
+// the stack passes libc's signal trampoline (__restore_rt) and raise().
 #pragma GCC optimize("omit-frame-pointer", "no-optimize-sibling-calls")
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -55,8 +58,24 @@ __attribute__((noipa)) long ucfi_one(long x) {
   return ucfi_two(pad[0]) + pad[1];
 }
 
+static volatile long from_handler;
+
+__attribute__((noipa)) static void ucfi_on_signal(int sig) { from_handler = ucfi_one(sig); }
+
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1, sum = 0, i;
+
+  if (argc > 1 && !strcmp(argv[1], "signal")) {
+    sigset_t usr1;
+
+    // the launcher may have left it blocked
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+    signal(SIGUSR1, ucfi_on_signal);
+    raise(SIGUSR1);
+    return from_handler == 42;
+  }
 
   if (argc > 2 && !strcmp(argv[1], "spin")) {
     double end = now_ms() + atol(argv[2]);
