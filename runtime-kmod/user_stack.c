@@ -3,11 +3,14 @@
  * User-space stacks: ubacktrace(), print_ubacktrace(), sprint_ubacktrace(),
  * ustack(n), print_usyms(), sprint_usyms().
  *
- * The walk follows frame pointers (saved rbp, return address above it)
- * through copy_from_user_nofault(), so it never faults or sleeps. Code
- * built without frame pointers (most of Debian's libraries) ends the walk
- * early or, rarely, adds a bogus frame: the first frame, from the
- * registers, is always right. stap unwinds with DWARF CFI instead.
+ * The walk unwinds by the files' call-frame information (user_unwind.c),
+ * which the module carries for the programs and libraries of a script
+ * that asks for stacks. Where it cannot run (NMI: the vmas cannot be
+ * read; the mm lock is taken) it follows frame pointers (saved rbp,
+ * return address above it) through copy_from_user_nofault(), so it never
+ * faults or sleeps; code built without frame pointers (most of Debian's
+ * libraries) then ends the walk early or, rarely, adds a bogus frame: the
+ * first frame, from the registers, is always right.
  */
 #include <linux/hardirq.h>
 #include <linux/sched.h>
@@ -69,6 +72,17 @@ static int xtap_user_stack(struct xtap_context *c, unsigned long *addrs,
 
 	if (!regs || max <= 0)
 		return 0;
+#ifdef CONFIG_X86_64
+	if (xtap_user_long_size() == sizeof(long)) {
+		struct xtap_uframe f = { instruction_pointer(regs),
+					 user_stack_pointer(regs), regs->bp };
+
+		n = xtap_user_unwind(c, f, true, addrs, max);
+		if (n >= 0)
+			return n;
+		n = 0;
+	}
+#endif
 	addrs[n++] = instruction_pointer(regs);
 #ifdef CONFIG_X86_64
 	if (xtap_user_long_size() != sizeof(long))
@@ -146,7 +160,14 @@ void xtap_print_ubacktrace_from(struct xtap_context *c, s64 pc, s64 sp, s64 fp)
 	unsigned long addrs[XTAP_MAXUBACKTRACE];
 	int i, n = 0;
 
-	if (current->mm && !(current->flags & PF_KTHREAD)) {
+	if (current->mm && !(current->flags & PF_KTHREAD) &&
+	    xtap_user_long_size() == sizeof(long)) {
+		struct xtap_uframe f = { pc, sp, fp };
+
+		n = max(0, xtap_user_unwind(c, f, false, addrs,
+					    ARRAY_SIZE(addrs)));
+	}
+	if (!n && current->mm && !(current->flags & PF_KTHREAD)) {
 		addrs[n++] = pc;
 		if (xtap_user_long_size() == sizeof(long))
 			n = xtap_user_frames(fp, sp, addrs, n,

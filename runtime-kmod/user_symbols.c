@@ -34,6 +34,7 @@ struct xtap_ubin_state {
 
 static struct xtap_ubin_state *xtap_ubins;
 static u32 xtap_nubins;
+static bool xtap_ucfi_any; /* a table with CFI is tied to its file */
 
 int xtap_usyms_init(const struct xtap_ubinary *bins, u32 n)
 {
@@ -58,6 +59,8 @@ int xtap_usyms_init(const struct xtap_ubinary *bins, u32 n)
 			continue;
 		}
 		st->inode = inode;
+		if (bins[i].ncfi)
+			xtap_ucfi_any = true;
 	}
 	xtap_nubins = n;
 	return 0;
@@ -73,6 +76,23 @@ void xtap_usyms_exit(void)
 	kfree(xtap_ubins);
 	xtap_ubins = NULL;
 	xtap_nubins = 0;
+	xtap_ucfi_any = false;
+}
+
+bool xtap_ucfi_loaded(void)
+{
+	return xtap_ucfi_any;
+}
+
+const struct xtap_ubinary *xtap_ubin_of_vma(struct vm_area_struct *vma)
+{
+	struct inode *inode = file_inode(vma->vm_file);
+	u32 i;
+
+	for (i = 0; i < xtap_nubins; i++)
+		if (xtap_ubins[i].inode == inode)
+			return xtap_ubins[i].bin;
+	return NULL;
 }
 
 /*
@@ -81,7 +101,7 @@ void xtap_usyms_exit(void)
  * safe when the probed code ran with interrupts on (it held no such lock)
  * or when an interrupt came straight from user space; never in NMI.
  */
-static bool xtap_vmas_readable(struct xtap_context *c)
+bool xtap_vmas_readable(struct xtap_context *c)
 {
 	struct pt_regs *regs = c->regs;
 
@@ -156,7 +176,6 @@ bool xtap_uresolve(struct xtap_context *c, unsigned long addr,
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
-	u32 i;
 
 	loc->bin = NULL;
 	loc->mod[0] = '\0';
@@ -167,18 +186,11 @@ bool xtap_uresolve(struct xtap_context *c, unsigned long addr,
 		return false;
 	vma = xtap_vma_lookup(mm, addr);
 	if (vma && vma->vm_file) {
-		struct inode *inode = file_inode(vma->vm_file);
-
 		loc->mapped = true;
 		loc->offset =
 			addr - vma->vm_start + (vma->vm_pgoff << PAGE_SHIFT);
 		loc->map_size = vma->vm_end - vma->vm_start;
-		for (i = 0; i < xtap_nubins; i++) {
-			if (xtap_ubins[i].inode == inode) {
-				loc->bin = xtap_ubins[i].bin;
-				break;
-			}
-		}
+		loc->bin = xtap_ubin_of_vma(vma);
 		if (!loc->bin)
 			xtap_vma_file_name(vma, loc->mod, sizeof(loc->mod));
 	}

@@ -32,6 +32,30 @@ int xtap_usym_format(struct xtap_context *c, char *buf, size_t size,
 /* addr is the first instruction of a known function: its frame is not set up yet */
 bool xtap_uaddr_at_function_start(struct xtap_context *c, unsigned long addr);
 
+/* May this probe read current's vmas (try the mm lock)? Never in NMI. */
+bool xtap_vmas_readable(struct xtap_context *c);
+struct vm_area_struct;
+/* The table of the file vma maps, or NULL; the caller holds the mm lock. */
+const struct xtap_ubinary *xtap_ubin_of_vma(struct vm_area_struct *vma);
+/* Does any loaded table carry call-frame information? */
+bool xtap_ucfi_loaded(void);
+
+/* A user frame's registers, as the unwinder steps from callee to caller. */
+struct xtap_uframe {
+	unsigned long ip, sp, bp;
+	bool exact; /* ip is where the task was (a signal came), not a return address */
+};
+
+/*
+ * user_unwind.c: the stack from frame f by CFI (frame pointers where a
+ * file has none), f.ip first; the number of addresses, or -1 when it
+ * cannot run here (NMI, the mm lock taken, no CFI loaded) and the caller
+ * follows frame pointers. entry_check: f is a probe's own registers, where
+ * a uprobe at a function's first instruction has not pushed its frame.
+ */
+int xtap_user_unwind(struct xtap_context *c, struct xtap_uframe f,
+		     bool entry_check, unsigned long *addrs, int max);
+
 /* Calls fn for each hex address of a "0x... 0x..." string (print_usyms, sprint_syms). */
 void xtap_each_addr(const char *addrs,
 		    void (*fn)(void *arg, unsigned long addr), void *arg);

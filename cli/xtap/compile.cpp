@@ -371,7 +371,8 @@ Step translate(Run &r) {
     UserSymbolSources src;
     src.command = o.command;
     src.modules = o.symbol_modules;
-    src.ldd = o.ldd;
+    // a stack passes through the programs' libraries: their CFI is needed
+    src.ldd = o.ldd || user_stack_use(*r.script);
     src.sysroot = r.probe_env.sysroot;
     mo.user_files = user_symbol_files(r.elab, src, &usym_notes);
     mo.sysroot = r.probe_env.sysroot;

@@ -227,15 +227,17 @@ def build_workloads(work, jobs):
     """Static workload programs: (guest path, host path) pairs, or raises."""
     out_dir = os.path.join(sysroot_dir(work), "usr", "bin")
     os.makedirs(out_dir, exist_ok=True)
-    sources = sorted(glob.glob(os.path.join(HERE, "workloads", "*.c")))
+    sources = sorted(glob.glob(os.path.join(HERE, "workloads", "*.c")) +
+                     glob.glob(os.path.join(HERE, "workloads", "*.cpp")))
 
     def one(src):
         name = os.path.splitext(os.path.basename(src))[0]
         exe = os.path.join(out_dir, name)
         # -g: the uprobe tests' programs carry their DWARF. NAME_dyn.c is
-        # linked dynamically (the shared-library uprobe tests).
+        # linked dynamically (the shared-library uprobe tests); a .cpp is C++.
         link = [] if name.endswith("_dyn") else ["-static"]
-        code, out, err = run(["gcc"] + link + ["-O2", "-g", "-Wall", "-o", exe, src], out_dir, 120)
+        cc = "g++" if src.endswith(".cpp") else "gcc"
+        code, out, err = run([cc] + link + ["-O2", "-g", "-Wall", "-o", exe, src], out_dir, 120)
         if code != 0:
             raise RuntimeError(f"cannot build workload {src}:\n{err}")
         return f"/usr/bin/{name}", exe
@@ -243,7 +245,8 @@ def build_workloads(work, jobs):
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         files = list(pool.map(one, sources))
     # What the dynamic workloads need in the guest (and in the sysroot, where
-    # uprobe tests read libc.so.6): the host's loader and libc.
+    # uprobe tests read libc.so.6 and stack tests every library's CFI): the
+    # host's loader, libc and the C++ runtime.
     for guest in GUEST_LIBRARIES:
         host = os.path.realpath(guest)
         if any(g.endswith("_dyn") for g, _ in files) and os.path.isfile(host):
@@ -252,10 +255,19 @@ def build_workloads(work, jobs):
             os.makedirs(os.path.dirname(link), exist_ok=True)
             if not os.path.lexists(link):
                 os.symlink(host, link)
+    # Their debug files (libc6-dbg), where the host has them: the symbols of
+    # libc's local functions (start_thread, clone3) in user stacks.
+    debug = "/usr/lib/debug/.build-id"
+    link = os.path.join(sysroot_dir(work), debug.lstrip("/"))
+    if os.path.isdir(debug) and not os.path.lexists(link):
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        os.symlink(debug, link)
     return files
 
 
-GUEST_LIBRARIES = ["/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6"]
+GUEST_LIBRARIES = ["/lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/libc.so.6",
+                   "/lib/x86_64-linux-gnu/libm.so.6", "/lib/x86_64-linux-gnu/libgcc_s.so.1",
+                   "/lib/x86_64-linux-gnu/libstdc++.so.6"]
 
 
 def write_manifest(path, outcomes, workloads):

@@ -89,7 +89,7 @@ TEST(UserSymbols, LddAddsTheSharedLibraries) {
 
 TEST(UserSymbols, TablesHoldFileOffsets) {
   std::vector<std::string> notes;
-  std::string c = emit_user_symbol_tables({self_path()}, false, "", &notes);
+  std::string c = emit_user_symbol_tables({self_path()}, {}, "", &notes);
   EXPECT_TRUE(notes.empty()) << notes[0];
   char off[32];
   snprintf(off, sizeof off, "{ 0x%llxULL, ",
@@ -129,7 +129,7 @@ TEST(UserSymbols, LineTablesComeFromTheDwarf) {
   EXPECT_EQ(lines, (std::set<uint32_t>{2, 3, 4}));
 
   std::vector<std::string> notes;
-  std::string c = emit_user_symbol_tables({exe}, true, "", &notes);
+  std::string c = emit_user_symbol_tables({exe}, {true, false}, "", &notes);
   EXPECT_TRUE(notes.empty()) << notes[0];
   EXPECT_NE(c.find("static const struct xtap_uline xtap_ulines_0[]"), std::string::npos);
   EXPECT_NE(c.find(", 0, 3 },"), std::string::npos) << "no row for line 3 of file 0";
@@ -140,7 +140,7 @@ TEST(UserSymbols, AFileWithoutElfIsLeftOutWithAReason) {
   test::TempDir dir;
   std::string text = dir.write("notes.txt", "not a program\n");
   std::vector<std::string> notes;
-  EXPECT_EQ(emit_user_symbol_tables({text}, false, "", &notes), "");
+  EXPECT_EQ(emit_user_symbol_tables({text}, {}, "", &notes), "");
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find(text + ": "), std::string::npos);
   EXPECT_NE(notes[0].find("left out"), std::string::npos);

@@ -438,7 +438,10 @@ class ModuleEmitter {
     std::string usyms;
     if (UserSymbolUse use = user_symbol_use(script_); use != UserSymbolUse::None) {
       std::vector<std::string> ignored;
-      usyms = emit_user_symbol_tables(opts_.user_files, use == UserSymbolUse::Lines, opts_.sysroot,
+      UserTableParts parts;
+      parts.lines = use == UserSymbolUse::Lines;
+      parts.cfi = user_stack_use(script_);
+      usyms = emit_user_symbol_tables(opts_.user_files, parts, opts_.sysroot,
                                       opts_.notes ? opts_.notes : &ignored);
       w_.raw(usyms);
       w_.line();

@@ -7,11 +7,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/c_writer.h"
 #include "common/shared_libs.h"
 #include "symbols/elf_symbols.h"
+#include "symbols/user_cfi.h"
 #include "symbols/user_lines.h"
 
 namespace xtap {
@@ -26,6 +28,9 @@ const std::set<std::string> kSymbolFunctions = {
     "print_ubacktrace", "sprint_ubacktrace", "ustack",        "print_usyms",
     "sprint_usyms",     "print_ustack",      "sprint_ustack", "ucallers"};
 const std::set<std::string> kLineFunctions = {"usymfileline", "usymfile", "usymline"};
+// Those that walk the user stack (ucallers() through ustack()).
+const std::set<std::string> kStackFunctions = {"ubacktrace", "print_ubacktrace",
+                                               "sprint_ubacktrace", "ustack"};
 
 // A line table larger than this is left out: the module would be huge.
 constexpr size_t kMaxLineRows = 400000;
@@ -59,6 +64,51 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
+// The symbols of a stripped file's separate debug file (Debian's -dbg
+// packages: /usr/lib/debug/.build-id/xx/rest.debug, under sysroot), when
+// it is there and has the same build-id; null otherwise.
+std::unique_ptr<ElfSymbols> debug_symbols(const ElfSymbols &elf, const std::string &sysroot) {
+  std::string id = elf.build_id(), why;
+  if (id.size() < 3) return nullptr;
+  std::string path =
+      sysroot + "/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+  if (!is_file(path)) return nullptr;
+  auto debug = ElfSymbols::open(path, &why);
+  if (!debug || debug->build_id() != id || debug->table() != ".symtab") return nullptr;
+  return debug;
+}
+
+// The rows of `host`'s call-frame information (symbols/user_cfi.h) by file
+// offset, as a C array; the fields that point xtap_ubinary at it, or "".
+std::string emit_cfi_table(CWriter &w, const std::string &host, const std::string &id,
+                           const ElfSymbols &elf, const std::string &file,
+                           std::vector<std::string> *notes) {
+  std::vector<CfiRow> rows;
+  CfiStats stats;
+  std::string why;
+  if (!read_user_cfi(host, &rows, &stats, &why)) {
+    notes->push_back(file + " " + why);
+    return "";
+  }
+  static const char *const kKinds[] = {"XTAP_UCFI_NONE", "XTAP_UCFI_RSP", "XTAP_UCFI_RBP",
+                                       "XTAP_UCFI_END", "XTAP_UCFI_SIGNAL"};
+  size_t n = 0;
+  std::optional<uint64_t> last;
+  w.open("static const struct xtap_ucfi xtap_ucfi_" + id + "[] = {");
+  for (const auto &r : rows) {
+    auto off = elf.file_offset(r.address);
+    // outside every loadable segment (a gap row past the text's end), or
+    // out of order: the runtime's binary search needs ascending offsets
+    if (!off || *off > UINT32_MAX || (last && *off <= *last)) continue;
+    last = off;
+    w.line("{ " + std::to_string(*off) + ", " + std::to_string(r.cfa_offset) + ", " +
+           std::to_string(r.rbp_offset) + ", " + kKinds[static_cast<int>(r.kind)] + " },");
+    n++;
+  }
+  w.close("};");
+  return ", .cfi = xtap_ucfi_" + id + ", .ncfi = " + std::to_string(n);
+}
+
 }  // namespace
 
 std::string command_program(const std::string &cmd, const std::string &sysroot) {
@@ -86,6 +136,12 @@ UserSymbolUse user_symbol_use(const Script &s) {
     if (kSymbolFunctions.count(f->name)) use = UserSymbolUse::Symbols;
   }
   return use;
+}
+
+bool user_stack_use(const Script &s) {
+  for (const auto &f : s.functions)
+    if (kStackFunctions.count(f->name)) return true;
+  return false;
 }
 
 std::vector<std::string> user_symbol_files(const Elaborated &e, const UserSymbolSources &src,
@@ -125,8 +181,9 @@ std::vector<std::string> user_symbol_files(const Elaborated &e, const UserSymbol
   return files;
 }
 
-std::string emit_user_symbol_tables(const std::vector<std::string> &files, bool lines,
+std::string emit_user_symbol_tables(const std::vector<std::string> &files, UserTableParts parts,
                                     const std::string &sysroot, std::vector<std::string> *notes) {
+  bool lines = parts.lines;
   CWriter w;
   std::vector<std::string> entries;
   for (const auto &file : files) {
@@ -137,13 +194,19 @@ std::string emit_user_symbol_tables(const std::vector<std::string> &files, bool 
       notes->push_back(file + ": " + (elf ? "cannot be read" : why) + "; its symbols are left out");
       continue;
     }
-    // one symbol per file offset, sorted by offset
+    // one symbol per file offset, sorted by offset; a stripped library's
+    // local functions (libc's start_thread, clone3) from its debug file
     std::map<uint64_t, const ElfFunction *> by_offset;
-    for (const auto &f : elf->functions()) {
-      auto off = elf->file_offset(f.address);
-      if (!off) continue;
-      auto [it, fresh] = by_offset.emplace(*off, &f);
-      if (!fresh && better_name(f.name, it->second->name)) it->second = &f;
+    std::unique_ptr<ElfSymbols> debug;
+    if (elf->table() != ".symtab") debug = debug_symbols(*elf, sysroot);
+    for (const ElfSymbols *from : {elf.get(), debug.get()}) {
+      if (!from) continue;
+      for (const auto &f : from->functions()) {
+        auto off = elf->file_offset(f.address);
+        if (!off) continue;
+        auto [it, fresh] = by_offset.emplace(*off, &f);
+        if (!fresh && better_name(f.name, it->second->name)) it->second = &f;
+      }
     }
     std::string id = std::to_string(entries.size());
     std::string fields = "{ .path = " + c_string_literal(file) + ", .file_size = " +
@@ -194,6 +257,7 @@ std::string emit_user_symbol_tables(const std::vector<std::string> &files, bool 
       fields += ", .lines = xtap_ulines_" + id + ", .nlines = " + std::to_string(rows.size()) +
                 ", .files = xtap_ufiles_" + id;
     }
+    if (parts.cfi) fields += emit_cfi_table(w, host, id, *elf, file, notes);
     entries.push_back(fields + " }");
   }
   if (entries.empty()) return "";

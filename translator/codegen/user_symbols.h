@@ -21,6 +21,10 @@ std::string command_program(const std::string &cmd, const std::string &sysroot);
 // What a script asks for: nothing, symbols, or symbols and line tables.
 enum class UserSymbolUse { None, Symbols, Lines };
 UserSymbolUse user_symbol_use(const Script &s);
+// Does the script walk user stacks (ubacktrace(), print_ubacktrace(),
+// ucallers() ...)? Then the tables carry each file's call-frame
+// information too, and the files include the programs' shared libraries.
+bool user_stack_use(const Script &s);
 
 // Where the files come from besides the script's own probes.
 struct UserSymbolSources {
@@ -35,9 +39,15 @@ struct UserSymbolSources {
 std::vector<std::string> user_symbol_files(const Elaborated &e, const UserSymbolSources &src,
                                            std::vector<std::string> *notes);
 
-// The C tables and the xtap_ubinaries array for `files` (lines: with line
-// tables); *notes as above. Empty when `files` is.
-std::string emit_user_symbol_tables(const std::vector<std::string> &files, bool lines,
+// What the tables of emit_user_symbol_tables() carry besides symbols.
+struct UserTableParts {
+  bool lines = false;  // line tables (usymfileline())
+  bool cfi = false;    // call-frame information (user stacks, symbols/user_cfi.h)
+};
+
+// The C tables and the xtap_ubinaries array for `files`; *notes as above.
+// Empty when `files` is.
+std::string emit_user_symbol_tables(const std::vector<std::string> &files, UserTableParts parts,
                                     const std::string &sysroot, std::vector<std::string> *notes);
 
 }  // namespace xtap

@@ -890,6 +890,29 @@ struct xtap_uline {
 	u32 line; /* 0: end of a sequence, no line here */
 };
 
+/* How a user_unwind.c row finds the caller's frame (translator: symbols/user_cfi.h). */
+enum xtap_ucfi_kind {
+	XTAP_UCFI_NONE =
+		0, /* no usable CFI rule here: follow the frame pointer */
+	XTAP_UCFI_RSP = 1, /* CFA = rsp + cfa_off */
+	XTAP_UCFI_RBP = 2, /* CFA = rbp + cfa_off */
+	XTAP_UCFI_END = 3, /* return address undefined: the outermost frame */
+	XTAP_UCFI_SIGNAL = 4, /* signal return: the ucontext is at rsp */
+};
+
+/*
+ * One row of a file's call-frame information, from its file offset to the
+ * next row's: the caller's rsp is the CFA, its return address is at CFA-8
+ * and its rbp at CFA+rbp_off (rbp_off 0: rbp is unchanged).
+ */
+struct xtap_ucfi {
+	u32 offset;
+	s32 cfa_off;
+	s16 rbp_off;
+	u8 kind; /* enum xtap_ucfi_kind */
+	u8 unused;
+};
+
 struct xtap_ubinary {
 	const char *path; /* as the script named it: the [module] text */
 	u64 file_size; /* checked at load: a different file is not used */
@@ -899,6 +922,9 @@ struct xtap_ubinary {
 	const struct xtap_uline *lines; /* sorted by offset; may be empty */
 	u32 nlines;
 	const char *const *files;
+	const struct xtap_ucfi
+		*cfi; /* sorted by offset; only for stack scripts */
+	u32 ncfi;
 };
 
 /* From module_init, before the session starts / after it ends. */
