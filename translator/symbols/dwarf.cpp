@@ -5,6 +5,7 @@
 // because the runtime only ever uses offsets within one symbol.
 #include "symbols/dwarf.h"
 #include "symbols/dwarf_impl.h"
+#include "symbols/inline_index.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -142,9 +143,12 @@ std::unique_ptr<KernelDwarf> KernelDwarf::open(const std::string &path, const st
     im.build_id = "size" + std::to_string(st.st_size) + "-mtime" + std::to_string(st.st_mtime);
   }
   std::string index_file;
-  if (!cache_dir.empty())
-    index_file =
-        cache_dir + "/dwarf/" + (module.empty() ? "vmlinux" : module) + "-" + im.build_id + ".idx";
+  if (!cache_dir.empty()) {
+    std::string stem =
+        cache_dir + "/dwarf/" + (module.empty() ? "vmlinux" : module) + "-" + im.build_id;
+    index_file = stem + ".idx";
+    k->inline_index_file_ = stem + ".inl";
+  }
   if (!index_file.empty() && k->read_index(index_file)) {
     k->from_cache_ = true;
   } else {
