@@ -7,6 +7,7 @@ Installs the peers when asked (--install: Debian's systemtap and bpftrace,
 bench/peers.py), then runs, each with its own VM boot where it needs one:
 
   build_latency.py     xtap -p4 against stap -p4 of a new script (host)
+  pass2.py             xtap -p2 against stap -p2, CPU and peak RSS per script (host)
   probe_cost.py        cost per hit, 3 attach points x 3 handlers (one boot)
   start_stop.py        session start and stop, module size (one boot)
   output_throughput.py 200,000 printf lines through each runner (one boot)
@@ -58,6 +59,13 @@ def main():
     m = re.search(r"xtap cold / stap cold: wall ([0-9.]+), CPU ([0-9.]+)", out)
     if m:
         rows.append(("build the first script (empty caches)", "stap", f"wall {m.group(1)}, CPU {m.group(2)}"))
+
+    out = run("pass2.py", [build, *rounds])
+    m = re.search(r"^worst: CPU ([0-9]+) ms, RSS ([0-9]+) MB; CPU xtap/stap ([0-9.]+|-) to ([0-9.]+|-)$", out, re.M)
+    if m:
+        rows.append(("pass 2, warm caches: CPU of the dearest script (goal 100 ms)", "-", f"{m.group(1)} ms"))
+        rows.append(("pass 2, warm caches: peak RSS of the largest (goal 150 MB)", "-", f"{m.group(2)} MB"))
+        rows.append(("pass 2, warm caches: CPU, range over the scripts", "stap", f"{m.group(3)} to {m.group(4)}"))
 
     out = run("probe_cost.py", [build, *rounds, "--calls", "20000" if args.quick else "100000"])
     header = None

@@ -1,21 +1,10 @@
-// An exclusive lock on one cache entry while it is built: concurrent xtap
-// runs wait for the builder instead of building the same thing again.
-// Readers need no lock: entries appear by rename, whole.
+// kbuild's name for the cache entry lock (common/cache_lock.h).
 #pragma once
 
-#include <string>
+#include "common/cache_lock.h"
 
 namespace xtap::kbuild {
 
-class CacheLock {
- public:
-  explicit CacheLock(const std::string &entry);  // locks entry + ".lock"; released when destroyed
-  ~CacheLock();
-  CacheLock(const CacheLock &) = delete;
-  CacheLock &operator=(const CacheLock &) = delete;
-
- private:
-  int fd_ = -1;
-};
+using xtap::CacheLock;
 
 }  // namespace xtap::kbuild

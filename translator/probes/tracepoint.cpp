@@ -44,7 +44,10 @@ class TracepointProbe : public DerivedProbe {
   }
 };
 
+// A pattern without wildcards is compared as it is: syscall.* expands to
+// some 600 tracepoint lookups, each over every tracepoint and syscall.
 bool glob_match(const std::string &pattern, const std::string &s) {
+  if (pattern.find_first_of("*?[\\") == std::string::npos) return pattern == s;
   return fnmatch(pattern.c_str(), s.c_str(), 0) == 0;
 }
 
@@ -108,11 +111,18 @@ class TracepointProvider : public ProbeProvider {
     for (const auto &tp : cat->tracepoints())
       if (glob_match(system, tp.system) && glob_match(name, tp.name)) add(*cat, tp, out, diags, pp);
     // The per-syscall events exist only when asked for by their system.
+    bool literal = name.find_first_of("*?[\\") == std::string::npos;
     if (system == "syscalls")
       for (const auto &sc : cat->syscalls()) {
         if (sc.nr < 0) continue;
         for (auto ev : {SyscallEvent::Enter, SyscallEvent::Exit}) {
-          std::string event = (ev == SyscallEvent::Enter ? "sys_enter_" : "sys_exit_") + sc.name;
+          std::string_view prefix = ev == SyscallEvent::Enter ? "sys_enter_" : "sys_exit_";
+          // A literal name is this event or not, without building its name.
+          if (literal && (name.size() != prefix.size() + sc.name.size() ||
+                          name.compare(0, prefix.size(), prefix) != 0 ||
+                          name.compare(prefix.size(), std::string::npos, sc.name) != 0))
+            continue;
+          std::string event = std::string(prefix) + sc.name;
           if (glob_match(name, event)) add_syscall(*cat, sc, ev, event, out, pp, diags);
         }
       }

@@ -24,6 +24,7 @@ class BtfConverter {
   void run() {
     uint32_t n = btf__type_cnt(btf_);
     table_id_.assign(n, -1);
+    out_.types_.reserve(n);
     KType void_type;
     table_id_[0] = out_.types_.add(void_type);
     for (uint32_t id = 1; id < n; ++id)
@@ -31,18 +32,24 @@ class BtfConverter {
     for (uint32_t id = 1; id < n; ++id)
       if (table_id_[id] >= 0) fill(id, btf__type_by_id(btf_, id));
     out_.types_.index_records();
+    // Functions in name order, each name once (the first in the BTF wins):
+    // sorted as (name, id) pairs over the BTF's own strings, so that no
+    // converted function is copied or moved by the sort.
+    std::vector<std::pair<const char *, uint32_t>> funcs;
     for (uint32_t id = 1; id < n; ++id) {
       const btf_type *t = btf__type_by_id(btf_, id);
-      if (btf_is_func(t)) add_function(t);
+      if (btf_is_func(t)) funcs.emplace_back(btf__name_by_offset(btf_, t->name_off), id);
     }
-    std::stable_sort(out_.functions_.begin(), out_.functions_.end(),
-                     [](const KFunction &a, const KFunction &b) { return a.name < b.name; });
-    auto last =
-        std::unique(out_.functions_.begin(), out_.functions_.end(),
-                    [](const KFunction &a, const KFunction &b) { return a.name == b.name; });
-    out_.functions_.erase(last, out_.functions_.end());
-    for (size_t i = 0; i < out_.functions_.size(); ++i)
-      out_.by_name_.emplace(out_.functions_[i].name, i);
+    std::sort(funcs.begin(), funcs.end(), [](const auto &a, const auto &b) {
+      int c = std::strcmp(a.first ? a.first : "", b.first ? b.first : "");
+      return c != 0 ? c < 0 : a.second < b.second;
+    });
+    out_.functions_.reserve(funcs.size());
+    const char *last = nullptr;
+    for (const auto &[fname, id] : funcs) {
+      if (last && fname && std::strcmp(last, fname) == 0) continue;
+      if (add_function(btf__type_by_id(btf_, id))) last = fname;
+    }
   }
 
  private:
@@ -127,9 +134,9 @@ class BtfConverter {
     }
   }
 
-  void add_function(const btf_type *func) {
+  bool add_function(const btf_type *func) {
     const btf_type *proto = btf__type_by_id(btf_, func->type);
-    if (!proto || !btf_is_func_proto(proto)) return;
+    if (!proto || !btf_is_func_proto(proto)) return false;
     KFunction f;
     f.name = name(func->name_off);
     f.return_type = map(proto->type);
@@ -144,6 +151,7 @@ class BtfConverter {
       f.params.push_back({pname, map(p->type)});
     }
     out_.functions_.push_back(std::move(f));
+    return true;
   }
 
   const struct btf *btf_;
@@ -175,9 +183,12 @@ std::unique_ptr<KernelBtf> KernelBtf::from_raw(const void *data, size_t size,
   return convert(btf__new(data, static_cast<uint32_t>(size)), origin, error);
 }
 
+// A binary search of the sorted functions: no per-run hash table of
+// 60,000 names to build for the few a script looks up.
 const KFunction *KernelBtf::find_function(const std::string &name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? nullptr : &functions_[it->second];
+  auto it = std::lower_bound(functions_.begin(), functions_.end(), name,
+                             [](const KFunction &f, const std::string &n) { return f.name < n; });
+  return it != functions_.end() && it->name == name ? &*it : nullptr;
 }
 
 }  // namespace xtap

@@ -45,7 +45,6 @@ class KernelBtf {
   std::string origin_;
   TypeTable types_;
   std::vector<KFunction> functions_;
-  std::unordered_map<std::string, size_t> by_name_;
 };
 
 }  // namespace xtap

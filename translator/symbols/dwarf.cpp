@@ -4,7 +4,9 @@
 // addresses are then those libdwfl lays its sections out at, which is fine
 // because the runtime only ever uses offsets within one symbol.
 #include "symbols/dwarf.h"
+#include "common/file_io.h"
 #include "symbols/dwarf_impl.h"
+#include "symbols/inline_index.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -142,9 +145,12 @@ std::unique_ptr<KernelDwarf> KernelDwarf::open(const std::string &path, const st
     im.build_id = "size" + std::to_string(st.st_size) + "-mtime" + std::to_string(st.st_mtime);
   }
   std::string index_file;
-  if (!cache_dir.empty())
-    index_file =
-        cache_dir + "/dwarf/" + (module.empty() ? "vmlinux" : module) + "-" + im.build_id + ".idx";
+  if (!cache_dir.empty()) {
+    std::string stem =
+        cache_dir + "/dwarf/" + (module.empty() ? "vmlinux" : module) + "-" + im.build_id;
+    index_file = stem + ".idx";
+    k->inline_index_file_ = stem + ".inl";
+  }
   if (!index_file.empty() && k->read_index(index_file)) {
     k->from_cache_ = true;
   } else {
@@ -245,28 +251,43 @@ void KernelDwarf::add_aliases(const std::multimap<uint64_t, std::string> &symbol
   for (auto &a : aliases) functions_.push_back(std::move(a));
 }
 
+// Read in one piece and split in place (string views, from_chars): the
+// index of a vmlinux has some 45,000 lines, read on every run.
 bool KernelDwarf::read_index(const std::string &file) {
-  std::ifstream in(file);
-  std::string line;
-  if (!std::getline(in, line) || line.rfind(kIndexMagic, 0) != 0) return false;
+  bool ok = false;
+  std::string text = read_file(file, &ok);
+  std::string_view rest(text);
+  auto next_line = [&rest](std::string_view *line) {
+    if (rest.empty()) return false;
+    size_t nl = rest.find('\n');
+    *line = rest.substr(0, nl);
+    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+    return true;
+  };
+  auto hex_of = [](std::string_view v, uint64_t *out) {
+    return std::from_chars(v.data(), v.data() + v.size(), *out, 16).ec == std::errc();
+  };
+  std::string_view line;
+  if (!ok || !next_line(&line) || line.rfind(kIndexMagic, 0) != 0) return false;
   auto p = line.find("stext=");
-  if (p != std::string::npos) stext_ = std::stoull(line.substr(p + 6), nullptr, 16);
+  if (p != std::string_view::npos) {
+    std::string_view v = line.substr(p + 6);
+    hex_of(v.substr(0, v.find(' ')), &stext_);
+  }
   std::vector<DwarfFunction> fns;
-  while (std::getline(in, line)) {
-    DwarfFunction f;
-    std::string fields[7];
-    size_t start = 0;
+  while (next_line(&line)) {
+    std::string_view fields[7];
     for (int i = 0; i < 7; ++i) {
-      size_t tab = i < 6 ? line.find('\t', start) : line.size();
-      if (tab == std::string::npos) return false;
-      fields[i] = line.substr(start, tab - start);
-      start = tab + 1;
+      size_t tab = i < 6 ? line.find('\t') : line.size();
+      if (tab == std::string_view::npos) return false;
+      fields[i] = line.substr(0, tab);
+      line.remove_prefix(i < 6 ? tab + 1 : tab);
     }
+    DwarfFunction f;
     f.name = fields[0];
     f.file = fields[1];
-    f.line = std::atoi(fields[2].c_str());
-    f.entry = std::stoull(fields[3], nullptr, 16);
-    f.die = std::stoull(fields[4], nullptr, 16);
+    std::from_chars(fields[2].data(), fields[2].data() + fields[2].size(), f.line);
+    if (!hex_of(fields[3], &f.entry) || !hex_of(fields[4], &f.die)) return false;
     f.symbol = fields[5];
     f.exported = fields[6] == "x";
     fns.push_back(std::move(f));

@@ -23,6 +23,9 @@
 
 namespace xtap {
 
+class InlineIndex;
+struct InlineRow;
+
 struct DwarfFunction {
   std::string name;
   std::string file;    // declaring source file as DWARF names it ("fs/read_write.c")
@@ -165,9 +168,10 @@ class KernelDwarf {
                                            const std::string &file_glob) const;
   static bool file_matches(const std::string &file_glob, const std::string &file);
   // The inlined instances of functions matching the globs (as match()),
-  // from a walk of every function's DIE tree on first use
-  // (symbols/dwarf_inlines.cpp); not in the cached index, which stays
-  // small. kprobe_site and variables_at take them like functions.
+  // from an index of them cached per build-id beside the function index
+  // (symbols/dwarf_inlines.cpp, symbols/inline_index.h), built on first
+  // use by a walk of every function's DIE tree. kprobe_site and
+  // variables_at take them like functions.
   std::vector<const DwarfFunction *> match_inlined(const std::string &name_glob,
                                                    const std::string &file_glob) const;
 
@@ -234,8 +238,11 @@ class KernelDwarf {
   bool from_cache_ = false;
   uint64_t stext_ = 0;
   std::vector<DwarfFunction> functions_;
-  mutable std::vector<DwarfFunction> inlined_;  // sorted as functions_
-  mutable bool inlined_scanned_ = false;
+  std::vector<InlineRow> walk_inlined() const;
+  const InlineIndex &inline_index() const;
+  std::string inline_index_file_;  // "" without a cache directory
+  mutable std::unique_ptr<InlineIndex> inline_index_;
+  mutable std::unordered_map<uint32_t, DwarfFunction> inlined_;  // by index row, made on demand
   std::unique_ptr<Impl> impl_;
   mutable TypeTable types_;
   mutable std::unordered_map<uint64_t, int> type_of_die_;

@@ -1,10 +1,10 @@
-#include "kbuild/cache_lock.h"
+#include "common/cache_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
-namespace xtap::kbuild {
+namespace xtap {
 
 // Without a lock file (a read-only cache) the build goes ahead unlocked:
 // concurrent builders then race to the same rename, which is still safe.
@@ -17,4 +17,4 @@ CacheLock::~CacheLock() {
   if (fd_ >= 0) close(fd_);
 }
 
-}  // namespace xtap::kbuild
+}  // namespace xtap
