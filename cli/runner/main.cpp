@@ -18,7 +18,7 @@ void usage(FILE* f) {
   std::fprintf(
       f,
       "Usage: xtap-run [-b] [-F] [-o FILE [-S SIZE[,N]]] [-c CMD] [-x PID] [-T SECONDS] [-v] "
-      "[--prometheus ADDR:PORT] "
+      "[--prometheus ADDR:PORT] [--aggregates FILE] "
       "MODULE.ko|BUNDLE_DIR\n"
       "       xtap-run -A NAME [-b] [-o FILE] [-T SECONDS] [-v]\n"
       "       xtap-run --cleanup [-v]\n"
@@ -40,6 +40,8 @@ void usage(FILE* f) {
       "  --format json  output, warnings, errors and the end summary as one JSON object a line\n"
       "  --prometheus ADDR:PORT  serve the script's globals and the probe counters as\n"
       "              Prometheus metrics on http://ADDR:PORT/metrics while it runs\n"
+      "  --aggregates FILE  after the end probes, write the script's globals (counts,\n"
+      "              histograms, percentile sketches, arrays) to FILE for xtap --merge\n"
       "  --cleanup   stop and remove xtap modules left behind by a collector that died\n");
 }
 
@@ -49,11 +51,10 @@ int main(int argc, char** argv) {
   xtap::runner::Options opt;
   int c;
   bool cleanup = false;
-  static const option long_options[] = {{"cleanup", no_argument, nullptr, 'C'},
-                                        {"format", required_argument, nullptr, 'J'},
-                                        {"help", no_argument, nullptr, 'h'},
-                                        {"prometheus", required_argument, nullptr, 'P'},
-                                        {nullptr, 0, nullptr, 0}};
+  static const option long_options[] = {
+      {"aggregates", required_argument, nullptr, 'G'}, {"cleanup", no_argument, nullptr, 'C'},
+      {"format", required_argument, nullptr, 'J'},     {"help", no_argument, nullptr, 'h'},
+      {"prometheus", required_argument, nullptr, 'P'}, {nullptr, 0, nullptr, 0}};
   while ((c = getopt_long(argc, argv, "+o:S:c:x:T:vhbFA:", long_options, nullptr)) != -1) {
     char* end = nullptr;
     switch (c) {
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
       case 'A': opt.attach = optarg; break;
       case 'C': cleanup = true; break;
       case 'P': opt.prometheus = optarg; break;
+      case 'G': opt.aggregates = optarg; break;
       case 'J':
         if (std::strcmp(optarg, "json") != 0 && std::strcmp(optarg, "text") != 0) {
           std::fprintf(stderr, "xtap-run: --format %s: use text or json\n", optarg);
@@ -112,6 +114,12 @@ int main(int argc, char** argv) {
   }
   if (!opt.command.empty() && opt.target_pid) {
     std::fprintf(stderr, "xtap-run: -c and -x are mutually exclusive\n");
+    return 1;
+  }
+  if (!opt.aggregates.empty() && opt.flight && opt.output.empty()) {
+    std::fprintf(stderr,
+                 "xtap-run: --aggregates needs a session that ends here: -F without -o leaves "
+                 "the module running detached\n");
     return 1;
   }
   opt.module = argv[optind];

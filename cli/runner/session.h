@@ -23,6 +23,9 @@ struct Options {
   // --prometheus ADDR:PORT: serve /metrics from the module's snapshots
   // while it runs (runner/prometheus.h).
   std::string prometheus;
+  // --aggregates FILE: after the end probes, the final snapshot of the
+  // globals, for xtap --merge (runner/aggregates_file.h).
+  std::string aggregates;
 };
 
 // Loads, runs and unloads the module. Returns the process exit status.

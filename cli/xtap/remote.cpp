@@ -17,6 +17,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -27,6 +28,7 @@
 #include "kbuild/kbuild.h"
 #include "vm/guest_init.h"
 #include "vm/vm.h"
+#include "xtap/merge_cmd.h"
 #include "xtap/remote_ssh.h"
 
 namespace fs = std::filesystem;
@@ -41,6 +43,7 @@ struct Host {
   std::string release, machine, build_id;
   std::string module;      // local path of the module built for it
   std::string remote_dir;  // its temporary directory on the host
+  bool aggregates = false;  // --merge: xtap-run writes them next to remote_dir (.agg)
   // The session.
   pid_t pid = -1;
   int in = -1, out = -1, err = -1;
@@ -159,6 +162,8 @@ std::string session_command(const Host &h, const std::vector<std::string> &runne
   std::string d = vm::shell_quote(h.remote_dir);
   std::string run = "\"$d\"/xtap-run";
   for (const auto &a : runner_args) run += " " + vm::shell_quote(a);
+  // Beside the directory, which the session removes: fetched afterwards.
+  if (h.aggregates) run += " --aggregates \"$d\".agg";
   run += " \"$d\"/" + vm::shell_quote(fs::path(h.module).filename().string());
   return "d=" + d + "; exec 3<&0; " + run + " </dev/null & p=$!; " +
          "{ while read -r l; do [ \"$l\" = stop ] && break; done; kill -TERM $p 2>/dev/null; } <&3 "
@@ -194,6 +199,23 @@ void remove_remote_dir(Host &h) {
   std::string out, err;
   h.ssh->run("rm -rf " + vm::shell_quote(h.remote_dir), &out, &err);
   h.remote_dir.clear();
+}
+
+// --merge: the host's aggregates file, fetched and removed there.
+std::optional<merge::HostDump> fetch_aggregates(Host &h) {
+  std::string agg = vm::shell_quote(h.remote_dir + ".agg");
+  std::string out, err;
+  int rc = h.ssh->run("cat " + agg + " && rm -f " + agg, &out, &err);
+  if (rc != 0) {
+    std::cerr << "xtap: " << h.target.label << ": no aggregates to merge ("
+              << (err.empty() ? "exit " + std::to_string(rc) : err.substr(0, err.find('\n')))
+              << ")\n";
+    return std::nullopt;
+  }
+  auto d = merge::decode_dump(out, h.target.label, &err);
+  if (!d) std::cerr << "xtap: --merge: " << err << "\n";
+  else d->label = h.target.label;
+  return d;
 }
 
 std::string json_label(const std::string &s) {
@@ -511,6 +533,7 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
   int sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);
   std::vector<Host *> ready = ship_all(hosts, work, failures);
+  for (Host *h : ready) h->aggregates = o.merge;
   signalfd_siginfo pending;
   bool interrupted = read(sig_fd, &pending, sizeof pending) == sizeof pending;
 
@@ -536,6 +559,13 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
     if (h->status == 255 || interrupted) remove_remote_dir(*h);
     if (h->status != 0 && !failures.first) failures.first = h->status < 0 ? 1 : h->status;
   }
+  // --merge: every host that ran to the end, merged below.
+  std::vector<merge::HostDump> dumps;
+  for (Host *h : ready) {
+    if (!h->aggregates || h->remote_dir.empty()) continue;
+    if (auto d = fetch_aggregates(*h)) dumps.push_back(std::move(*d));
+    else if (!failures.first) failures.first = 1;
+  }
   for (Host &h : hosts)
     if (h.ssh) h.ssh->close();
   if (sig_fd >= 0) close(sig_fd);
@@ -543,6 +573,10 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
 
   // 5. Figures, with several hosts.
   if (several && !o.quiet) print_figures(hosts, t1 - t0);
+  if (o.merge && !dumps.empty()) {
+    int rc = print_merged(std::move(dumps), o, out);
+    if (rc && !failures.first) failures.first = rc;
+  }
   if (!several && ready.size() == 1) return ready[0]->status < 0 ? 1 : ready[0]->status;
   return failures.first;
 }
