@@ -112,16 +112,34 @@ std::string key_of(const std::vector<runner::SnapKey> &keys, const SnapGlobalDes
 }
 
 // stap's order for an array's display: by value, largest first (statistics
-// by @count); ties keep the order they were first met in.
+// by @count). Ties go by key, ascending: which host met a key first must
+// not change the view.
+bool keys_less(const SnapGlobalDesc &d, const MergedEntry &a, const MergedEntry &b) {
+  for (size_t i = 0; i < a.keys.size(); ++i) {
+    if (d.key_types[i] == SnapType::String) {
+      if (a.keys[i].str != b.keys[i].str) return a.keys[i].str < b.keys[i].str;
+    } else if (a.keys[i].num != b.keys[i].num) {
+      return a.keys[i].num < b.keys[i].num;
+    }
+  }
+  return false;
+}
+
 void sort_entries(const SnapGlobalDesc &desc, std::vector<MergedEntry> *entries) {
-  std::stable_sort(entries->begin(), entries->end(),
-                   [&](const MergedEntry &a, const MergedEntry &b) {
-                     switch (desc.value_type) {
-                       case SnapType::String: return a.value.str > b.value.str;
-                       case SnapType::Stat: return a.value.stat.count > b.value.stat.count;
-                       default: return a.value.num > b.value.num;
-                     }
-                   });
+  std::sort(entries->begin(), entries->end(), [&](const MergedEntry &a, const MergedEntry &b) {
+    const runner::SnapValue &x = a.value, &y = b.value;
+    switch (desc.value_type) {
+      case SnapType::String:
+        if (x.str != y.str) return x.str > y.str;
+        break;
+      case SnapType::Stat:
+        if (x.stat.count != y.stat.count) return x.stat.count > y.stat.count;
+        break;
+      default:
+        if (x.num != y.num) return x.num > y.num;
+    }
+    return keys_less(desc, a, b);
+  });
 }
 
 void merge_global(const std::vector<HostDump> &dumps, size_t gi, Merged *m) {

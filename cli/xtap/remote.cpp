@@ -28,6 +28,7 @@
 #include "kbuild/kbuild.h"
 #include "vm/guest_init.h"
 #include "vm/vm.h"
+#include "xtap/bundle.h"
 #include "xtap/merge_cmd.h"
 #include "xtap/remote_ssh.h"
 
@@ -43,7 +44,9 @@ struct Host {
   std::string release, machine, build_id;
   std::string module;      // local path of the module built for it
   std::string remote_dir;  // its temporary directory on the host
-  bool aggregates = false;  // --merge: xtap-run writes them next to remote_dir (.agg)
+  // --merge: where xtap-run writes the aggregates, beside remote_dir (which
+  // the session removes), or "".
+  std::string aggregates;
   // The session.
   pid_t pid = -1;
   int in = -1, out = -1, err = -1;
@@ -114,6 +117,10 @@ std::string build_for(const Options &o, const std::string &release, const std::s
     if (fd < 0 || chdir(dir.c_str()) != 0) _exit(1);
     dup2(fd, STDOUT_FILENO);
     Options one = o;
+    // One name on every kernel, as in a bundle: --merge checks that the
+    // hosts' aggregates come from one script by it.
+    std::string err;
+    one.module_name = fleet_module_name(o, &err);
     one.remotes.clear();
     one.kernels.clear();
     one.kernel = release;
@@ -163,7 +170,7 @@ std::string session_command(const Host &h, const std::vector<std::string> &runne
   std::string run = "\"$d\"/xtap-run";
   for (const auto &a : runner_args) run += " " + vm::shell_quote(a);
   // Beside the directory, which the session removes: fetched afterwards.
-  if (h.aggregates) run += " --aggregates \"$d\".agg";
+  if (!h.aggregates.empty()) run += " --aggregates " + vm::shell_quote(h.aggregates);
   run += " \"$d\"/" + vm::shell_quote(fs::path(h.module).filename().string());
   return "d=" + d + "; exec 3<&0; " + run + " </dev/null & p=$!; " +
          "{ while read -r l; do [ \"$l\" = stop ] && break; done; kill -TERM $p 2>/dev/null; } <&3 "
@@ -203,7 +210,7 @@ void remove_remote_dir(Host &h) {
 
 // --merge: the host's aggregates file, fetched and removed there.
 std::optional<merge::HostDump> fetch_aggregates(Host &h) {
-  std::string agg = vm::shell_quote(h.remote_dir + ".agg");
+  std::string agg = vm::shell_quote(h.aggregates);
   std::string out, err;
   int rc = h.ssh->run("cat " + agg + " && rm -f " + agg, &out, &err);
   if (rc != 0) {
@@ -533,7 +540,8 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
   int sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);
   std::vector<Host *> ready = ship_all(hosts, work, failures);
-  for (Host *h : ready) h->aggregates = o.merge;
+  for (Host *h : ready)
+    if (o.merge) h->aggregates = h->remote_dir + ".agg";
   signalfd_siginfo pending;
   bool interrupted = read(sig_fd, &pending, sizeof pending) == sizeof pending;
 
@@ -562,7 +570,7 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
   // --merge: every host that ran to the end, merged below.
   std::vector<merge::HostDump> dumps;
   for (Host *h : ready) {
-    if (!h->aggregates || h->remote_dir.empty()) continue;
+    if (h->aggregates.empty()) continue;
     if (auto d = fetch_aggregates(*h)) dumps.push_back(std::move(*d));
     else if (!failures.first) failures.first = 1;
   }
