@@ -272,11 +272,12 @@ void add_run_options(CLI::App &app, Options *o, CommandLine *cl) {
         "OPT");
   app.add_flag("--merge", o->merge,
                "the fleet view: the globals of every --remote host merged into one (counts, "
-               "histograms, percentiles add); without --remote, of the aggregates files "
-               "(xtap-run --aggregates) given as FILE|DIR...")
+               "histograms, percentiles add; --per-host adds each host's share); without "
+               "--remote, of the aggregates files (xtap-run --aggregates) given as FILE|DIR...")
       ->group(kRun);
+  // Described under --merge: the help stays within a screen.
   app.add_flag("--per-host", o->per_host, "with --merge: each host's share under each value")
-      ->group(kRun);
+      ->group("");
 }
 
 // -l, -L and the dumps.
