@@ -35,6 +35,13 @@ std::optional<HostDump> decode_dump(const std::string &bytes, const std::string 
   return d;
 }
 
+namespace {
+// Sums wrap as the module's do (two's complement), never undefined.
+int64_t wrapping_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+}  // namespace
+
 bool merge_stat(SnapStat *into, const SnapStat &add) {
   if (into->buckets.size() != add.buckets.size() || into->pct.size() != add.pct.size())
     return false;
@@ -46,7 +53,7 @@ bool merge_stat(SnapStat *into, const SnapStat &add) {
     into->max = std::max(into->max, add.max);
   }
   into->count += add.count;
-  into->sum += add.sum;
+  into->sum = wrapping_add(into->sum, add.sum);
   for (size_t i = 0; i < add.buckets.size(); ++i) into->buckets[i] += add.buckets[i];
   for (size_t i = 0; i < add.pct.size(); ++i) into->pct[i] += add.pct[i];
   return true;
@@ -96,7 +103,7 @@ void merge_value(const SnapGlobalDesc &desc, size_t host, const SnapValue &v, Me
       if (first) e->value.stat = v.stat;
       else merge_stat(&e->value.stat, v.stat);  // layouts checked by same_desc
       break;
-    default: e->value.num += v.num;
+    default: e->value.num = wrapping_add(e->value.num, v.num);
   }
 }
 
