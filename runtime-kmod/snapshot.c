@@ -87,6 +87,16 @@ static u32 xtap_snap_nbuckets(const struct xtap_snap_global *g)
 	return 0;
 }
 
+static u32 xtap_snap_npct(const struct xtap_snap_global *g)
+{
+	if (g->map)
+		return (*g->map)->stat.npct;
+	if (g->stat)
+		return xtap_stat_pct_buckets(*g->stat);
+	return 0;
+}
+
+/* nbuckets: the histogram's and the sketch's counts together */
 static size_t xtap_snap_value_bound(u8 type, u32 nbuckets)
 {
 	if (type == XTAP_T_STRING)
@@ -106,13 +116,15 @@ static size_t xtap_snap_bound(const struct xtap_snap_global *g)
 
 	if (g->stat)
 		return n + xtap_snap_value_bound(XTAP_T_STAT,
-						 xtap_snap_nbuckets(g));
+						 xtap_snap_nbuckets(g) +
+							 xtap_snap_npct(g));
 	if (!g->map)
 		return n + xtap_snap_value_bound(g->type, 0);
 	if (!*g->map)
 		return n;
 	spec = (*g->map)->spec;
-	entry = xtap_snap_value_bound(spec->value_type, xtap_snap_nbuckets(g));
+	entry = xtap_snap_value_bound(
+		spec->value_type, xtap_snap_nbuckets(g) + xtap_snap_npct(g));
 	for (i = 0; i < spec->nkeys; i++)
 		entry += xtap_snap_value_bound(spec->key_types[i], 0);
 	entries = min_t(u32, (*g->map)->max_entries, XTAP_SNAP_MAX_ENTRIES);
@@ -173,10 +185,12 @@ static void xtap_snap_put_stat(struct xtap_snap_out *o,
 		.sum = sd->count ? sd->sum : 0,
 		.min = sd->count ? sd->min : 0,
 		.max = sd->count ? sd->max : 0,
+		.npct = l->npct,
 	};
 
 	xtap_snap_put(o, &st, sizeof(st));
-	xtap_snap_put(o, sd->hist, l->nbuckets * sizeof(s64));
+	/* the sketch follows the histogram in hist[] as in the dump */
+	xtap_snap_put(o, sd->hist, (l->nbuckets + l->npct) * sizeof(s64));
 }
 
 static void xtap_snap_put_value(struct xtap_snap_out *o, struct xtap_map *m,
@@ -382,6 +396,8 @@ static void xtap_snap_put_desc(struct xtap_snap_out *o, u32 index,
 		d.hi = sdesc->hi;
 		d.step = sdesc->step;
 		d.nbuckets = xtap_snap_nbuckets(g);
+		d.pct_bits = sdesc->pct_bits;
+		d.npct = xtap_snap_npct(g);
 	}
 	d.size = sizeof(d) + n;
 	d.name_len = n;

@@ -477,6 +477,11 @@ u32 xtap_stat_buckets(struct xtap_stat *s)
 	return s->l.nbuckets;
 }
 
+u32 xtap_stat_pct_buckets(struct xtap_stat *s)
+{
+	return s->l.npct;
+}
+
 s64 xtap_stat_bucket_count(struct xtap_stat *s, u32 i)
 {
 	struct xtap_stat_data *agg = xtap_stat_scratch();

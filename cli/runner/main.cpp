@@ -19,7 +19,7 @@ void usage(FILE* f) {
   std::fprintf(
       f,
       "Usage: xtap-run [-b] [-F] [-o FILE [-S SIZE[,N]]] [-c CMD] [-x PID] [-T SECONDS] [-v] "
-      "[--prometheus ADDR:PORT] [--monitor[=SECONDS]] "
+      "[--prometheus ADDR:PORT] [--monitor[=SECONDS]] [--aggregates FILE] "
       "MODULE.ko|BUNDLE_DIR\n"
       "       xtap-run -A NAME [-b] [-o FILE] [-T SECONDS] [-v]\n"
       "       xtap-run --cleanup [-v]\n"
@@ -46,6 +46,8 @@ void usage(FILE* f) {
       "              r reset, q quit (end probes run); plain output when not a terminal\n"
       "  --monitor-feed ADDR:PORT  serve the snapshots to a --monitor view elsewhere\n"
       "              (xtap --vm --monitor)\n"
+      "  --aggregates FILE  after the end probes, write the script's globals (counts,\n"
+      "              histograms, percentile sketches, arrays) to FILE for xtap --merge\n"
       "  --cleanup   stop and remove xtap modules left behind by a collector that died\n");
 }
 
@@ -55,7 +57,8 @@ int main(int argc, char** argv) {
   xtap::runner::Options opt;
   int c;
   bool cleanup = false;
-  static const option long_options[] = {{"cleanup", no_argument, nullptr, 'C'},
+  static const option long_options[] = {{"aggregates", required_argument, nullptr, 'G'},
+                                        {"cleanup", no_argument, nullptr, 'C'},
                                         {"format", required_argument, nullptr, 'J'},
                                         {"help", no_argument, nullptr, 'h'},
                                         {"prometheus", required_argument, nullptr, 'P'},
@@ -98,6 +101,7 @@ int main(int argc, char** argv) {
         break;
       }
       case 'N': opt.monitor_feed = optarg; break;
+      case 'G': opt.aggregates = optarg; break;
       case 'J':
         if (std::strcmp(optarg, "json") != 0 && std::strcmp(optarg, "text") != 0) {
           std::fprintf(stderr, "xtap-run: --format %s: use text or json\n", optarg);
@@ -130,6 +134,12 @@ int main(int argc, char** argv) {
   }
   if (!opt.command.empty() && opt.target_pid) {
     std::fprintf(stderr, "xtap-run: -c and -x are mutually exclusive\n");
+    return 1;
+  }
+  if (!opt.aggregates.empty() && opt.flight && opt.output.empty()) {
+    std::fprintf(stderr,
+                 "xtap-run: --aggregates needs a session that ends here: -F without -o leaves "
+                 "the module running detached\n");
     return 1;
   }
   opt.module = argv[optind];

@@ -14,13 +14,16 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 #include <xtap/abi.h>
 
+#include "common/file_io.h"
 #include "common/json.h"
 #include "common/modinfo.h"
 #include "common/process.h"
+#include "runner/aggregates_file.h"
 #include "runner/control.h"
 #include "runner/kmod.h"
 #include "runner/monitor_terminal.h"
@@ -66,6 +69,7 @@ class Session {
   void forward_stdin();
   void loop();
   int finish();
+  bool write_aggregates();
   void print_summary_warnings(const xtap_done& d);
   bool check_options(uint64_t* switch_mb, unsigned* keep_files);
   int detach();
@@ -92,6 +96,8 @@ class Session {
   xtap_done done_info_{};
   std::vector<ProbeStats> probe_stats_;  // PROBE_STATS, before DONE
   Clock::time_point deadline_{};
+  std::string dir_;     // the module's debugfs directory
+  std::string script_;  // the script's name (HELLO)
 };
 
 bool Session::setup_signals() {
@@ -107,6 +113,7 @@ bool Session::setup_signals() {
 
 bool Session::connect(const std::string& dir) {
   std::string err;
+  dir_ = dir;
   if (!ctl_.open(dir + "/ctl", &err)) {
     say("%s", err.c_str());
     return false;
@@ -143,6 +150,7 @@ bool Session::connect(const std::string& dir) {
     say("module %s sent a malformed HELLO", mi_.name.c_str());
     return false;
   }
+  script_.assign(h.script, strnlen(h.script, sizeof(h.script)));
   if (opt_.verbose)
     say("script %s: %u CPUs, relay %llu x %llu bytes", h.script, h.ncpus,
         (unsigned long long)h.n_subbufs, (unsigned long long)h.subbuf_size);
@@ -448,11 +456,39 @@ void Session::print_summary_warnings(const xtap_done& d) {
                  (unsigned long long)relay_.bad_items());
 }
 
+// --aggregates FILE: the globals after the end probes, for xtap --merge.
+bool Session::write_aggregates() {
+  AggregatesFile f;
+  std::string err;
+  f.module = mi_.name;
+  f.script = script_;
+  f.kernel = kernel_release();
+  char host[256] = "";
+  gethostname(host, sizeof(host) - 1);
+  f.host = host;
+  time_t now = time(nullptr);
+  char when[32] = "";
+  struct tm tm {};
+  if (gmtime_r(&now, &tm)) strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  f.time = when;
+  if (!read_module_aggregates(dir_, &f, &err)) {
+    say("--aggregates: %s", err.c_str());
+    return false;
+  }
+  if (!write_file(opt_.aggregates, encode_aggregates(f))) {
+    say("--aggregates: cannot write %s: %s", opt_.aggregates.c_str(), std::strerror(errno));
+    return false;
+  }
+  if (opt_.verbose) say("wrote the aggregates to %s", opt_.aggregates.c_str());
+  return true;
+}
+
 int Session::finish() {
   // The values after the end probes, served until the module goes.
   monitor_.stop();
   if (!opt_.prometheus.empty()) prometheus_.freeze();
   if (!opt_.monitor_feed.empty()) feed_.freeze();
+  bool aggregates_failed = !opt_.aggregates.empty() && !write_aggregates();
   if (stdin_proc_fd_ >= 0) ::close(stdin_proc_fd_);
   wait_system();
   relay_.finish();
@@ -488,7 +524,7 @@ int Session::finish() {
   if (opt_.verbose)
     say("done: %llu hits, %llu records", (unsigned long long)d.hits,
         (unsigned long long)relay_.records());
-  return (failed_ || d.errors) ? 1 : 0;
+  return (failed_ || aggregates_failed || d.errors) ? 1 : 0;
 }
 
 // The option combinations that make sense, and -S's values.

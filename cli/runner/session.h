@@ -29,6 +29,9 @@ struct Options {
   // --monitor-feed ADDR:PORT: serve the snapshots to a --monitor view
   // elsewhere (xtap --vm --monitor) and take its q as a stop.
   std::string monitor_feed;
+  // --aggregates FILE: after the end probes, the final snapshot of the
+  // globals, for xtap --merge (runner/aggregates_file.h).
+  std::string aggregates;
 };
 
 // Loads, runs and unloads the module. Returns the process exit status.

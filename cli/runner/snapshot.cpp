@@ -65,10 +65,15 @@ class Reader {
 
 bool read_stat(Reader *r, SnapStat *st) {
   xtap_snap_stat s{};
-  if (!r->sized(&s) || s.nbuckets > r->left() / sizeof(int64_t)) return false;
+  if (!r->sized(&s) || s.nbuckets > r->left() / sizeof(int64_t) ||
+      s.npct > r->left() / sizeof(int64_t) - s.nbuckets)
+    return false;
   st->count = s.count, st->sum = s.sum, st->min = s.min, st->max = s.max;
   st->buckets.resize(s.nbuckets);
+  st->pct.resize(s.npct);
   for (auto &b : st->buckets)
+    if (!r->s64(&b)) return false;
+  for (auto &b : st->pct)
     if (!r->s64(&b)) return false;
   return true;
 }
@@ -114,8 +119,9 @@ bool check_magic(uint32_t magic, uint16_t version, const char *what, std::string
     return false;
   }
   if (version != XTAP_SNAP_VERSION) {
-    *error = std::string(what) + ": snapshot format version " + std::to_string(version) +
-             ", this xtap-run reads version " + std::to_string(XTAP_SNAP_VERSION);
+    *error = std::string(what) + ": the module speaks snapshot format v" + std::to_string(version) +
+             ", this runner reads v" + std::to_string(XTAP_SNAP_VERSION) +
+             " (run it with the xtap-run of the xtap that built it)";
     return false;
   }
   return true;
@@ -154,6 +160,7 @@ std::optional<SnapNames> parse_snapshot_names(const std::string &bytes, std::str
     }
     for (int k = 0; k < d.nkeys; ++k) g.key_types.push_back(SnapType(d.key_types[k]));
     g.hist = d.hist, g.lo = d.lo, g.hi = d.hi, g.step = d.step, g.nbuckets = d.nbuckets;
+    g.pct_bits = d.pct_bits, g.npct = d.npct;
     names.globals.push_back(std::move(g));
   }
   for (uint32_t i = 0; i < h.nprobes && r.ok(); ++i) {

@@ -23,6 +23,8 @@ struct SnapGlobalDesc {
   int hist = 0;                     // 0 none, 1 @hist_linear, 2 @hist_log
   int64_t lo = 0, hi = 0, step = 0;
   uint32_t nbuckets = 0;
+  int pct_bits = 0;   // the percentile sketch's k, 0: none (runtime-kmod/stat.h)
+  uint32_t npct = 0;  // its buckets
 };
 
 struct SnapNames {
@@ -33,7 +35,8 @@ struct SnapNames {
 
 struct SnapStat {
   int64_t count = 0, sum = 0, min = 0, max = 0;
-  std::vector<int64_t> buckets;
+  std::vector<int64_t> buckets;  // the histogram's
+  std::vector<int64_t> pct;      // the percentile sketch's, in value order
 };
 
 // A number, a string or a statistic, as the global's type says.
@@ -81,7 +84,7 @@ struct Snapshot {
 };
 
 // nullopt and *error set when the bytes are not a table / dump this runner
-// can read (magic, version, sizes).
+// can read (magic, version, sizes). `what` names the source in the message.
 std::optional<SnapNames> parse_snapshot_names(const std::string &bytes, std::string *error);
 std::optional<Snapshot> parse_snapshot(const std::string &bytes, const SnapNames &names,
                                        std::string *error);

@@ -141,6 +141,12 @@ std::string utc_now() {
 
 }  // namespace
 
+std::string fleet_module_name(const Options &o, std::string *error) {
+  if (!o.module_name.empty()) return o.module_name;
+  std::string identity = script_identity(o, error);
+  return error->empty() ? "xtap_" + kbuild::hash_hex(identity).substr(0, 12) : "";
+}
+
 int build_bundle(const Options &o, const std::function<int(const Options &)> &compile) {
   std::string error;
   std::string identity = script_identity(o, &error);
@@ -148,8 +154,7 @@ int build_bundle(const Options &o, const std::function<int(const Options &)> &co
     std::cerr << "xtap: " << error << "\n";
     return 1;
   }
-  std::string name =
-      o.module_name.empty() ? "xtap_" + kbuild::hash_hex(identity).substr(0, 12) : o.module_name;
+  std::string name = fleet_module_name(o, &error);
   fs::path dir = fs::absolute(o.output_file);
   std::error_code ec;
   if (fs::exists(dir) && !fs::is_directory(dir)) {

@@ -21,4 +21,9 @@ namespace xtap::cli {
 // kernel's module was built.
 int build_bundle(const Options &o, const std::function<int(const Options &)> &compile);
 
+// The one module name of a script built for several kernels (a bundle, or
+// --remote hosts): -m NAME, else xtap_ and a hash of the script, its
+// arguments and -D options. "" and *error when the script cannot be read.
+std::string fleet_module_name(const Options &o, std::string *error);
+
 }  // namespace xtap::cli

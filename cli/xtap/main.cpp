@@ -17,6 +17,7 @@
 #include "xtap/bundle.h"
 #include "xtap/compile.h"
 #include "xtap/dumps.h"
+#include "xtap/merge_cmd.h"
 #include "xtap/options.h"
 #include "xtap/preflight.h"
 #include "xtap/progress.h"
@@ -107,6 +108,7 @@ int main(int argc, char **argv) {
     }
   }
   if (o.check) return cli::run_preflight(o);
+  if (o.merge && o.remotes.empty()) return cli::run_merge(o);
   if (!o.kernels.empty()) return cli::build_bundle(o, cli::compile_and_run);
   // Before the progress line: its ticker thread would not survive the
   // fork of each host's build.

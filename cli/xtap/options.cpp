@@ -278,6 +278,14 @@ void add_run_options(CLI::App &app, Options *o, CommandLine *cl) {
             ->allow_extra_args(false)
             ->group(kRun),
         "OPT");
+  app.add_flag("--merge", o->merge,
+               "the fleet view: the globals of every --remote host merged into one (counts, "
+               "histograms, percentiles add; --per-host adds each host's share); without "
+               "--remote, of the aggregates files (xtap-run --aggregates) given as FILE|DIR...")
+      ->group(kRun);
+  // Described under --merge: the help stays within a screen.
+  app.add_flag("--per-host", o->per_host, "with --merge: each host's share under each value")
+      ->group("");
 }
 
 // -l, -L and the dumps.
@@ -435,6 +443,23 @@ std::string remote_conflict(const Options &o) {
   return why.empty() ? "" : "--remote: " + why;
 }
 
+// --merge against the rest; "" when they fit.
+std::string merge_conflict(const Options &o) {
+  if (!o.merge)
+    return o.per_host ? "--per-host shows each host's share of --merge: add --merge" : "";
+  std::string why;
+  if (!o.remotes.empty()) {
+    if (o.flight) why = "-F leaves the modules running: nothing to merge at the end";
+    return why.empty() ? "" : "--merge: " + why;
+  }
+  if (!o.script_text.empty()) why = "without --remote it reads aggregates files: drop -e";
+  else if (o.script_file.empty())
+    why = "name the aggregates files or the directories holding them (xtap-run --aggregates)";
+  else if (o.last_pass != 5 || o.vm || o.check || !o.kernels.empty())
+    why = "without --remote it reads aggregates files and runs nothing";
+  return why.empty() ? "" : "--merge: " + why;
+}
+
 // --check against the rest: it runs passes 1-2 only, here.
 std::string check_conflict(const Options &o) {
   if (!o.check)
@@ -474,6 +499,8 @@ std::string option_conflict(const Options &o) {
            (o.vm ? ", and a local run (the --vm guest's output comes back as one stream)" : "");
   if (o.sign_key.empty() != o.sign_cert.empty())
     return "signing needs both --sign-key KEY and --sign-cert CERT";
+  if (std::string why = merge_conflict(o); !why.empty()) return why;
+  if (o.merge && o.remotes.empty()) return "";
   if (std::string why = check_conflict(o); !why.empty()) return why;
   if (std::string why = remote_conflict(o); !why.empty()) return why;
   if (o.monitor_s < 0) return "--monitor=SECONDS: a number of seconds from 0.1 to 3600";

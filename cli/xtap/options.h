@@ -76,6 +76,12 @@ struct Options {
   std::vector<std::string>
       remotes;  // --remote ssh://[USER@]HOST[:PORT] or USER@HOST (docs/fleet.md)
   std::vector<std::string> ssh_options;  // --ssh-option OPT: ssh -o OPT for --remote
+  // --merge: the fleet view of the globals (docs/fleet.md, "Merged results").
+  // With --remote, of the hosts' runs; without, of the aggregates files
+  // (xtap-run --aggregates) named by the positional arguments or found
+  // under them when directories.
+  bool merge = false;
+  bool per_host = false;  // --per-host: each host's share under each merged value
 };
 
 // Parses argv; on --help or an error prints and returns false with *exit_code set.

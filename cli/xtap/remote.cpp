@@ -18,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -28,6 +29,8 @@
 #include "kbuild/kbuild.h"
 #include "vm/guest_init.h"
 #include "vm/vm.h"
+#include "xtap/bundle.h"
+#include "xtap/merge_cmd.h"
 #include "xtap/remote_ssh.h"
 
 namespace fs = std::filesystem;
@@ -42,6 +45,9 @@ struct Host {
   std::string release, machine, build_id;
   std::string module;      // local path of the module built for it
   std::string remote_dir;  // its temporary directory on the host
+  // --merge: where xtap-run writes the aggregates, beside remote_dir (which
+  // the session removes), or "".
+  std::string aggregates;
   // The session.
   pid_t pid = -1;
   int in = -1, out = -1, err = -1;
@@ -112,6 +118,10 @@ std::string build_for(const Options &o, const std::string &release, const std::s
     if (fd < 0 || chdir(dir.c_str()) != 0) _exit(1);
     dup2(fd, STDOUT_FILENO);
     Options one = o;
+    // One name on every kernel, as in a bundle: --merge checks that the
+    // hosts' aggregates come from one script by it.
+    std::string err;
+    one.module_name = fleet_module_name(o, &err);
     one.remotes.clear();
     one.kernels.clear();
     one.kernel = release;
@@ -160,6 +170,8 @@ std::string session_command(const Host &h, const std::vector<std::string> &runne
   std::string d = vm::shell_quote(h.remote_dir);
   std::string run = "\"$d\"/xtap-run";
   for (const auto &a : runner_args) run += " " + vm::shell_quote(a);
+  // Beside the directory, which the session removes: fetched afterwards.
+  if (!h.aggregates.empty()) run += " --aggregates " + vm::shell_quote(h.aggregates);
   run += " \"$d\"/" + vm::shell_quote(fs::path(h.module).filename().string());
   return "d=" + d + "; exec 3<&0; " + run + " </dev/null & p=$!; " +
          "{ while read -r l; do [ \"$l\" = stop ] && break; done; kill -TERM $p 2>/dev/null; } <&3 "
@@ -195,6 +207,23 @@ void remove_remote_dir(Host &h) {
   std::string out, err;
   h.ssh->run("rm -rf " + vm::shell_quote(h.remote_dir), &out, &err);
   h.remote_dir.clear();
+}
+
+// --merge: the host's aggregates file, fetched and removed there.
+std::optional<merge::HostDump> fetch_aggregates(Host &h) {
+  std::string agg = vm::shell_quote(h.aggregates);
+  std::string out, err;
+  int rc = h.ssh->run("cat " + agg + " && rm -f " + agg, &out, &err);
+  if (rc != 0) {
+    std::cerr << "xtap: " << h.target.label << ": no aggregates to merge ("
+              << (err.empty() ? "exit " + std::to_string(rc) : err.substr(0, err.find('\n')))
+              << ")\n";
+    return std::nullopt;
+  }
+  auto d = merge::decode_dump(out, h.target.label, &err);
+  if (!d) std::cerr << "xtap: --merge: " << err << "\n";
+  else d->label = h.target.label;
+  return d;
 }
 
 std::string json_label(const std::string &s) {
@@ -537,6 +566,8 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
   int sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);
   std::vector<Host *> ready = ship_all(hosts, work, failures);
+  for (Host *h : ready)
+    if (o.merge) h->aggregates = h->remote_dir + ".agg";
   signalfd_siginfo pending;
   bool interrupted = read(sig_fd, &pending, sizeof pending) == sizeof pending;
 
@@ -562,6 +593,13 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
     if (h->status == 255 || interrupted) remove_remote_dir(*h);
     if (h->status != 0 && !failures.first) failures.first = h->status < 0 ? 1 : h->status;
   }
+  // --merge: every host that ran to the end, merged below.
+  std::vector<merge::HostDump> dumps;
+  for (Host *h : ready) {
+    if (h->aggregates.empty()) continue;
+    if (auto d = fetch_aggregates(*h)) dumps.push_back(std::move(*d));
+    else if (!failures.first) failures.first = 1;
+  }
   for (Host &h : hosts)
     if (h.ssh) h.ssh->close();
   if (sig_fd >= 0) close(sig_fd);
@@ -569,6 +607,10 @@ int run_remote(const Options &o, const std::vector<std::string> &runner_args,
 
   // 5. Figures, with several hosts.
   if (several && !o.quiet) print_figures(hosts, t1 - t0);
+  if (o.merge && !dumps.empty()) {
+    int rc = print_merged(std::move(dumps), o, out);
+    if (rc && !failures.first) failures.first = rc;
+  }
   if (!several && ready.size() == 1) return ready[0]->status < 0 ? 1 : ready[0]->status;
   return failures.first;
 }

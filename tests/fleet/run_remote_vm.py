@@ -8,9 +8,12 @@ its output streamed back; SIGINT mid-run ends the session with the end
 probe's output and leaves no module or file behind; two hosts at once have
 prefixed lines and end-of-run figures; an unreachable host, a refused key,
 a login without root and a malformed target are one clear message each.
-Then examples/fleet/ansible/run-bundle.yml runs a bundle on the 6.12 guest
-(which also carries python3 for Ansible's modules) and brings back its
-output and summary.
+Fleet merges (--remote --merge): each guest feeds half of a deterministic
+data set; the merged histograms, percentiles and arrays must equal those
+one host prints of all of it. Then examples/fleet/ansible/run-bundle.yml
+runs a bundle on the 6.12 guest (which also carries python3 for Ansible's
+modules) and brings back its output, aggregates (merged by xtap --merge
+DIR) and summary.
 
 Prints one line per check and ends with "remote: N passed, N failed".
 """
@@ -46,8 +49,32 @@ global n
 """
 FAILS = 'probe begin { error("remote boom") }'
 BUNDLED = """
+global ticks
 probe begin { printf("bundle ran on %s\\n", %( kernel_v >= "6.2" %? "6.12" %: "6.1" %)) }
-probe timer.s(1) { printf("tick\\n") }
+probe timer.s(1) { printf("tick\\n"); ticks++ }
+probe end { if (ticks > 1000) println("too many") }
+"""
+# Fleet merges: each guest feeds the values of every other i (which half
+# by its kernel); with -x 1 (target() is read at run time, so the module is
+# the same and built once per kernel), one host feeds them all. The end
+# probe prints the module's own view, then "--".
+MERGED = """
+global lg, ln, byk[10], n, who
+probe begin {
+  if (target() == 1) { from = 0; step = 1 } else { from = %( kernel_v >= "6.2" %? 1 %: 0 %); step = 2 }
+  for (i = from; i < 30000; i += step) {
+    v = (i * 7919) % 100003 - 20000
+    lg <<< v; ln <<< v; byk[i % 3] <<< v; n++
+  }
+  who = %( kernel_v >= "6.2" %? "6.12" %: "6.1" %)
+  exit()
+}
+probe end {
+  print(@hist_log(lg)); print(@hist_linear(ln, -20000, 80000, 5000))
+  print(@quantiles(lg)); print(@quantiles(ln))
+  print(@hist_log(byk[0])); printf("byk[1] median %d\\n", @median(byk[1]))
+  println("--")
+}
 """
 
 results = []
@@ -63,6 +90,58 @@ def write(work, name, text):
     with open(path, "w") as f:
         f.write(text)
     return path
+
+
+def hist_blocks(text):
+    """The histograms a text holds: from a "value |" line to the blank line after it."""
+    return re.findall(r"^ *value \|-+ count\n.*?\n\n", text, re.M | re.S)
+
+
+def check_merge(xtap, script, t1, t2, opts):
+    """Two guests each run half of the data; the merged view equals one host's view of all of it."""
+    d = ["-DMAXACTION=1000000"]
+
+    def run(targets, *extra):
+        hosts = sum((["--remote", "ssh://" + t] for t in targets), [])
+        return subprocess.run([xtap, *hosts, *opts, *d, "--merge", *extra], capture_output=True, text=True,
+                              timeout=240)
+
+    t = time.time()
+    whole = run([t1], "-x", "1", script)
+    halves = run([t1, t2], script)
+    print(f"     (merge: one host with all the data, two with half each: {time.time() - t:.0f} s)")
+    module_view, _, whole_merged = whole.stdout.partition("--\n")
+    # The merged view is what is not prefixed by a host; `who` differs per host.
+    merged = "".join(line + "\n" for line in halves.stdout.splitlines() if not line.startswith("["))
+    check("--remote --merge: both runs succeed", whole.returncode == 0 and halves.returncode == 0,
+          f"exit {whole.returncode}/{halves.returncode}: {whole.stderr[-1500:]!r} {halves.stderr[-1500:]!r}")
+    check("the merged view of two hosts' halves equals one host's view of all the data, exactly",
+          merged and merged == whole_merged.replace('who="6.1"\n', "") and "n=30000\n" in merged,
+          f"{merged!r} != {whole_merged!r}")
+    blocks = hist_blocks(module_view)
+    # One host's own view: its half only.
+    host_view = "".join(line[len(t1) + 3:] + "\n" for line in halves.stdout.splitlines()
+                        if line.startswith(f"[{t1}] "))
+    quantiles = [line for line in module_view.splitlines() if line.startswith("count=")]
+    check("the merged @hist_log, @hist_linear and array histograms are the module's own of all the data",
+          len(blocks) == 3 and all(b in merged for b in blocks) and blocks[0] not in host_view,
+          f"{blocks!r} not in {merged!r}")
+    check("the merged @quantiles are the module's own of all the data",
+          len(quantiles) == 2 and all(q + "\n" in merged for q in quantiles), f"{quantiles!r} {merged!r}")
+    check("strings are not merged: each host's value, prefixed",
+          f'[{t1}] who="6.1"\n' in halves.stdout and f'[{t2}] who="6.12"\n' in halves.stdout, halves.stdout)
+    r = run([t1, t2], "--per-host", "--format", "json", script)
+    try:
+        doc = json.loads(r.stdout.splitlines()[-1])
+        lg = next(g for g in doc["globals"] if g["name"] == "lg")
+        n = next(g for g in doc["globals"] if g["name"] == "n")
+    except (ValueError, IndexError, KeyError, StopIteration):
+        doc, lg, n = {}, {}, {}
+    check("--format json --per-host: the merged statistic and each host's share",
+          r.returncode == 0 and lg.get("value", {}).get("count") == 30000
+          and sum(b["count"] for b in lg["value"]["hist"]["buckets"]) == 30000
+          and n.get("hosts") == {t1: 15000, t2: 15000} and {h["kernel"] for h in doc["hosts"]} == {K61, K612},
+          f"exit {r.returncode}: {r.stdout[-1500:]!r} {r.stderr[-500:]!r}")
 
 
 def main():
@@ -83,9 +162,9 @@ def main():
     t_start = time.time()
 
     with tempfile.TemporaryDirectory(prefix="xtap-remote-test-") as work:
-        which, ticks, fails, bundled = (write(work, n, t) for n, t in
-                                        (("which.stp", WHICH), ("ticks.stp", TICKS), ("fails.stp", FAILS),
-                                         ("bundled.stp", BUNDLED)))
+        which, ticks, fails, bundled, merged = (
+            write(work, n, t) for n, t in (("which.stp", WHICH), ("ticks.stp", TICKS), ("fails.stp", FAILS),
+                                           ("bundled.stp", BUNDLED), ("merged.stp", MERGED)))
         # No VM needed: a target xtap cannot use.
         r = subprocess.run([xtap, "--remote", "ftp://host", which], capture_output=True, text=True)
         check("a target of another scheme is refused", r.returncode == 1 and "ssh only" in r.stderr, r.stderr)
@@ -210,6 +289,8 @@ def main():
                   {(t1, "output"), (t1, "summary"), (t2, "output"), (t2, "summary")},
                   f"exit {r.returncode}: {r.stdout!r} {r.stderr!r}")
 
+            check_merge(xtap, merged, t1, t2, opts)
+
             # Hosts that cannot run: one message and a hint each.
             dead = f"root@127.0.0.1:{free_port()}"
             r = remote("ssh://" + dead, which)
@@ -267,6 +348,10 @@ def main():
                   and set(text.splitlines()[1:]) == {"tick"}, repr(text))
             summary_path = os.path.join(results_dir, "vm612", "summary.json")
             summary = json.load(open(summary_path)) if os.path.exists(summary_path) else {}
+            r = subprocess.run([xtap, "--merge", results_dir], capture_output=True, text=True)
+            check("xtap --merge over the playbook's results: the fleet view of the fetched aggregates",
+                  r.returncode == 0 and re.fullmatch(r"ticks=[23]\n", r.stdout)
+                  and "fleet view of module" in r.stderr and f"({K612})" in r.stderr, f"exit {r.returncode}: {r.stdout!r} {r.stderr!r}")
             check("... and its summary", summary.get("kernel") == K612 and summary.get("exit") == 0
                   and summary.get("messages") == [] and summary.get("host") == "vm612", summary)
             left = vm612.ssh("ls /var/tmp; grep -c '^xtap_' /proc/modules")

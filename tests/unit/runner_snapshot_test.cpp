@@ -79,7 +79,7 @@ std::string dump(uint32_t total_entries = 2) {
   arr.str("read").s64(1).s64(7).str("wr\xff").s64(2).s64(9);
   rec(&body, XTAP_SNAP_REC_GLOBAL, 2, arr.b, total_entries > 2 ? XTAP_SNAP_F_TRUNCATED : 0);
   Bytes hist;
-  xtap_snap_stat st{sizeof(st), 128, 4, 11, 0, 8};
+  xtap_snap_stat st{sizeof(st), 128, 4, 11, 0, 8, 0, 0};
   hist.raw(st);
   for (int i = 0; i < 128; ++i) hist.s64(i == 64 ? 1 : i == 66 ? 2 : i == 68 ? 1 : 0);
   rec(&body, XTAP_SNAP_REC_GLOBAL, 3, hist.b);
@@ -230,6 +230,13 @@ TEST(RunnerSnapshot, RealModuleDump) {
   EXPECT_EQ(lat.max, 50);
   EXPECT_EQ(lat.buckets[64 + 4], 1);  // 8..15
   EXPECT_EQ(lat.buckets[64 + 6], 2);  // 32..63
+  // v2: the sketch of a statistic whose percentiles the script asks for.
+  EXPECT_GT(n->globals[3].pct_bits, 0);
+  EXPECT_EQ(lat.pct.size(), n->globals[3].npct);
+  int64_t in_sketch = 0;
+  for (int64_t b : lat.pct) in_sketch += b;
+  EXPECT_EQ(in_sketch, 5);
+  EXPECT_TRUE(s->globals[4].entries[0].value.stat.pct.empty());
   ASSERT_EQ(s->globals[4].entries.size(), 1u);
   EXPECT_EQ(s->globals[4].entries[0].value.stat.sum, 15);
   std::string page = prometheus_text(*n, *s, 1000);

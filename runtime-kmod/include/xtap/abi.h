@@ -178,7 +178,11 @@ struct xtap_rec_hdr {
  * changes only when an older reader would misread a dump.
  */
 #define XTAP_SNAP_MAGIC 0x50534e58 /* "XNSP" in little-endian order */
-#define XTAP_SNAP_VERSION 1
+/*
+ * 2: a statistic carries its percentile sketch after its histogram
+ * (xtap_snap_stat.npct), so that dumps of several hosts merge exactly.
+ */
+#define XTAP_SNAP_VERSION 2
 /* Entries of one array per read; the record's flags say when it was hit. */
 #define XTAP_SNAP_MAX_ENTRIES 1000
 
@@ -205,10 +209,13 @@ struct xtap_snap_global_desc {
 	__u8 nkeys; /* arrays */
 	__u8 hist; /* 0 none, 1 @hist_linear, 2 @hist_log */
 	__u8 key_types[9]; /* 1 number, 2 string */
-	__u8 reserved[3];
+	__u8 pct_bits; /* the percentile sketch's k, 0: none (stat.h) */
+	__u8 reserved[2];
 	__s64 lo, hi, step; /* @hist_linear(v, lo, hi, step) */
 	__u32 nbuckets; /* histogram buckets of each statistic */
 	__u32 name_len; /* then the name's bytes */
+	__u32 npct; /* percentile sketch buckets of each statistic (v2) */
+	__u32 reserved2;
 };
 
 struct xtap_snap_probe_desc {
@@ -233,7 +240,8 @@ enum xtap_snap_rec_type {
 	XTAP_SNAP_REC_PROBE = 2, /* struct xtap_snap_probe (index: the probe) */
 	/*
 	 * index: the global. A number: __s64. A string: length and bytes. A
-	 * statistic: struct xtap_snap_stat and its buckets (__s64 each). An
+	 * statistic: struct xtap_snap_stat, its histogram's buckets, then its
+	 * percentile sketch's buckets in value order (__s64 each). An
 	 * array: struct xtap_snap_array, then per entry its keys (__s64 or a
 	 * string each) and its value (as for a scalar of that type).
 	 */
@@ -285,6 +293,8 @@ struct xtap_snap_stat {
 	__u32 size;
 	__u32 nbuckets; /* __s64 counts after this structure */
 	__s64 count, sum, min, max; /* min and max are 0 when count is 0 */
+	__u32 npct; /* sketch counts after the histogram's (v2) */
+	__u32 reserved;
 };
 
 struct xtap_snap_array {

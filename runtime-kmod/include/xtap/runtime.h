@@ -787,6 +787,7 @@ int xtap_stat_bucket(struct xtap_context *c, struct xtap_stat *s, s64 i,
 int xtap_map_stat_bucket(struct xtap_context *c, struct xtap_map *m,
 			 const struct xtap_key *k, s64 i, s64 *out);
 u32 xtap_stat_buckets(struct xtap_stat *s);
+u32 xtap_stat_pct_buckets(struct xtap_stat *s); /* 0: no sketch */
 u32 xtap_map_stat_buckets(struct xtap_map *m);
 s64 xtap_stat_bucket_count(struct xtap_stat *s, u32 i);
 s64 xtap_map_stat_bucket_count(struct xtap_map *m, const struct xtap_key *k,
