@@ -33,11 +33,14 @@ struct xtap_fentry {
  * spares a wrapper around it.
  */
 struct xtap_fentry *xtap_fentry_new(ftrace_func_t func, u32 max_sites);
-/*
- * `ip`: a function's __fentry__ call. 0, or why ftrace cannot call the
- * probe there (the caller uses a kprobe).
- */
+/* `ip`: a function's __fentry__ call. 0, or -EBUSY when full or armed. */
 int xtap_fentry_add(struct xtap_fentry *fe, unsigned long ip, void *owner);
+/*
+ * Filters on every site's address (in batches) and registers the ops. The
+ * sites whose address ftrace refused (it cannot trace the function) are
+ * left with ip 0, first in fe->sites: the caller gives them kprobes.
+ * Registered only if some site is left.
+ */
 int xtap_fentry_arm(struct xtap_fentry *fe);
 /* Returns the calls ftrace's recursion guard kept from the callback. */
 u64 xtap_fentry_disarm(struct xtap_fentry *fe);

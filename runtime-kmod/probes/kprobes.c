@@ -7,6 +7,7 @@
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
+#include <linux/sched.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -587,6 +588,8 @@ static void xtap_kprobe_set_arm_fentry(struct xtap_kprobe_set *set)
 
 		if (!xtap_kprobe_wants_fentry(xk))
 			continue;
+		/* Thousands of functions: give the CPU up now and then. */
+		cond_resched();
 		memset(&xk->kp, 0, sizeof(xk->kp));
 		xk->kp.symbol_name = xk->symbol;
 		xk->kp.flags = KPROBE_FLAG_DISABLED;
@@ -608,7 +611,12 @@ static void xtap_kprobe_set_arm_fentry(struct xtap_kprobe_set *set)
 			set->kps[i].fentry = false;
 		xtap_fentry_free(set->fentry);
 		set->fentry = NULL;
+		return;
 	}
+	/* The functions ftrace would not trace after all: kprobes. */
+	for (i = 0; i < set->fentry->nsites && !set->fentry->sites[i].ip; i++)
+		((struct xtap_kprobe *)set->fentry->sites[i].owner)->fentry =
+			false;
 }
 
 /*
@@ -714,6 +722,7 @@ static int xtap_kprobe_set_arm(struct xtap_kprobe_set *set)
 
 		if (xk->fentry)
 			continue;
+		cond_resched();
 		err = xtap_kprobe_register(set, xk);
 		if (err && (xk->spec->optional || xk->from_wildcard ||
 			    xk->spec->pattern)) {
