@@ -15,6 +15,8 @@
  * and guru-mode writes, and the stack unwinder.
  */
 #include <linux/ftrace.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -35,7 +37,7 @@ struct xtap_fentry *xtap_fentry_new(ftrace_func_t func, u32 max_sites)
 
 	if (!fe)
 		return NULL;
-	fe->sites = kcalloc(max_sites ?: 1, sizeof(*fe->sites), GFP_KERNEL);
+	fe->sites = kvcalloc(max_sites ?: 1, sizeof(*fe->sites), GFP_KERNEL);
 	if (!fe->sites) {
 		kfree(fe);
 		return NULL;
@@ -128,6 +130,28 @@ static int xtap_fentry_filter(struct xtap_fentry *fe)
 	return refused;
 }
 
+/* The address index of the sorted sites (xtap_fentry_find). */
+static int xtap_fentry_index(struct xtap_fentry *fe)
+{
+	u32 n = roundup_pow_of_two(2 * fe->nsites), i, h;
+
+	fe->index = kvcalloc(n, sizeof(*fe->index), GFP_KERNEL);
+	if (!fe->index)
+		return -ENOMEM;
+	fe->index_mask = n - 1;
+	for (i = 0; i < fe->nsites; i++) {
+		unsigned long ip = fe->sites[i].ip;
+
+		if (!ip || (i && fe->sites[i - 1].ip == ip))
+			continue;
+		h = xtap_fentry_slot(ip, fe->index_mask);
+		while (fe->index[h])
+			h = (h + 1) & fe->index_mask;
+		fe->index[h] = i + 1;
+	}
+	return 0;
+}
+
 int xtap_fentry_arm(struct xtap_fentry *fe)
 {
 	int err;
@@ -144,6 +168,9 @@ int xtap_fentry_arm(struct xtap_fentry *fe)
 		xtap_fentry_sort(fe);
 	if ((u32)err == fe->nsites)
 		return 0;
+	err = xtap_fentry_index(fe);
+	if (err)
+		return err;
 	err = register_ftrace_function(&fe->ops);
 	if (err)
 		return err;
@@ -166,6 +193,7 @@ void xtap_fentry_free(struct xtap_fentry *fe)
 		return;
 	xtap_fentry_disarm(fe);
 	ftrace_free_filter(&fe->ops);
-	kfree(fe->sites);
+	kvfree(fe->index);
+	kvfree(fe->sites);
 	kfree(fe);
 }
