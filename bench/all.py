@@ -10,6 +10,7 @@ bench/peers.py), then runs, each with its own VM boot where it needs one:
   pass2.py             xtap -p2 against stap -p2, CPU and peak RSS per script (host)
   probe_cost.py        cost per hit, 3 attach points x 3 handlers (one boot)
   start_stop.py        session start and stop, module size (one boot)
+  mass_attach.py       arming and disarming ~400 to ~6,000 functions (one boot)
   output_throughput.py 200,000 printf lines through each runner (one boot)
   output_flood.py      sustained output from busy probes for 20 s (one boot)
 
@@ -82,6 +83,13 @@ def main():
     out = run("start_stop.py", [build, *rounds])
     for m in re.finditer(r"^(\w+): xtap/(\w+) start ([0-9.]+), stop ([0-9.]+)$", out, re.M):
         rows.append((f"session start / stop: {m.group(1)}", m.group(2), f"{m.group(3)} / {m.group(4)}"))
+
+    out = run("mass_attach.py", [build, "--rounds", "1"])
+    for m in re.finditer(r"^(\w+): xtap/(\w+) start ([0-9.]+), stop ([0-9.]+)$", out, re.M):
+        rows.append((f"arm / disarm many functions: {m.group(1)}", m.group(2), f"{m.group(3)} / {m.group(4)}"))
+    m = re.search(r"ratio many/one: ([0-9.]+)", out)
+    if m:
+        rows.append(("cost per hit, ~1,700 functions armed / one armed", "xtap", m.group(1)))
 
     out = run("output_throughput.py", [build, *rounds])
     m = re.search(r"ratio xtap/stap time: ([0-9.]+)", out)

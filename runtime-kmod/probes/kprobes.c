@@ -7,6 +7,8 @@
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -41,6 +43,7 @@ struct xtap_kprobe_set {
 	u32 nkps, nkp_armed, nrp_armed;
 	bool takes_symbols; /* wildcard specs are expanded through xtap_symbols */
 	bool takes_fentry; /* entry probes go through ftrace where they can */
+	bool unoptimized; /* too many kprobes to optimize (xtap_kprobe_post) */
 	struct xtap_fentry *fentry;
 };
 
@@ -119,6 +122,24 @@ static int xtap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 NOKPROBE_SYMBOL(xtap_kprobe_pre);
+
+/*
+ * Only there to keep the kernel from optimizing the kprobe into a jump
+ * (kprobes with a post handler are not optimized): with many kprobes,
+ * optimizing them (an RCU-tasks grace period per batch, under the kprobe
+ * mutex every registration waits for) costs four times registering them.
+ */
+static void xtap_kprobe_post(struct kprobe *kp, struct pt_regs *regs,
+			     unsigned long flags)
+{
+}
+NOKPROBE_SYMBOL(xtap_kprobe_post);
+
+/*
+ * Beyond this many kprobes (not through ftrace) in a family, they are left
+ * unoptimized: arming is what costs then, a hit costs an int3 trap more.
+ */
+#define XTAP_KPROBE_OPTIMIZE_MAX 64
 
 /*
  * From ftrace (fentry.c), at the __fentry__ site `ip` of a function whose
@@ -442,9 +463,9 @@ static void xtap_kprobe_set_free(struct xtap_kprobe_set *set)
 			xtap_entry_frames_free(set->specs[i].frames);
 	xtap_fentry_free(set->fentry);
 	set->fentry = NULL;
-	kfree(set->kps);
-	kfree(set->kp_armed);
-	kfree(set->rp_armed);
+	kvfree(set->kps);
+	kvfree(set->kp_armed);
+	kvfree(set->rp_armed);
 	if (set->takes_symbols) {
 		kfree(xtap_symbols);
 		xtap_symbols = NULL;
@@ -466,9 +487,10 @@ static int xtap_kprobe_set_alloc(struct xtap_kprobe_set *set, const void *specs,
 	n = nspecs + (set->takes_symbols ? xtap_count_symbols() : 0);
 	if (!n)
 		return 0;
-	set->kps = kcalloc(n, sizeof(*set->kps), GFP_KERNEL);
-	set->kp_armed = kcalloc(n, sizeof(*set->kp_armed), GFP_KERNEL);
-	set->rp_armed = kcalloc(n, sizeof(*set->rp_armed), GFP_KERNEL);
+	/* Thousands of functions: megabytes, which need not be contiguous. */
+	set->kps = kvcalloc(n, sizeof(*set->kps), GFP_KERNEL);
+	set->kp_armed = kvcalloc(n, sizeof(*set->kp_armed), GFP_KERNEL);
+	set->rp_armed = kvcalloc(n, sizeof(*set->rp_armed), GFP_KERNEL);
 	if (!set->kps || !set->kp_armed || !set->rp_armed) {
 		xtap_kprobe_set_free(set);
 		return -ENOMEM;
@@ -528,6 +550,8 @@ static int xtap_kprobe_register(struct xtap_kprobe_set *set,
 			xk->kp.offset = xk->from_wildcard ? 0 : spec->offset;
 		}
 		xk->kp.pre_handler = xtap_kprobe_pre;
+		if (set->unoptimized)
+			xk->kp.post_handler = xtap_kprobe_post;
 		err = register_kprobe(&xk->kp);
 		if (!err)
 			set->kp_armed[set->nkp_armed++] = &xk->kp;
@@ -576,10 +600,10 @@ static void xtap_kprobe_set_arm_fentry(struct xtap_kprobe_set *set)
 		n += xtap_kprobe_wants_fentry(&set->kps[i]);
 	if (!n)
 		return;
-	checks = kcalloc(n, sizeof(*checks), GFP_KERNEL);
+	checks = kvcalloc(n, sizeof(*checks), GFP_KERNEL);
 	set->fentry = checks ? xtap_fentry_new(xtap_kfunc_fentry, n) : NULL;
 	if (!set->fentry) {
-		kfree(checks);
+		kvfree(checks);
 		return;
 	}
 	for (n = 0, i = 0; i < set->nkps; i++) {
@@ -587,6 +611,8 @@ static void xtap_kprobe_set_arm_fentry(struct xtap_kprobe_set *set)
 
 		if (!xtap_kprobe_wants_fentry(xk))
 			continue;
+		/* Thousands of functions: give the CPU up now and then. */
+		cond_resched();
 		memset(&xk->kp, 0, sizeof(xk->kp));
 		xk->kp.symbol_name = xk->symbol;
 		xk->kp.flags = KPROBE_FLAG_DISABLED;
@@ -599,7 +625,7 @@ static void xtap_kprobe_set_arm_fentry(struct xtap_kprobe_set *set)
 	}
 	if (n)
 		unregister_kprobes(checks, n);
-	kfree(checks);
+	kvfree(checks);
 	if (xtap_fentry_arm(set->fentry)) {
 		pr_debug(
 			XTAP_PFX
@@ -608,7 +634,12 @@ static void xtap_kprobe_set_arm_fentry(struct xtap_kprobe_set *set)
 			set->kps[i].fentry = false;
 		xtap_fentry_free(set->fentry);
 		set->fentry = NULL;
+		return;
 	}
+	/* The functions ftrace would not trace after all: kprobes. */
+	for (i = 0; i < set->fentry->nsites && !set->fentry->sites[i].ip; i++)
+		((struct xtap_kprobe *)set->fentry->sites[i].owner)->fentry =
+			false;
 }
 
 /*
@@ -705,15 +736,19 @@ static void xtap_kprobe_not_loaded(struct xtap_kprobe *xk)
  */
 static int xtap_kprobe_set_arm(struct xtap_kprobe_set *set)
 {
-	u32 i;
+	u32 i, nkprobes = 0;
 	int err;
 
 	xtap_kprobe_set_arm_fentry(set);
+	for (i = 0; i < set->nkps; i++)
+		nkprobes += !set->kps[i].fentry && !set->kps[i].spec->is_return;
+	set->unoptimized = nkprobes > XTAP_KPROBE_OPTIMIZE_MAX;
 	for (i = 0; i < set->nkps; i++) {
 		struct xtap_kprobe *xk = &set->kps[i];
 
 		if (xk->fentry)
 			continue;
+		cond_resched();
 		err = xtap_kprobe_register(set, xk);
 		if (err && (xk->spec->optional || xk->from_wildcard ||
 			    xk->spec->pattern)) {
