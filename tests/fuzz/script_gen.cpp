@@ -144,7 +144,8 @@ void Gen::emit_probes() {
     init += " <<< " + long_lit() + "\n";
   }
   if (!init.empty()) out += "probe begin {\n" + init + "}\n";
-  int n = 1 + rng.below(4);
+  // Most scripts small (more of them per second), some large.
+  int n = 1 + rng.below(small ? 2 : 4);
   for (int i = 0; i < n; ++i) emit_probe();
   // Every global is read at the end with its type: pass 2 then always
   // infers it, and the printing code of every kind is generated.
@@ -167,7 +168,7 @@ void Gen::emit_probe() {
   if (rng.chance(10)) point = "kernel.trace(\"no_such_tracepoint\") ?, " + point;
   if (rng.chance(5)) point = "kernel.trace(\"no_such_tp\") !, " + point;
   std::string cond = rng.chance(8) && !gscalars.empty() ? " if (" + cond_expr() + ")" : "";
-  out += "probe " + point + cond + " {\n" + stmts(1, 1 + rng.below(6)) + "}\n";
+  out += "probe " + point + cond + " {\n" + stmts(1, 1 + rng.below(small ? 3 : 6)) + "}\n";
 }
 
 // A global scalar of type long for a probe condition.
@@ -255,6 +256,7 @@ std::vector<std::pair<std::string, Ty>> Gen::context_vars() {
 }
 
 std::string Gen::script() {
+  small = rng.chance(70);
   if (rng.chance(15)) out += preprocessor_head();
   declare_globals();
   declare_functions();

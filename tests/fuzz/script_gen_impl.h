@@ -96,6 +96,7 @@ class Gen {
   std::vector<Func> funcs;
   std::set<std::string> procfs_used;
   Body body;
+  bool small = false;  // a small script: fewer probes and statements
 
   std::string name(const std::string &base);
   static std::string ty_name(Ty t);

@@ -50,7 +50,7 @@ HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std
   BodyEmitter be(script, probe, nullptr, maxstringlen);
   be.out().set_indent(1);
   if (probe.condition) {
-    be.out().line("if (!(" + be.expr(*probe.condition) + "))");
+    be.out().line("if (!" + be.truth(*probe.condition) + ")");
     be.out().line("\tgoto out;");
   }
   be.stmt(*probe.body);

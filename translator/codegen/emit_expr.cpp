@@ -147,14 +147,14 @@ std::string BodyEmitter::expr(const Expr &e) {
     case ExprKind::Unary:
       switch (e.op) {
         case Op::Plus: return "(" + expr(*e.arg(0)) + ")";
-        case Op::Not: return "((s64)!(" + expr(*e.arg(0)) + "))";
+        case Op::Not: return "((s64)((" + expr(*e.arg(0)) + ") == 0))";
         case Op::Neg: return "((s64)(0ULL - (u64)(" + expr(*e.arg(0)) + ")))";  // wraps, as stap's
         default: return "(~(" + expr(*e.arg(0)) + "))";
       }
     case ExprKind::Logical:
-      return "((s64)((" + expr(*e.arg(0)) + ") " + op_token(e.op) + " (" + expr(*e.arg(1)) + ")))";
+      return "((s64)(" + truth(*e.arg(0)) + " " + op_token(e.op) + " " + truth(*e.arg(1)) + "))";
     case ExprKind::Ternary:
-      return "((" + expr(*e.arg(0)) + ") ? (" + expr(*e.arg(1)) + ") : (" + expr(*e.arg(2)) + "))";
+      return "(" + truth(*e.arg(0)) + " ? (" + expr(*e.arg(1)) + ") : (" + expr(*e.arg(2)) + "))";
     case ExprKind::Binary: return binary(e);
     case ExprKind::Assign: return assign(e);
     case ExprKind::IncDec: return incdec(e);
@@ -185,6 +185,23 @@ std::string BodyEmitter::binary_of(const Expr &e, const std::string &a, const st
   }
   if (e.arg(0)->type == Type::String)  // string comparison
     return "((s64)(strcmp(" + a + ", " + b + ") " + op_token(e.op) + " 0))";
+  if (is_comparison(e.op)) {
+    // `x != x`: GCC warns of a self-comparison (-Wtautological-compare);
+    // the same C text twice is the same pure value (side effects get
+    // temporaries of their own), so the result is known.
+    if (a == b) {
+      bool equal = e.op == Op::Eq || e.op == Op::Le || e.op == Op::Ge;
+      return equal ? "((s64)1LL)" : "((s64)0LL)";
+    }
+    // A comparison's 0 or 1 compared with a constant: GCC's -Wbool-compare
+    // sees through the cast; a `? 1 : 0` it does not.
+    auto operand = [](const Expr &x, const std::string &c) {
+      bool boolean = (x.kind == ExprKind::Binary && is_comparison(x.op)) ||
+                     x.kind == ExprKind::Logical || (x.kind == ExprKind::Unary && x.op == Op::Not);
+      return boolean ? "((" + c + ") ? 1 : 0)" : c;
+    };
+    return long_op(e, e.op, operand(*e.arg(0), a), operand(*e.arg(1), b));
+  }
   return long_op(e, e.op, a, b);
 }
 

@@ -1,5 +1,7 @@
 #include "parse/printer.h"
 
+#include <cctype>
+
 #include "common/c_writer.h"
 
 namespace xtap {
@@ -27,15 +29,16 @@ std::string print_top(const Expr &e) {
   return print_expr(*e.arg(0)) + " " + e.op_spelling() + " " + print_expr(*e.arg(1));
 }
 
-// A statement that starts with ++ or -- would read back as a postfix
-// operator of the statement before it (`f()` newline `--x` is `f()--`
-// then `x`), and an empty statement `;` as the end of the one before:
-// end the line before with its own `;`.
+// A statement that starts with an operator, a '(', a string or a ';'
+// could read back as the continuation of the statement before it (`f()`
+// newline `--x` is `f()--` then `x`; `"a"` newline `"b"` is one string;
+// `x` newline `(y)` a call; `;` the end of `f()`): end the line before with
+// its own `;`.
 void separate(std::string &out, size_t before) {
   size_t first = out.find_first_not_of(' ', before);
-  if (before == 0 || first == std::string::npos) return;
-  if (out.compare(first, 2, "++") != 0 && out.compare(first, 2, "--") != 0 &&
-      out.compare(first, 2, ";\n") != 0)
+  if (before < 2 || first == std::string::npos) return;
+  char c = out[first];
+  if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '@' || c == '{')
     return;
   char last = out[before - 2];  // out[before - 1] is the previous line's newline
   if (last != '{' && last != '}' && last != ';') out.insert(before - 1, ";");
