@@ -63,7 +63,7 @@ class BodyEmitter {
   std::string assign(const Expr &e);
   std::string index_assign(const Expr &e, const std::string &m, const std::string &k,
                            const std::string &r);
-  std::string scalar_assign(const Expr &e, const std::string &r);
+  std::string scalar_assign(const Expr &e, std::string r);
   std::string incdec(const Expr &e);
   std::string index_read(const Expr &e);
   std::string call(const Expr &e);

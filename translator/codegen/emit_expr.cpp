@@ -296,7 +296,7 @@ std::string BodyEmitter::index_assign(const Expr &e, const std::string &m, const
   }
 }
 
-std::string BodyEmitter::scalar_assign(const Expr &e, const std::string &r) {
+std::string BodyEmitter::scalar_assign(const Expr &e, std::string r) {
   const Expr &lhs = *e.arg(0);
   const Expr &rhs = *e.arg(1);
   std::string lv = var_ref(lhs);
@@ -306,9 +306,19 @@ std::string BodyEmitter::scalar_assign(const Expr &e, const std::string &r) {
       return "((const char *)" + lv + ")";  // x = x
     return "((const char *)xtap_str_copy(" + lv + ", " + r + "))";
   }
-  if (e.op == Op::None) return "(" + lv + " = " + r + ")";
+  // A value that itself assigns or increments (`x = (x = 5)`, `x += x++`)
+  // goes into a temporary first: C leaves two unsequenced stores to one
+  // variable undefined (GCC's -Wsequence-point), the script evaluates the
+  // value, then stores.
+  std::string pre;
+  if (has_side_effects(rhs)) {
+    std::string rv = unique("_rv");
+    pre = "s64 " + rv + " = " + r + "; ";
+    r = rv;
+  }
+  if (e.op == Op::None) return wrap(pre, "(" + lv + " = " + r + ")");
   // The new value is computed in full (a division by zero jumps away first).
-  return "(" + lv + " = " + long_op(e, e.op, lv, r) + ")";
+  return wrap(pre, "(" + lv + " = " + long_op(e, e.op, lv, r) + ")");
 }
 
 std::string BodyEmitter::incdec(const Expr &e) {
