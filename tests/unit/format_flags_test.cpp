@@ -58,9 +58,11 @@ TEST(FormatFlags, WhatGccWarnsAboutIsGone) {
   EXPECT_EQ(k("% +d"), "%+lld");
   EXPECT_EQ(k("%05s|%#c|%+X"), "%5s|%c|%llX");
   EXPECT_EQ(k("%-05d"), "%-5lld");
-  EXPECT_EQ(k("%08.3x"), "%8.8llx");
-  EXPECT_EQ(k("%#08.3x"), "%#8.6llx");
-  EXPECT_EQ(k("%+08.3d"), "%+8.7lld");
+  EXPECT_EQ(k("%08.3x"), "%08llx");
+  EXPECT_EQ(k("%#05.4x"), "%#5.4llx");
+  EXPECT_EQ(k("%+08.3d"), "%+08lld");
+  EXPECT_EQ(k("%06.5d"), "%06lld");
+  EXPECT_EQ(k("%05.5d"), "%5.5lld");
   EXPECT_EQ(k("%3.2c"), "%3c");
   EXPECT_EQ(k("%##x"), "%#llx");
 }

@@ -31,6 +31,15 @@ bool has_side_effects(const Expr &e) {
   return false;
 }
 
+// A comparison's 0 or 1 (or a && or !) where C warns of a boolean: GCC's
+// -Wbool-compare (`(a < b) == 5`) and -Wbool-operation (`~(a < b)`) see
+// through the (s64) cast, not through `? 1 : 0`.
+std::string as_number(const Expr &x, const std::string &c) {
+  bool boolean = (x.kind == ExprKind::Binary && is_comparison(x.op)) ||
+                 x.kind == ExprKind::Logical || (x.kind == ExprKind::Unary && x.op == Op::Not);
+  return boolean ? "((" + c + ") ? 1 : 0)" : c;
+}
+
 }  // namespace
 
 // C leaves the order of function arguments and initializers open; the
@@ -149,7 +158,7 @@ std::string BodyEmitter::expr(const Expr &e) {
         case Op::Plus: return "(" + expr(*e.arg(0)) + ")";
         case Op::Not: return "((s64)((" + expr(*e.arg(0)) + ") == 0))";
         case Op::Neg: return "((s64)(0ULL - (u64)(" + expr(*e.arg(0)) + ")))";  // wraps, as stap's
-        default: return "(~(" + expr(*e.arg(0)) + "))";
+        default: return "(~(" + as_number(*e.arg(0), expr(*e.arg(0))) + "))";
       }
     case ExprKind::Logical:
       return "((s64)(" + truth(*e.arg(0)) + " " + op_token(e.op) + " " + truth(*e.arg(1)) + "))";
@@ -193,14 +202,7 @@ std::string BodyEmitter::binary_of(const Expr &e, const std::string &a, const st
       bool equal = e.op == Op::Eq || e.op == Op::Le || e.op == Op::Ge;
       return equal ? "((s64)1LL)" : "((s64)0LL)";
     }
-    // A comparison's 0 or 1 compared with a constant: GCC's -Wbool-compare
-    // sees through the cast; a `? 1 : 0` it does not.
-    auto operand = [](const Expr &x, const std::string &c) {
-      bool boolean = (x.kind == ExprKind::Binary && is_comparison(x.op)) ||
-                     x.kind == ExprKind::Logical || (x.kind == ExprKind::Unary && x.op == Op::Not);
-      return boolean ? "((" + c + ") ? 1 : 0)" : c;
-    };
-    return long_op(e, e.op, operand(*e.arg(0), a), operand(*e.arg(1), b));
+    return long_op(e, e.op, as_number(*e.arg(0), a), as_number(*e.arg(1), b));
   }
   return long_op(e, e.op, a, b);
 }

@@ -31,26 +31,27 @@ std::string kernel_flags(const FormatPiece &p) {
 }
 
 // The kernel pads with zeros up to the width even with a precision, where
-// C ignores '0' (and GCC warns). When no sign can take a column, the same
-// digits come from a precision as large as the width, without '0':
-// %08.3x is %8.8x. (A %d without '+' or ' ' keeps its '0': whether a '-'
-// takes a column is known only at run time; %#o's prefix likewise.)
-void zero_pad_as_precision(const FormatPiece &p, std::string *flags, std::string *precision) {
+// C ignores '0' (and GCC warns). With W the width, P the precision and up
+// to K columns of sign and prefix before the digits ("-", "+", "0x", "0"),
+// the digits take max(W - k, digits, P) columns: when W - K >= P, the
+// precision changes nothing and goes (%08.3d is %08d); when W - k <= P for
+// every k, the zeros up to the width are none and '0' goes (%05.5d is
+// %5.5d). With K - k at most 1 one of the two always holds.
+void zero_pad_without_precision(const FormatPiece &p, std::string *flags, bool *has_precision) {
   size_t zero = flags->find('0');
   if (zero == std::string::npos || !p.has_precision || p.precision == "*" || p.width.empty() ||
       p.width == "*")
     return;
-  int prefix = 0;
+  int most = 0, least = 0;  // columns of sign and prefix
   if (is_signed_conv(p.conv)) {
-    if (flags->find('+') == std::string::npos && flags->find(' ') == std::string::npos) return;
-    prefix = 1;
+    bool sign = flags->find('+') != std::string::npos || flags->find(' ') != std::string::npos;
+    most = 1, least = sign ? 1 : 0;
   } else if (flags->find('#') != std::string::npos) {
-    if (p.conv == 'o') return;  // its "0" prefix is there only for a value other than 0
-    prefix = 2;
+    most = p.conv == 'o' ? 1 : 2, least = p.conv == 'o' ? 0 : 2;  // %#o: "0" only before non-zero
   }
   int width = std::stoi(p.width), prec = std::stoi(p.precision);
-  *precision = std::to_string(std::max(prec, width - prefix));
-  flags->erase(zero, 1);
+  if (width - most >= prec) *has_precision = false;
+  else if (width - least <= prec) flags->erase(zero, 1);
 }
 
 }  // namespace
@@ -73,12 +74,13 @@ std::string kernel_format(const Format &f) {
       continue;
     }
     std::string precision = p.precision;
-    zero_pad_as_precision(p, &flags, &precision);
+    bool has_precision = p.has_precision;
+    zero_pad_without_precision(p, &flags, &has_precision);
     out += '%';
     out += flags;
     out += p.width;
     // The kernel ignores a precision of %c; GCC warns about it.
-    if (p.has_precision && (p.conv != 'c' || precision == "*")) out += '.' + precision;
+    if (has_precision && (p.conv != 'c' || precision == "*")) out += '.' + precision;
     switch (p.conv) {
       case 'd':
       case 'i': out += "lld"; break;
