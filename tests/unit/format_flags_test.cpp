@@ -63,6 +63,7 @@ TEST(FormatFlags, WhatGccWarnsAboutIsGone) {
   EXPECT_EQ(k("%+08.3d"), "%+08lld");
   EXPECT_EQ(k("%06.5d"), "%06lld");
   EXPECT_EQ(k("%05.5d"), "%5.5lld");
+  EXPECT_EQ(k("%0.3u"), "%.3llu");
   EXPECT_EQ(k("%3.2c"), "%3c");
   EXPECT_EQ(k("%##x"), "%#llx");
 }

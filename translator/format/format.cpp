@@ -39,9 +39,8 @@ std::string kernel_flags(const FormatPiece &p) {
 // %5.5d). With K - k at most 1 one of the two always holds.
 void zero_pad_without_precision(const FormatPiece &p, std::string *flags, bool *has_precision) {
   size_t zero = flags->find('0');
-  if (zero == std::string::npos || !p.has_precision || p.precision == "*" || p.width.empty() ||
-      p.width == "*")
-    return;
+  // A width from an argument (*) is known only at run time: left as written.
+  if (zero == std::string::npos || !p.has_precision || p.precision == "*" || p.width == "*") return;
   int most = 0, least = 0;  // columns of sign and prefix
   if (is_signed_conv(p.conv)) {
     bool sign = flags->find('+') != std::string::npos || flags->find(' ') != std::string::npos;
@@ -49,7 +48,7 @@ void zero_pad_without_precision(const FormatPiece &p, std::string *flags, bool *
   } else if (flags->find('#') != std::string::npos) {
     most = p.conv == 'o' ? 1 : 2, least = p.conv == 'o' ? 0 : 2;  // %#o: "0" only before non-zero
   }
-  int width = std::stoi(p.width), prec = std::stoi(p.precision);
+  int width = p.width.empty() ? 0 : std::stoi(p.width), prec = std::stoi(p.precision);
   if (width - most >= prec) *has_precision = false;
   else if (width - least <= prec) flags->erase(zero, 1);
 }
