@@ -40,6 +40,16 @@ std::string as_number(const Expr &x, const std::string &c) {
   return boolean ? "((" + c + ") ? 1 : 0)" : c;
 }
 
+// `(x | 1) == 0`: GCC works out that a bitwise operation with a constant
+// can never equal the other side (-Wtautological-compare); through a
+// statement expression it does not look.
+std::string opaque_bits(const Expr &x, const std::string &c) {
+  bool bits = x.kind == ExprKind::Binary &&
+              (x.op == Op::BitAnd || x.op == Op::BitOr || x.op == Op::BitXor) &&
+              (x.arg(0)->kind == ExprKind::Number || x.arg(1)->kind == ExprKind::Number);
+  return bits ? "({ s64 _b = " + c + "; _b; })" : c;
+}
+
 }  // namespace
 
 // C leaves the order of function arguments and initializers open; the
@@ -202,7 +212,8 @@ std::string BodyEmitter::binary_of(const Expr &e, const std::string &a, const st
       bool equal = e.op == Op::Eq || e.op == Op::Le || e.op == Op::Ge;
       return equal ? "((s64)1LL)" : "((s64)0LL)";
     }
-    return long_op(e, e.op, as_number(*e.arg(0), a), as_number(*e.arg(1), b));
+    return long_op(e, e.op, opaque_bits(*e.arg(0), as_number(*e.arg(0), a)),
+                   opaque_bits(*e.arg(1), as_number(*e.arg(1), b)));
   }
   return long_op(e, e.op, a, b);
 }
