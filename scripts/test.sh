@@ -85,6 +85,13 @@ run_counted p4-check python3 scripts/p4_check.py --semok
 echo "== fuzz: passes 1-2 under libFuzzer"
 run_counted fuzz env XTAP_FUZZ_SECONDS="${XTAP_FUZZ_SECONDS:-60}" bash tests/fuzz/run_fuzz.sh
 
+# The generative fuzzer (issue 26; about a minute): a fixed range of
+# generated scripts through passes 1-3 (no crash, pass 1's printer a fixed
+# point), then one module of the accepted ones at -p4 with no C error or
+# warning.
+echo "== fuzz-gen: generated scripts through passes 1-3, one batch at -p4"
+run_counted fuzz-gen bash tests/fuzz/run_fuzz_gen.sh
+
 # The runtime tests, once per installed VM kernel (bootstrap installs the
 # 6.1 and 6.12 cloud kernels): one boot each.
 rt_pass=0 rt_fail=0 kernels=0

@@ -25,7 +25,27 @@ TEST(Parser, PrecedenceFollowsStap) {
 }
 
 TEST(Parser, AssignmentIsRightAssociative) {
-  EXPECT_EQ(reprint("probe begin { a = b += 1 }"), "probe begin\n{\n    a = b += 1\n}\n");
+  EXPECT_EQ(reprint("probe begin { a = b += 1 }"), "probe begin\n{\n    a = (b += 1)\n}\n");
+}
+
+// Found by the generative fuzzer (tests/fuzz/fuzz_gen.cpp): what -p1
+// prints must parse back to the same script.
+TEST(Parser, PrintedScriptsParseBackTheSame) {
+  for (const char *text : {
+           "probe begin { x = a % (b = c); if ((y = 2)) println(y) }",
+           "probe begin { x = - -5; y = -(--x) }",
+           "probe begin { println(1)\n;\n--x }",
+           "probe begin { y = 1; ; ++y; return }",
+           "function f() { if (x) return 1\n; --x; return 2 }",
+           "probe begin { \"a\"; \"b\"; f(); -34; x; (y) }",
+       }) {
+    std::string once = reprint(text);
+    EXPECT_EQ(reprint(once), once) << text;
+  }
+  EXPECT_EQ(reprint("probe begin { x = a % (b = c) }"),
+            "probe begin\n{\n    x = (a % (b = c))\n}\n");
+  EXPECT_EQ(reprint("probe begin { f()\n;\n;\n--x }"),
+            "probe begin\n{\n    f();\n    ;\n    --x\n}\n");
 }
 
 TEST(Parser, SemicolonsAreOptional) {

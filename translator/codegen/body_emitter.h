@@ -43,6 +43,9 @@ class BodyEmitter {
 
   void stmt(const Stmt &s);
   std::string expr(const Expr &e);
+  // A long as a C condition: `(e) != 0`, not bare `e`, so that GCC's
+  // -Wint-in-bool-context has nothing to say of `if (a * b)` or `if (c ? 0 : 5)`.
+  std::string truth(const Expr &e) { return "((" + expr(e) + ") != 0)"; }
 
   CWriter &out() { return w_; }
   size_t string_temps() const { return string_temps_; }
@@ -60,7 +63,7 @@ class BodyEmitter {
   std::string assign(const Expr &e);
   std::string index_assign(const Expr &e, const std::string &m, const std::string &k,
                            const std::string &r);
-  std::string scalar_assign(const Expr &e, const std::string &r);
+  std::string scalar_assign(const Expr &e, std::string r);
   std::string incdec(const Expr &e);
   std::string index_read(const Expr &e);
   std::string call(const Expr &e);

@@ -50,7 +50,7 @@ HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std
   BodyEmitter be(script, probe, nullptr, maxstringlen);
   be.out().set_indent(1);
   if (probe.condition) {
-    be.out().line("if (!(" + be.expr(*probe.condition) + "))");
+    be.out().line("if (!" + be.truth(*probe.condition) + ")");
     be.out().line("\tgoto out;");
   }
   be.stmt(*probe.body);
@@ -117,12 +117,15 @@ HandlerCode emit_handler(const Script &script, const ProbeDecl &probe, const std
 namespace {
 
 // "static s64 xtap_fn_f(struct xtap_context *c, s64 a_x)": string results
-// go to a buffer the caller passes as `ret`.
+// go to a buffer the caller passes as `ret`. __maybe_unused: pass 2 may
+// drop the only call (in a branch @defined made dead) after the function
+// was kept, and GCC would warn (-Wunused-function).
 std::string signature(const FunctionDecl &fn) {
   std::string params = "struct xtap_context *c";
   if (fn.return_type == Type::String) params += ", char *ret";
   for (const auto *p : fn.params) params += ", " + c_type_of(p->type) + "a_" + p->name;
-  return "static " + c_type_of(fn.return_type) + function_c_name(fn) + "(" + params + ")";
+  return "static __maybe_unused " + c_type_of(fn.return_type) + function_c_name(fn) + "(" + params +
+         ")";
 }
 
 // Where `next` goes in a function (its frame, if any, already popped):

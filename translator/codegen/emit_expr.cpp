@@ -31,6 +31,25 @@ bool has_side_effects(const Expr &e) {
   return false;
 }
 
+// A comparison's 0 or 1 (or a && or !) where C warns of a boolean: GCC's
+// -Wbool-compare (`(a < b) == 5`) and -Wbool-operation (`~(a < b)`) see
+// through the (s64) cast, not through `? 1 : 0`.
+std::string as_number(const Expr &x, const std::string &c) {
+  bool boolean = (x.kind == ExprKind::Binary && is_comparison(x.op)) ||
+                 x.kind == ExprKind::Logical || (x.kind == ExprKind::Unary && x.op == Op::Not);
+  return boolean ? "((" + c + ") ? 1 : 0)" : c;
+}
+
+// `(x | 1) == 0`: GCC works out that a bitwise operation with a constant
+// can never equal the other side (-Wtautological-compare); through a
+// statement expression it does not look.
+std::string opaque_bits(const Expr &x, const std::string &c) {
+  bool bits = x.kind == ExprKind::Binary &&
+              (x.op == Op::BitAnd || x.op == Op::BitOr || x.op == Op::BitXor) &&
+              (x.arg(0)->kind == ExprKind::Number || x.arg(1)->kind == ExprKind::Number);
+  return bits ? "({ s64 _b = " + c + "; _b; })" : c;
+}
+
 }  // namespace
 
 // C leaves the order of function arguments and initializers open; the
@@ -147,14 +166,14 @@ std::string BodyEmitter::expr(const Expr &e) {
     case ExprKind::Unary:
       switch (e.op) {
         case Op::Plus: return "(" + expr(*e.arg(0)) + ")";
-        case Op::Not: return "((s64)!(" + expr(*e.arg(0)) + "))";
+        case Op::Not: return "((s64)((" + expr(*e.arg(0)) + ") == 0))";
         case Op::Neg: return "((s64)(0ULL - (u64)(" + expr(*e.arg(0)) + ")))";  // wraps, as stap's
-        default: return "(~(" + expr(*e.arg(0)) + "))";
+        default: return "(~(" + as_number(*e.arg(0), expr(*e.arg(0))) + "))";
       }
     case ExprKind::Logical:
-      return "((s64)((" + expr(*e.arg(0)) + ") " + op_token(e.op) + " (" + expr(*e.arg(1)) + ")))";
+      return "((s64)(" + truth(*e.arg(0)) + " " + op_token(e.op) + " " + truth(*e.arg(1)) + "))";
     case ExprKind::Ternary:
-      return "((" + expr(*e.arg(0)) + ") ? (" + expr(*e.arg(1)) + ") : (" + expr(*e.arg(2)) + "))";
+      return "(" + truth(*e.arg(0)) + " ? (" + expr(*e.arg(1)) + ") : (" + expr(*e.arg(2)) + "))";
     case ExprKind::Binary: return binary(e);
     case ExprKind::Assign: return assign(e);
     case ExprKind::IncDec: return incdec(e);
@@ -185,6 +204,17 @@ std::string BodyEmitter::binary_of(const Expr &e, const std::string &a, const st
   }
   if (e.arg(0)->type == Type::String)  // string comparison
     return "((s64)(strcmp(" + a + ", " + b + ") " + op_token(e.op) + " 0))";
+  if (is_comparison(e.op)) {
+    // `x != x`: GCC warns of a self-comparison (-Wtautological-compare);
+    // the same C text twice is the same pure value (side effects get
+    // temporaries of their own), so the result is known.
+    if (a == b) {
+      bool equal = e.op == Op::Eq || e.op == Op::Le || e.op == Op::Ge;
+      return equal ? "((s64)1LL)" : "((s64)0LL)";
+    }
+    return long_op(e, e.op, opaque_bits(*e.arg(0), as_number(*e.arg(0), a)),
+                   opaque_bits(*e.arg(1), as_number(*e.arg(1), b)));
+  }
   return long_op(e, e.op, a, b);
 }
 
@@ -279,7 +309,7 @@ std::string BodyEmitter::index_assign(const Expr &e, const std::string &m, const
   }
 }
 
-std::string BodyEmitter::scalar_assign(const Expr &e, const std::string &r) {
+std::string BodyEmitter::scalar_assign(const Expr &e, std::string r) {
   const Expr &lhs = *e.arg(0);
   const Expr &rhs = *e.arg(1);
   std::string lv = var_ref(lhs);
@@ -289,9 +319,19 @@ std::string BodyEmitter::scalar_assign(const Expr &e, const std::string &r) {
       return "((const char *)" + lv + ")";  // x = x
     return "((const char *)xtap_str_copy(" + lv + ", " + r + "))";
   }
-  if (e.op == Op::None) return "(" + lv + " = " + r + ")";
+  // A value that itself assigns or increments (`x = (x = 5)`, `x += x++`)
+  // goes into a temporary first: C leaves two unsequenced stores to one
+  // variable undefined (GCC's -Wsequence-point), the script evaluates the
+  // value, then stores.
+  std::string pre;
+  if (has_side_effects(rhs)) {
+    std::string rv = unique("_rv");
+    pre = "s64 " + rv + " = " + r + "; ";
+    r = rv;
+  }
+  if (e.op == Op::None) return wrap(pre, "(" + lv + " = " + r + ")");
   // The new value is computed in full (a division by zero jumps away first).
-  return "(" + lv + " = " + long_op(e, e.op, lv, r) + ")";
+  return wrap(pre, "(" + lv + " = " + long_op(e, e.op, lv, r) + ")");
 }
 
 std::string BodyEmitter::incdec(const Expr &e) {

@@ -37,7 +37,7 @@ void BodyEmitter::stmt(const Stmt &s) {
     case StmtKind::Empty: return;
     case StmtKind::Expr: expr_stmt(*s.expr); return;
     case StmtKind::If:
-      w_.open("if (" + expr(*s.expr) + ") {");
+      w_.open("if " + truth(*s.expr) + " {");
       stmt(*s.body[0]);
       if (s.body.size() > 1) {
         w_.close("} else {");
@@ -47,14 +47,14 @@ void BodyEmitter::stmt(const Stmt &s) {
       w_.close();
       return;
     case StmtKind::While:
-      w_.open("while (" + expr(*s.expr) + ") {");
+      w_.open("while " + truth(*s.expr) + " {");
       stmt(*s.body[0]);
       w_.line("XTAP_ACTIONS(c, 1, out);");  // an empty loop still costs
       w_.close();
       return;
     case StmtKind::For:
       w_.open("for (" + (s.init ? "(void)" + expr(*s.init) : std::string()) + "; " +
-              (s.expr ? expr(*s.expr) : std::string("1")) + "; " +
+              (s.expr ? truth(*s.expr) : std::string("1")) + "; " +
               (s.step ? "(void)" + expr(*s.step) : std::string()) + ") {");
       stmt(*s.body[0]);
       w_.line("XTAP_ACTIONS(c, 1, out);");

@@ -1,5 +1,7 @@
 #include "parse/printer.h"
 
+#include <cctype>
+
 #include "common/c_writer.h"
 
 namespace xtap {
@@ -19,6 +21,29 @@ void line(std::string &out, int depth, const std::string &text) {
   out += '\n';
 }
 
+// An assignment as a whole statement (or a for's init and step) needs no
+// parentheses; everywhere else print_expr puts them, so that `a % (b = c)`
+// does not read back as `(a % b) = c`.
+std::string print_top(const Expr &e) {
+  if (e.kind != ExprKind::Assign) return print_expr(e);
+  return print_expr(*e.arg(0)) + " " + e.op_spelling() + " " + print_expr(*e.arg(1));
+}
+
+// A statement that starts with an operator, a '(', a string or a ';'
+// could read back as the continuation of the statement before it (`f()`
+// newline `--x` is `f()--` then `x`; `"a"` newline `"b"` is one string;
+// `x` newline `(y)` a call; `;` the end of `f()`): end the line before with
+// its own `;`.
+void separate(std::string &out, size_t before) {
+  size_t first = out.find_first_not_of(' ', before);
+  if (before < 2 || first == std::string::npos) return;
+  char c = out[first];
+  if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '@' || c == '{')
+    return;
+  char last = out[before - 2];  // out[before - 1] is the previous line's newline
+  if (last != '{' && last != '}' && last != ';') out.insert(before - 1, ";");
+}
+
 void print_body(const Stmt &s, int depth, std::string &out) {
   if (s.kind == StmtKind::Block) print_stmt(s, depth, out);
   else print_stmt(s, depth + 1, out);
@@ -28,10 +53,14 @@ void print_stmt(const Stmt &s, int depth, std::string &out) {
   switch (s.kind) {
     case StmtKind::Block:
       line(out, depth, "{");
-      for (const auto &b : s.body) print_stmt(*b, depth + 1, out);
+      for (size_t i = 0; i < s.body.size(); ++i) {
+        size_t before = out.size();
+        print_stmt(*s.body[i], depth + 1, out);
+        if (i) separate(out, before);
+      }
       line(out, depth, "}");
       return;
-    case StmtKind::Expr: line(out, depth, print_expr(*s.expr)); return;
+    case StmtKind::Expr: line(out, depth, print_top(*s.expr)); return;
     case StmtKind::If:
       line(out, depth, "if (" + print_expr(*s.expr) + ")");
       print_body(*s.body[0], depth, out);
@@ -46,8 +75,8 @@ void print_stmt(const Stmt &s, int depth, std::string &out) {
       return;
     case StmtKind::For:
       line(out, depth,
-           "for (" + (s.init ? print_expr(*s.init) : "") + "; " +
-               (s.expr ? print_expr(*s.expr) : "") + "; " + (s.step ? print_expr(*s.step) : "") +
+           "for (" + (s.init ? print_top(*s.init) : "") + "; " +
+               (s.expr ? print_expr(*s.expr) : "") + "; " + (s.step ? print_top(*s.step) : "") +
                ")");
       print_body(*s.body[0], depth, out);
       return;
@@ -120,15 +149,18 @@ std::string print_expr(const Expr &e) {
                                                      : "[" + print_expr(*e.arg(c.arg)) + "]";
       return s + std::string(static_cast<size_t>(t.pretty), '$');
     }
-    case ExprKind::Unary: return e.op_spelling() + print_expr(*e.arg(0));
+    case ExprKind::Unary: {
+      // `-` of -5 or of --x: a space, or it reads back as a decrement.
+      std::string op = e.op_spelling(), arg = print_expr(*e.arg(0));
+      return op + (!arg.empty() && (arg[0] == '-' || arg[0] == '+') ? " " : "") + arg;
+    }
     case ExprKind::IncDec:
       return e.postfix ? print_expr(*e.arg(0)) + e.op_spelling()
                        : e.op_spelling() + print_expr(*e.arg(0));
     case ExprKind::Ternary:
       return "(" + print_expr(*e.arg(0)) + " ? " + print_expr(*e.arg(1)) + " : " +
              print_expr(*e.arg(2)) + ")";
-    case ExprKind::Assign:
-      return print_expr(*e.arg(0)) + " " + e.op_spelling() + " " + print_expr(*e.arg(1));
+    case ExprKind::Assign: return "(" + print_top(e) + ")";
     case ExprKind::Binary:
     case ExprKind::Logical:
       return "(" + print_expr(*e.arg(0)) + " " + e.op_spelling() + " " + print_expr(*e.arg(1)) +
