@@ -171,13 +171,13 @@ class NameResolver {
   // stap. The runtime fills a hidden local that the catch block first
   // copies into g, so that g is an ordinary write of the probe.
   void catch_into_global(Stmt &s) {
-    s.catch_local = local("__catch_" + s.catch_var, s.catch_var_loc);
-    auto assign = std::make_unique<Expr>(ExprKind::Assign, s.catch_var_loc);
-    assign->args.push_back(std::make_unique<Expr>(ExprKind::Var, s.catch_var_loc));
-    assign->args.back()->text = s.catch_var;
-    assign->args.push_back(std::make_unique<Expr>(ExprKind::Var, s.catch_var_loc));
-    assign->args.back()->text = s.catch_local->name;
-    auto copy = std::make_unique<Stmt>(StmtKind::Expr, s.catch_var_loc);
+    s.catch_clause->local = local("__catch_" + s.catch_clause->var, s.catch_clause->var_loc);
+    auto assign = std::make_unique<Expr>(ExprKind::Assign, s.catch_clause->var_loc);
+    assign->args.push_back(std::make_unique<Expr>(ExprKind::Var, s.catch_clause->var_loc));
+    assign->args.back()->text = s.catch_clause->var;
+    assign->args.push_back(std::make_unique<Expr>(ExprKind::Var, s.catch_clause->var_loc));
+    assign->args.back()->text = s.catch_clause->local->name;
+    auto copy = std::make_unique<Stmt>(StmtKind::Expr, s.catch_clause->var_loc);
     copy->expr = std::move(assign);
     Stmt &handler = *s.body[1];
     if (handler.kind == StmtKind::Block) {
@@ -546,46 +546,49 @@ class NameResolver {
       case StmtKind::Foreach: {
         if (s.foreach_histogram()) {
           expr(*s.expr);
-          if (s.foreach_keys.size() != 1) one_bucket_index(s.foreach_key_locs[1]);
+          if (s.foreach->keys.size() != 1) one_bucket_index(s.foreach->key_locs[1]);
         } else if (GlobalDecl *g =
-                       array(s.foreach_array, s.foreach_array_loc, s.foreach_keys.size())) {
-          s.foreach_global = g;
+                       array(s.foreach->array, s.foreach->array_loc, s.foreach->keys.size())) {
+          s.foreach->global = g;
           use(g, true, false);
         }
         if (s.expr && !s.foreach_histogram()) {  // a slice: foreach (... in a[k, *])
           slice_keys(*s.expr);
           s.expr->global = array(s.expr->text, s.expr->loc, s.expr->args.size());
         }
-        for (size_t i = 0; i < s.foreach_keys.size(); ++i) {
-          if (script_.find_global(s.foreach_keys[i])) {
-            diags_.error("XTP2209", s.foreach_key_locs[i],
-                         "foreach key '" + s.foreach_keys[i] + "' must be a local, not a global");
+        for (size_t i = 0; i < s.foreach->keys.size(); ++i) {
+          if (script_.find_global(s.foreach->keys[i])) {
+            diags_.error("XTP2209", s.foreach->key_locs[i],
+                         "foreach key '" + s.foreach->keys[i] + "' must be a local, not a global");
             continue;
           }
-          s.foreach_vars.push_back(local(s.foreach_keys[i], s.foreach_key_locs[i]));
+          s.foreach->vars.push_back(local(s.foreach->keys[i], s.foreach->key_locs[i]));
         }
-        if (!s.foreach_value.empty()) {
-          if (script_.find_global(s.foreach_value))
-            diags_.error("XTP2209", s.foreach_value_loc,
-                         "foreach value '" + s.foreach_value + "' must be a local, not a global");
-          else s.foreach_value_var = local(s.foreach_value, s.foreach_value_loc);
+        if (!s.foreach->value.empty()) {
+          if (script_.find_global(s.foreach->value))
+            diags_.error("XTP2209", s.foreach->value_loc,
+                         "foreach value '" + s.foreach->value + "' must be a local, not a global");
+          else s.foreach->value_var = local(s.foreach->value, s.foreach->value_loc);
         }
-        if (s.limit) expr(*s.limit);
-        if ((s.sort_stat && !stat_op_sorts(*s.sort_stat)) || !s.sort_stat_unknown.empty())
-          diags_.error("XTP2223", s.foreach_array_loc,
+        if (s.foreach->limit) expr(*s.foreach->limit);
+        if ((s.foreach->sort_stat && !stat_op_sorts(*s.foreach->sort_stat)) ||
+            !s.foreach->sort_stat_unknown.empty())
+          diags_.error("XTP2223", s.foreach->array_loc,
                        "foreach can sort a statistic by @count, @sum, @min, @max or @avg, not @" +
-                           (s.sort_stat ? stat_op_name(*s.sort_stat) : s.sort_stat_unknown));
+                           (s.foreach->sort_stat ? stat_op_name(*s.foreach->sort_stat)
+                                                 : s.foreach->sort_stat_unknown));
         ++loops_;
         stmt(*s.body[0]);
         --loops_;
         return;
       }
       case StmtKind::Try:
-        if (!s.catch_var.empty()) {
+        if (!s.catch_clause->var.empty()) {
           // A parameter or local of that name hides a global, as elsewhere.
-          if (!has_local(s.catch_var) && script_.find_global(s.catch_var) && s.body.size() > 1)
+          if (!has_local(s.catch_clause->var) && script_.find_global(s.catch_clause->var) &&
+              s.body.size() > 1)
             catch_into_global(s);
-          else s.catch_local = local(s.catch_var, s.catch_var_loc);
+          else s.catch_clause->local = local(s.catch_clause->var, s.catch_clause->var_loc);
         }
         for (auto &b : s.body) stmt(*b);
         return;
