@@ -1,7 +1,8 @@
 // Pass 2, resolve_names: binds every name. A variable is a global when one is declared
 // with its name and a local of its probe otherwise; arrays must be global.
-// Calls are bound to builtins. Also records which globals each probe reads
-// and writes (the probe's lock set) and checks statement placement.
+// Calls are bound to builtins. Also marks which globals are read and
+// written (GlobalDecl::read, written: for warnings; each body's lock set is
+// collect_lock_sets') and checks statement placement.
 #include <algorithm>
 #include <regex>
 #include <set>
@@ -47,7 +48,6 @@ class NameResolver {
     }
     resolve_pending_stat_adds();
     resolve_pending_deletes();
-    propagate_globals();
     warn_unread_locals();
   }
 
@@ -79,32 +79,6 @@ class NameResolver {
     for (auto &f : script_.functions)
       if (!f->from_tapset) check(*f, f->params.size());
     for (auto &p : script_.probes) check(*p, 0);
-  }
-
-  // A body's lock set includes the globals of every function it calls,
-  // directly or not: iterate to a fixed point over the call graph.
-  void propagate_globals() {
-    std::vector<Body *> bodies;
-    for (auto &f : script_.functions) bodies.push_back(f.get());
-    for (auto &p : script_.probes) bodies.push_back(p.get());
-    auto merge = [](std::vector<GlobalDecl *> &into, const std::vector<GlobalDecl *> &from) {
-      bool changed = false;
-      for (auto *g : from)
-        if (std::find(into.begin(), into.end(), g) == into.end()) {
-          into.push_back(g);
-          changed = true;
-        }
-      return changed;
-    };
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (auto *b : bodies)
-        for (auto *f : b->calls) {
-          changed |= merge(b->globals_read, f->globals_read);
-          changed |= merge(b->globals_written, f->globals_written);
-          changed |= merge(b->globals_aggregated, f->globals_aggregated);
-        }
-    }
   }
 
  private:
@@ -224,9 +198,6 @@ class NameResolver {
     if (!e.global) return;
     if (!add) return use(e.global, true, false);
     e.global->written = true;
-    if (std::find(body_->globals_aggregated.begin(), body_->globals_aggregated.end(), e.global) ==
-        body_->globals_aggregated.end())
-      body_->globals_aggregated.push_back(e.global);
   }
 
   // @variance(s, N): one bit shift per statistic, as the runtime keeps one.
@@ -330,17 +301,8 @@ class NameResolver {
   }
 
   void use(GlobalDecl *g, bool read, bool write) {
-    auto add = [](std::vector<GlobalDecl *> &v, GlobalDecl *g) {
-      if (std::find(v.begin(), v.end(), g) == v.end()) v.push_back(g);
-    };
-    if (read) {
-      g->read = true;
-      add(body_->globals_read, g);
-    }
-    if (write) {
-      g->written = true;
-      add(body_->globals_written, g);
-    }
+    g->read |= read;
+    g->written |= write;
   }
 
   GlobalDecl *array(const std::string &name, const Location &loc, size_t arity) {
@@ -437,10 +399,6 @@ class NameResolver {
           if (needs_guru(*f) && !script_.guru)
             diags_.error("XTP2158", e.loc, "function '" + e.text + "' needs guru mode").hint =
                 "run with -g (guru mode): it writes kernel or user memory or changes the system";
-          // `next` may run any function of the chain: their globals count.
-          for (FunctionDecl *o = f; o; o = o->next_overload)
-            if (std::find(body_->calls.begin(), body_->calls.end(), o) == body_->calls.end())
-              body_->calls.push_back(o);
           return;
         }
         e.builtin = find_builtin(e.text);
