@@ -82,8 +82,11 @@ struct xtap_session {
 	u16 armed_groups; /* probe groups registered, in script order */
 	/* Set up failed in a way the user must hear about: reported at START. */
 	char init_error[256];
-	/* -t: per CPU, script->ntiming counters (timing.c); NULL without -t. */
-	struct xtap_timing_stat __percpu *timing;
+	/*
+	 * -t: per possible CPU, script->ntiming counters (timing.c); NULL
+	 * without -t.
+	 */
+	struct xtap_timing_stat **timing;
 	/* Per possible CPU, script->nprobes loss counters (probe_acct.c). */
 	struct xtap_probe_acct **acct;
 	unsigned long

@@ -14,6 +14,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include "cpu_array.h"
 #include "internal.h"
 
 #define XTAP_PROBE_NAMES_MAX 1024 /* point and location, in one message */
@@ -21,7 +22,6 @@
 int xtap_probe_acct_alloc(const struct xtap_script *s)
 {
 	const struct xtap_limits *l = &xtap_sess.limits;
-	int cpu;
 	u32 i;
 
 	xtap_sess.cpu_cap = l->overload_skip && l->overload_threshold ?
@@ -33,34 +33,18 @@ int xtap_probe_acct_alloc(const struct xtap_script *s)
 	for (i = 0; i < s->nprobes; i++)
 		if (s->probe_descs[i].budget_ns)
 			xtap_sess.guard = true;
-	/*
-	 * One array per possible CPU, not per-CPU memory: __alloc_percpu()
-	 * refuses (with a WARN) more than 32 KiB, which 64 bytes a probe
-	 * passes at 512 probes (syscall.*, wildcards).
-	 */
-	xtap_sess.acct =
-		kcalloc(nr_cpu_ids, sizeof(*xtap_sess.acct), GFP_KERNEL);
+	/* 64 bytes a probe: past __alloc_percpu()'s limit at 512 probes. */
+	xtap_sess.acct = (struct xtap_probe_acct **)xtap_cpu_array_alloc(
+		array_size(s->nprobes, sizeof(struct xtap_probe_acct)));
 	xtap_sess.budget_warned = bitmap_zalloc(s->nprobes, GFP_KERNEL);
 	if (!xtap_sess.acct || !xtap_sess.budget_warned)
 		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		xtap_sess.acct[cpu] = kvzalloc_node(
-			array_size(s->nprobes, sizeof(struct xtap_probe_acct)),
-			GFP_KERNEL, cpu_to_node(cpu));
-		if (!xtap_sess.acct[cpu])
-			return -ENOMEM;
-	}
 	return 0;
 }
 
 void xtap_probe_acct_free(void)
 {
-	int cpu;
-
-	if (xtap_sess.acct)
-		for_each_possible_cpu(cpu)
-			kvfree(xtap_sess.acct[cpu]);
-	kfree(xtap_sess.acct);
+	xtap_cpu_array_free((void **)xtap_sess.acct);
 	xtap_sess.acct = NULL;
 	bitmap_free(xtap_sess.budget_warned);
 	xtap_sess.budget_warned = NULL;

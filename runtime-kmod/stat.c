@@ -4,6 +4,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include "cpu_array.h"
 #include "internal.h"
 #include "stat.h"
 
@@ -44,38 +45,6 @@ static struct xtap_stat **xtap_stats;
 static u16 xtap_nstats;
 static void **xtap_scratch; /* per-CPU aggregate for extraction */
 static void **xtap_part_copy; /* per-CPU copy of one part being read */
-
-/*
- * One buffer per possible CPU, indexed by CPU number. Not per-CPU memory:
- * __alloc_percpu() stops at 32 KiB, which a percentile sketch passes.
- */
-static void xtap_cpu_bufs_free(void **b)
-{
-	int cpu;
-
-	if (!b)
-		return;
-	for_each_possible_cpu(cpu)
-		kvfree(b[cpu]);
-	kfree(b);
-}
-
-static void **xtap_cpu_bufs_alloc(size_t size)
-{
-	void **b = kcalloc(nr_cpu_ids, sizeof(*b), GFP_KERNEL);
-	int cpu;
-
-	if (!b)
-		return NULL;
-	for_each_possible_cpu(cpu) {
-		b[cpu] = kvzalloc_node(size, GFP_KERNEL, cpu_to_node(cpu));
-		if (!b[cpu]) {
-			xtap_cpu_bufs_free(b);
-			return NULL;
-		}
-	}
-	return b;
-}
 
 int xtap_stat_layout_init(struct xtap_stat_layout *l,
 			  const struct xtap_stat_desc *d, const char *name)
@@ -499,7 +468,7 @@ static void xtap_stat_free(struct xtap_stat *s)
 {
 	if (!s)
 		return;
-	xtap_cpu_bufs_free((void **)s->parts);
+	xtap_cpu_array_free((void **)s->parts);
 	kfree(s->moments);
 	kfree(s);
 }
@@ -514,7 +483,7 @@ static struct xtap_stat *xtap_stat_create(const struct xtap_stat_spec *spec)
 		kfree(s);
 		return ERR_PTR(-EINVAL);
 	}
-	s->parts = (struct xtap_stat_part **)xtap_cpu_bufs_alloc(
+	s->parts = (struct xtap_stat_part **)xtap_cpu_array_alloc(
 		XTAP_STAT_PART_SIZE(&s->l));
 	s->moments = kcalloc(nr_cpu_ids, sizeof(*s->moments), GFP_KERNEL);
 	if (!s->parts || !s->moments) {
@@ -550,9 +519,9 @@ int xtap_stats_create(const struct xtap_script *s)
 
 	size_t size = xtap_stat_max_size(s);
 
-	xtap_scratch = xtap_cpu_bufs_alloc(size);
+	xtap_scratch = xtap_cpu_array_alloc(size);
 	xtap_part_copy =
-		xtap_cpu_bufs_alloc(offsetof(struct xtap_stat_part, d) + size);
+		xtap_cpu_array_alloc(offsetof(struct xtap_stat_part, d) + size);
 	if (!xtap_scratch || !xtap_part_copy)
 		return -ENOMEM;
 	if (!s->nstats)
@@ -594,8 +563,8 @@ void xtap_stats_destroy(void)
 	kfree(xtap_stats);
 	xtap_stats = NULL;
 	xtap_nstats = 0;
-	xtap_cpu_bufs_free(xtap_scratch);
+	xtap_cpu_array_free(xtap_scratch);
 	xtap_scratch = NULL;
-	xtap_cpu_bufs_free(xtap_part_copy);
+	xtap_cpu_array_free(xtap_part_copy);
 	xtap_part_copy = NULL;
 }

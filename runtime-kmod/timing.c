@@ -10,9 +10,11 @@
  * is disarmed and the end probes have run.
  */
 #include <linux/math64.h>
-#include <linux/percpu.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/timex.h>
+#include "cpu_array.h"
 #include "internal.h"
 
 struct xtap_timing_stat {
@@ -26,15 +28,18 @@ int xtap_timing_alloc(const struct xtap_script *s)
 {
 	if (!s->timing || !s->ntiming)
 		return 0;
-	xtap_sess.timing =
-		__alloc_percpu(sizeof(struct xtap_timing_stat) * s->ntiming,
-			       __alignof__(struct xtap_timing_stat));
+	/*
+	 * 32 bytes a probe: __alloc_percpu() refused more than 1024 probes
+	 * (syscall.* and syscall.*.return with -t).
+	 */
+	xtap_sess.timing = (struct xtap_timing_stat **)xtap_cpu_array_alloc(
+		array_size(s->ntiming, sizeof(struct xtap_timing_stat)));
 	return xtap_sess.timing ? 0 : -ENOMEM;
 }
 
 void xtap_timing_free(void)
 {
-	free_percpu(xtap_sess.timing);
+	xtap_cpu_array_free((void **)xtap_sess.timing);
 	xtap_sess.timing = NULL;
 }
 
@@ -46,7 +51,7 @@ void xtap_timing_add(struct xtap_context *c, u64 start)
 
 	if (unlikely(!xtap_sess.timing || !i || i > xtap_sess.script->ntiming))
 		return;
-	t = this_cpu_ptr(xtap_sess.timing) + (i - 1);
+	t = xtap_sess.timing[raw_smp_processor_id()] + (i - 1);
 	if (!t->count || cycles < t->min)
 		t->min = cycles;
 	if (cycles > t->max)
@@ -88,8 +93,7 @@ void xtap_timing_read(u32 i, u64 *count, u64 *sum, u64 *min, u64 *max)
 	if (!xtap_sess.timing || i >= xtap_sess.script->ntiming)
 		return;
 	for_each_possible_cpu(cpu) {
-		const struct xtap_timing_stat *t =
-			per_cpu_ptr(xtap_sess.timing, cpu) + i;
+		const struct xtap_timing_stat *t = xtap_sess.timing[cpu] + i;
 		u64 n = READ_ONCE(t->count);
 
 		if (!n)

@@ -25,6 +25,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+from checks import Checks  # noqa: E402
+
 # Samples per stack: vfs_read has 50 of 100, ext4 frames 70 in all.
 FOLDED = """\
 main;do_syscall_64;vfs_read;ext4_file_read_iter 40
@@ -33,20 +36,6 @@ main;do_syscall_64;vfs_write;ext4_file_write_iter 30
 main;compute 20
 """
 WINDOW = (1400, 900)
-
-
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        if ok:
-            self.passed += 1
-            print(f"PASS  {what}")
-        else:
-            self.failed += 1
-            print(f"FAIL  {what}" + (f"\n      {detail}" if detail else ""))
-        return ok
 
 
 def png_size(data):

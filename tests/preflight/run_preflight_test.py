@@ -22,6 +22,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pylib"))
+from checks import Checks  # noqa: E402
+
 OLD, NEW = "6.1.0-56-cloud-amd64", "6.12.117+deb12-cloud-amd64"
 
 DIFFERING = """\
@@ -37,22 +40,6 @@ PORTABLE = """\
 probe kernel.function("vfs_read") { printf("%d\\n", $count) }
 probe kernel.trace("sched:sched_switch") { printf("%d\\n", $prev->pid) }
 """
-
-
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        if ok:
-            self.passed += 1
-            print(f"PASS  {what}")
-        else:
-            self.failed += 1
-            print(f"FAIL  {what}")
-            if detail:
-                print("      " + detail.replace("\n", "\n      ")[:3000])
-        return ok
 
 
 def xtap(args, *extra):

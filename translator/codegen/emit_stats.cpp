@@ -102,13 +102,13 @@ void BodyEmitter::foreach_histogram(const Stmt &s) {
   w_.open("{");
   std::string map_keys = st.kind == ExprKind::Index ? ", " + foreach_slice(st) : "";
   std::string variant = map_keys.empty() ? "xtap_stat_" : "xtap_map_stat_";
-  if (s.limit) w_.line("s64 " + left + " = " + expr(*s.limit) + ";");
+  if (s.foreach->limit) w_.line("s64 " + left + " = " + expr(*s.foreach->limit) + ";");
   w_.line("u32 " + n + " = " + variant + "buckets(" + g + "), " + b + ";");
   w_.open("for (" + b + " = 0; " + b + " < " + n + "; " + b + "++) {");
-  if (s.limit)
+  if (s.foreach->limit)
     w_.line("if (" + left + "-- <= 0)\n" + std::string(w_.indent() + 1, '\t') + "break;");
-  w_.line("f->l_" + s.foreach_vars[0]->name + " = " + b + ";");
-  if (const LocalVar *v = s.foreach_value_var)
+  w_.line("f->l_" + s.foreach->vars[0]->name + " = " + b + ";");
+  if (const LocalVar *v = s.foreach->value_var)
     w_.line("f->l_" + v->name + " = " + variant + "bucket_count(" + g + map_keys + ", " + b + ");");
   w_.line("XTAP_ACTIONS(c, 1, out);");
   stmt(*s.body[0]);

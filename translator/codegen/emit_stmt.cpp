@@ -80,34 +80,34 @@ void BodyEmitter::stmt(const Stmt &s) {
 
 void BodyEmitter::foreach_stmt(const Stmt &s) {
   if (s.foreach_histogram()) return foreach_histogram(s);
-  const GlobalDecl &g = *s.foreach_global;
+  const GlobalDecl &g = *s.foreach->global;
   std::string m = global_c_name(g);
   std::string e = unique("_e"), n = unique("_n"), left = unique("_left");
   w_.open("{");
   w_.line("struct xtap_map_entry *" + e + ", *" + n + ";");
   std::string slice = s.expr ? foreach_slice(*s.expr) : std::string();
-  if (s.limit) w_.line("s64 " + left + " = " + expr(*s.limit) + ";");
-  if (s.sort_column >= 0) {
-    std::string op = stat_op_constant(s.sort_stat.value_or(StatOp::Count));
-    w_.line("xtap_map_sort(" + m + ", " + std::to_string(s.sort_column) + ", " +
-            (s.sort_desc ? "1" : "0") + ", " + op + ");");
+  if (s.foreach->limit) w_.line("s64 " + left + " = " + expr(*s.foreach->limit) + ";");
+  if (s.foreach->sort_column >= 0) {
+    std::string op = stat_op_constant(s.foreach->sort_stat.value_or(StatOp::Count));
+    w_.line("xtap_map_sort(" + m + ", " + std::to_string(s.foreach->sort_column) + ", " +
+            (s.foreach->sort_desc ? "1" : "0") + ", " + op + ");");
   }
   w_.open("for (" + e + " = xtap_map_first(" + m + "); " + e + "; " + e + " = " + n + ") {");
   w_.line(n + " = xtap_map_next(" + m + ", " + e + ");");
   // As stap: `limit` counts the entries visited, the slice's or not.
-  if (s.limit)
+  if (s.foreach->limit)
     w_.line("if (" + left + "-- <= 0)\n" + std::string(w_.indent() + 1, '\t') + "break;");
   if (!slice.empty())
     w_.line("if (!xtap_entry_in_slice(" + m + ", " + e + ", " + slice + ", " +
             std::to_string(slice_mask(*s.expr)) + "))\n" + std::string(w_.indent() + 1, '\t') +
             "continue;");
-  if (const LocalVar *v = s.foreach_value_var) {
+  if (const LocalVar *v = s.foreach->value_var) {
     if (v->type == Type::String)
       w_.line("xtap_str_copy(f->l_" + v->name + ", xtap_entry_value_str(" + m + ", " + e + "));");
     else w_.line("f->l_" + v->name + " = xtap_entry_value_long(" + m + ", " + e + ");");
   }
-  for (size_t i = 0; i < s.foreach_vars.size(); ++i) {
-    const LocalVar &v = *s.foreach_vars[i];
+  for (size_t i = 0; i < s.foreach->vars.size(); ++i) {
+    const LocalVar &v = *s.foreach->vars[i];
     std::string idx = std::to_string(i);
     if (v.type == Type::String)
       w_.line("xtap_str_copy(f->l_" + v.name + ", xtap_entry_key_str(" + m + ", " + e + ", " + idx +
@@ -157,8 +157,8 @@ void BodyEmitter::try_stmt(const Stmt &s) {
   w_.line(catch_label + ": __maybe_unused;");
   w_.open("{");
   w_.line("if (unlikely(xtap_aborted(c))) goto out;");
-  if (s.catch_local)
-    w_.line("xtap_str_copy(f->l_" + s.catch_local->name + ", c->error ? c->error : \"\");");
+  if (s.catch_clause->local)
+    w_.line("xtap_str_copy(f->l_" + s.catch_clause->local->name + ", c->error ? c->error : \"\");");
   w_.line("c->error = NULL;");
   w_.line("c->error_where = NULL;");
   if (s.body.size() > 1) stmt(*s.body[1]);

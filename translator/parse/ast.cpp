@@ -181,25 +181,52 @@ std::string TargetRef::spelling() const {
   return s + std::string(static_cast<size_t>(pretty), '$');
 }
 
+Stmt::Stmt(StmtKind k, Location l) : kind(k), loc(std::move(l)) {
+  // this->: clang-format takes a bare `foreach` for the Qt macro.
+  if (k == StmtKind::Foreach) this->foreach = std::make_unique<ForeachData>();
+  if (k == StmtKind::Try) catch_clause = std::make_unique<CatchData>();
+}
+
+std::array<Expr *, 4> Stmt::operands() const {
+  return {expr.get(), init.get(), step.get(), foreach ? foreach->limit.get() : nullptr};
+}
+
+std::vector<ExprPtr *> Stmt::operand_slots() {
+  std::vector<ExprPtr *> slots{&expr, &init, &step};
+  if (foreach) slots.push_back(&foreach->limit);
+  return slots;
+}
+
+namespace {
+// The payloads' syntax; what pass 2 resolved (variables, the global) is
+// left for pass 2 to resolve again in the copy.
+void clone_foreach(const ForeachData &f, ForeachData &c,
+                   const std::shared_ptr<const Expansion> &via) {
+  c.keys = f.keys;
+  for (const auto &l : f.key_locs) c.key_locs.push_back(relocated(l, via));
+  c.array = f.array;
+  c.array_loc = relocated(f.array_loc, via);
+  c.value = f.value;
+  c.value_loc = relocated(f.value_loc, via);
+  c.sort_column = f.sort_column;
+  c.sort_desc = f.sort_desc;
+  c.sort_stat = f.sort_stat;
+  c.sort_stat_unknown = f.sort_stat_unknown;
+  if (f.limit) c.limit = clone(*f.limit, via);
+}
+}  // namespace
+
 StmtPtr clone(const Stmt &s, const std::shared_ptr<const Expansion> &via) {
   auto c = std::make_unique<Stmt>(s.kind, relocated(s.loc, via));
   for (const auto &b : s.body) c->body.push_back(clone(*b, via));
   if (s.expr) c->expr = clone(*s.expr, via);
   if (s.init) c->init = clone(*s.init, via);
   if (s.step) c->step = clone(*s.step, via);
-  c->catch_var = s.catch_var;
-  c->catch_var_loc = relocated(s.catch_var_loc, via);
-  c->foreach_keys = s.foreach_keys;
-  for (const auto &l : s.foreach_key_locs) c->foreach_key_locs.push_back(relocated(l, via));
-  c->foreach_array = s.foreach_array;
-  c->foreach_array_loc = relocated(s.foreach_array_loc, via);
-  c->foreach_value = s.foreach_value;
-  c->foreach_value_loc = relocated(s.foreach_value_loc, via);
-  c->sort_column = s.sort_column;
-  c->sort_desc = s.sort_desc;
-  c->sort_stat = s.sort_stat;
-  c->sort_stat_unknown = s.sort_stat_unknown;
-  if (s.limit) c->limit = clone(*s.limit, via);
+  if (s.catch_clause) {
+    c->catch_clause->var = s.catch_clause->var;
+    c->catch_clause->var_loc = relocated(s.catch_clause->var_loc, via);
+  }
+  if (s.foreach) clone_foreach(*s.foreach, *c->foreach, via);
   return c;
 }
 

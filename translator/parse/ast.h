@@ -4,6 +4,7 @@
 // are filled in by the type pass (pass 2) and read by code generation.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -196,7 +197,42 @@ enum class StmtKind {
   Continue,
   Return,
   Empty,
-  Try,  // body[0] try block, body[1] catch block; catch_var the message variable, if any
+  Try,  // body[0] try block, body[1] catch block; catch_clause: the message variable, if any
+};
+
+// What only a `foreach ([k1, k2] in array ...)` has. A payload per kind
+// rather than a node class per kind: the statements share their operands
+// (body, expr) and most passes walk every kind alike, so they keep one
+// recursion over one struct and reach the payload only where they handle
+// that kind.
+struct ForeachData {
+  std::vector<std::string> keys;
+  std::vector<Location> key_locs;
+  std::vector<LocalVar *> vars;
+  std::string array;
+  Location array_loc;
+  // Stmt::expr: foreach (... in a[k, *]): the slice, an Index of the array
+  // whose Star keys match any key; foreach ([i] in @hist_log(s)): the
+  // histogram (an Aggregate), with `array` empty
+  GlobalDecl *global = nullptr;
+  std::string value;  // foreach (v = [k] in a): v
+  Location value_loc;
+  LocalVar *value_var = nullptr;
+  int sort_column = -1;  // -1 unsorted, 0 by value, N by key N (1-based)
+  bool sort_desc = false;
+  // foreach (k in s @sum -): the aggregate to sort by; an `@name` that is
+  // no statistic operation keeps its spelling for pass 2 to report.
+  std::optional<StatOp> sort_stat;
+  std::string sort_stat_unknown;
+  std::unique_ptr<Expr> limit;  // foreach (... limit N)
+};
+
+// What only a `try { } catch (msg) { }` has.
+struct CatchData {
+  // The variable that receives the error message (empty: none).
+  std::string var;
+  Location var_loc;
+  LocalVar *local = nullptr;
 };
 
 struct Stmt {
@@ -206,36 +242,23 @@ struct Stmt {
   std::vector<std::unique_ptr<Stmt>> body;  // Block: statements; If: then[, else]; loops: [body]
   ExprPtr expr;                             // Expr/If/While cond/Delete target/Return value
   ExprPtr init, step;                       // For
-  // Foreach: `foreach ([k1, k2] in array)`
-  std::vector<std::string> foreach_keys;
-  std::vector<Location> foreach_key_locs;
-  std::vector<LocalVar *> foreach_vars;
-  std::string foreach_array;
-  Location foreach_array_loc;
-  // expr: foreach (... in a[k, *]): the slice, an Index of the array whose
-  // Star keys match any key; foreach ([i] in @hist_log(s)): the histogram
-  // (an Aggregate), with foreach_array empty
-  GlobalDecl *foreach_global = nullptr;
-  std::string foreach_value;  // foreach (v = [k] in a): v
-  Location foreach_value_loc;
-  LocalVar *foreach_value_var = nullptr;
-  int sort_column = -1;  // -1 unsorted, 0 by value, N by key N (1-based)
-  bool sort_desc = false;
-  // foreach (k in s @sum -): the aggregate to sort by; an `@name` that is
-  // no statistic operation keeps its spelling for pass 2 to report.
-  std::optional<StatOp> sort_stat;
-  std::string sort_stat_unknown;
-  ExprPtr limit;  // foreach (... limit N)
-  // Try: `catch (msg)`: the variable that receives the error message (empty: none).
-  std::string catch_var;
-  Location catch_var_loc;
-  LocalVar *catch_local = nullptr;
+  // The payload of its kind: set exactly when kind is Foreach or Try
+  // (the constructor makes it), so a pass that switched on the kind
+  // reads it without a test.
+  std::unique_ptr<ForeachData> foreach;
+  std::unique_ptr<CatchData> catch_clause;
 
-  Stmt(StmtKind k, Location l) : kind(k), loc(l) {}
+  Stmt(StmtKind k, Location l);
   // foreach over a histogram's buckets rather than an array's entries.
   bool foreach_histogram() const {
     return kind == StmtKind::Foreach && expr && expr->kind == ExprKind::Aggregate;
   }
+  // The expressions it evaluates, in the order expr, init, step, limit;
+  // null where absent. For walkers that treat every kind alike.
+  std::array<Expr *, 4> operands() const;
+  // Their slots, for walkers that replace an operand: limit's only in a
+  // foreach.
+  std::vector<ExprPtr *> operand_slots();
 };
 
 using StmtPtr = std::unique_ptr<Stmt>;

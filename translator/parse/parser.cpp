@@ -405,8 +405,8 @@ StmtPtr Parser::statement() {
     if (!accept_kw("catch")) fail("'catch' after the try block");
     if (accept_op("(")) {
       Token v = expect_identifier("a variable for the error message");
-      s->catch_var = v.text;
-      s->catch_var_loc = v.loc;
+      s->catch_clause->var = v.text;
+      s->catch_clause->var_loc = v.loc;
       expect_op(")");
     }
     if (!cur().is_op("{")) fail("'{' to start the catch block");
@@ -442,28 +442,28 @@ StmtPtr Parser::foreach_stmt(const Location &loc) {
   bool marked_value = (peek().is_op("+") || peek().is_op("-")) && peek(2).is_op("=");
   if (cur().kind == Tok::Identifier && (peek().is_op("=") || marked_value)) {
     Token value = take();
-    s->foreach_value = value.text;
-    s->foreach_value_loc = value.loc;
+    s->foreach->value = value.text;
+    s->foreach->value_loc = value.loc;
   }
   auto sort_mark = [&](int column) {
     if (!cur().is_op("+") && !cur().is_op("-")) return;
     Token t = take();
-    if (s->sort_column >= 0) {
+    if (s->foreach->sort_column >= 0) {
       diags_.error("XTP1017", t.loc, "foreach can sort by one column only");
       return;
     }
-    s->sort_column = column;
-    s->sort_desc = t.text == "-";
+    s->foreach->sort_column = column;
+    s->foreach->sort_desc = t.text == "-";
   };
-  if (!s->foreach_value.empty()) {
+  if (!s->foreach->value.empty()) {
     sort_mark(0);
     expect_op("=");
   }
   auto key = [&] {
     Token t = expect_identifier("a loop variable name");
-    s->foreach_keys.push_back(t.text);
-    s->foreach_key_locs.push_back(t.loc);
-    sort_mark(static_cast<int>(s->foreach_keys.size()));
+    s->foreach->keys.push_back(t.text);
+    s->foreach->key_locs.push_back(t.loc);
+    sort_mark(static_cast<int>(s->foreach->keys.size()));
   };
   if (accept_op("[")) {
     do key();
@@ -474,22 +474,22 @@ StmtPtr Parser::foreach_stmt(const Location &loc) {
   }
   if (!accept_kw("in")) fail("'in'");
   if (at_histogram()) {  // foreach ([i] in @hist_log(s)): its buckets
-    s->foreach_array_loc = cur().loc;
+    s->foreach->array_loc = cur().loc;
     s->expr = aggregate_call(take());
   } else {
     Token arr = expect_identifier("an array name");
-    s->foreach_array = arr.text;
-    s->foreach_array_loc = arr.loc;
+    s->foreach->array = arr.text;
+    s->foreach->array_loc = arr.loc;
     if (accept_op("[")) s->expr = index_keys(arr);
   }
   if (cur().kind == Tok::Identifier && cur().text[0] == '@') {
     Token op = take();
     StatOp stat;
-    if (stat_op_of(op.text.substr(1), &stat)) s->sort_stat = stat;
-    else s->sort_stat_unknown = op.text.substr(1);
+    if (stat_op_of(op.text.substr(1), &stat)) s->foreach->sort_stat = stat;
+    else s->foreach->sort_stat_unknown = op.text.substr(1);
   }
   sort_mark(0);
-  if (accept_kw("limit")) s->limit = expression();
+  if (accept_kw("limit")) s->foreach->limit = expression();
   expect_op(")");
   s->body.push_back(statement());
   return s;

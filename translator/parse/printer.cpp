@@ -81,16 +81,19 @@ void print_stmt(const Stmt &s, int depth, std::string &out) {
       print_body(*s.body[0], depth, out);
       return;
     case StmtKind::Foreach: {
-      auto mark = [&](int col) { return s.sort_column == col ? (s.sort_desc ? "-" : "+") : ""; };
+      auto mark = [&](int col) {
+        return s.foreach->sort_column == col ? (s.foreach->sort_desc ? "-" : "+") : "";
+      };
       std::string k;
-      for (size_t i = 0; i < s.foreach_keys.size(); ++i)
-        k += (i ? ", " : "") + s.foreach_keys[i] + mark(static_cast<int>(i) + 1);
-      std::string v = s.foreach_value.empty() ? "" : s.foreach_value + " = ";
-      std::string st = s.sort_stat ? std::string(" @") + stat_op_name(*s.sort_stat)
-                       : !s.sort_stat_unknown.empty() ? " @" + s.sort_stat_unknown
-                                                      : "";
-      std::string lim = s.limit ? " limit " + print_expr(*s.limit) : "";
-      std::string arr = s.expr ? print_expr(*s.expr) : s.foreach_array;
+      for (size_t i = 0; i < s.foreach->keys.size(); ++i)
+        k += (i ? ", " : "") + s.foreach->keys[i] + mark(static_cast<int>(i) + 1);
+      std::string v = s.foreach->value.empty() ? "" : s.foreach->value + " = ";
+      std::string st = s.foreach->sort_stat
+                           ? std::string(" @") + stat_op_name(*s.foreach->sort_stat)
+                       : !s.foreach->sort_stat_unknown.empty() ? " @" + s.foreach->sort_stat_unknown
+                                                               : "";
+      std::string lim = s.foreach->limit ? " limit " + print_expr(*s.foreach->limit) : "";
+      std::string arr = s.expr ? print_expr(*s.expr) : s.foreach->array;
       line(out, depth, "foreach (" + v + "[" + k + "] in " + arr + st + mark(0) + lim + ")");
       print_body(*s.body[0], depth, out);
       return;
@@ -106,7 +109,8 @@ void print_stmt(const Stmt &s, int depth, std::string &out) {
     case StmtKind::Try:
       line(out, depth, "try");
       print_stmt(*s.body[0], depth, out);
-      line(out, depth, s.catch_var.empty() ? "catch" : "catch (" + s.catch_var + ")");
+      line(out, depth,
+           s.catch_clause->var.empty() ? "catch" : "catch (" + s.catch_clause->var + ")");
       print_stmt(*s.body[1], depth, out);
       return;
   }

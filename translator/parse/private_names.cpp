@@ -37,10 +37,11 @@ class Renamer {
   }
 
   void stmt(Stmt &s) {
-    for (auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+    for (auto *e : s.operands())
       if (e) expr(*e);
-    if (!s.foreach_array.empty()) rename(s.foreach_array);
-    if (!s.catch_var.empty() && !hidden_.count(s.catch_var)) rename(s.catch_var);
+    if (s.foreach && !s.foreach->array.empty()) rename(s.foreach->array);
+    if (s.catch_clause && !s.catch_clause->var.empty() && !hidden_.count(s.catch_clause->var))
+      rename(s.catch_clause->var);
     for (auto &b : s.body) stmt(*b);
   }
 

@@ -37,7 +37,7 @@ class Checker {
       s = std::make_unique<Stmt>(StmtKind::Empty, s->loc);
       return;
     }
-    for (auto *e : {s->expr.get(), s->init.get(), s->step.get(), s->limit.get()})
+    for (auto *e : s->operands())
       if (e) expr(*e);
     for (auto &b : s->body) stmt(b);
   }

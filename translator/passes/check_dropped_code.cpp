@@ -1,4 +1,4 @@
-// Pass 2: the uses of globals in the code elide_pure_code dropped, checked
+// Pass 2, check_dropped_code: the uses of globals in the code elide_pure_code dropped, checked
 // against what the rest of the script makes of them. stap resolves names
 // before its optimizer drops anything, so `if (4 in foo) { }` with a scalar
 // `foo` is an error there even though the test does nothing; here too
@@ -55,14 +55,14 @@ class DroppedChecker {
   }
 
   void stmt(const Stmt &s) {
-    if (s.kind == StmtKind::Foreach && !s.foreach_array.empty())
-      as_array(s.foreach_array, s.foreach_array_loc, s.foreach_keys.size());
+    if (s.kind == StmtKind::Foreach && !s.foreach->array.empty())
+      as_array(s.foreach->array, s.foreach->array_loc, s.foreach->keys.size());
     if (s.kind == StmtKind::Delete && s.expr && s.expr->kind == ExprKind::Var) {
       // `delete g`: a scalar or a whole array, either is fine
     } else if (s.expr) {
       expr(*s.expr);
     }
-    for (const auto *e : {s.init.get(), s.step.get(), s.limit.get()})
+    for (const auto *e : {s.init.get(), s.step.get(), s.foreach ? s.foreach->limit.get() : nullptr})
       if (e) expr(*e);
     for (const auto &b : s.body) stmt(*b);
   }

@@ -30,8 +30,8 @@ void each_expr(const Expr &e, F &f) {
 
 template <class F>
 void each_expr(const Stmt &s, F &f) {
-  for (const ExprPtr *p : {&s.expr, &s.init, &s.step, &s.limit})
-    if (*p) each_expr(**p, f);
+  for (const Expr *e : s.operands())
+    if (e) each_expr(*e, f);
 }
 
 // The arrays whose elements a body writes itself (not through calls).
@@ -65,8 +65,8 @@ class Checker {
       each_expr(s, f);
       if (s.kind == StmtKind::Delete && s.expr) written(element_of(*s.expr), s.expr->loc);
     }
-    const bool loop = s.kind == StmtKind::Foreach && s.foreach_global;
-    if (loop) walking_.push_back(s.foreach_global);
+    const bool loop = s.kind == StmtKind::Foreach && s.foreach->global;
+    if (loop) walking_.push_back(s.foreach->global);
     for (const auto &b : s.body)
       if (b) stmt(*b);
     if (loop) walking_.pop_back();

@@ -32,7 +32,9 @@ class TableCollector {
 
  private:
   void stmt(Stmt &s) {
-    for (Expr *e : {s.init.get(), s.expr.get(), s.step.get(), s.limit.get()})
+    // init before expr: patterns and formats are numbered in this order.
+    Expr *limit = s.foreach ? s.foreach->limit.get() : nullptr;
+    for (Expr *e : {s.init.get(), s.expr.get(), s.step.get(), limit})
       if (e) expr(*e);
     for (auto &b : s.body) stmt(*b);
   }

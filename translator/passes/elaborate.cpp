@@ -35,6 +35,7 @@ bool elaborate(Script &s, const ProbeEnv &env, Elaborated &out, Diagnostics &dia
   if (diags.has_errors()) return false;
   resolve_names(s, diags);
   if (diags.has_errors()) return false;
+  collect_lock_sets(s);
   check_dropped_code(s, diags);
   if (diags.has_errors()) return false;
   check_foreach_writes(s, diags);

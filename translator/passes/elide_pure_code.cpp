@@ -72,7 +72,7 @@ class PureElider {
 
   template <typename F>
   static void walk(const Stmt &s, F &&f) {
-    for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+    for (const auto *e : s.operands())
       if (e) walk(*e, f);
     for (const auto &b : s.body) walk(*b, f);
   }
@@ -186,10 +186,12 @@ class PureElider {
       default: return false;  // and delete, next, break, continue
     }
     // A foreach stores its keys and value: into globals, that is an effect.
-    for (const auto &k : s.foreach_keys)
-      if (is_global(k)) return false;
-    if (!s.foreach_value.empty() && is_global(s.foreach_value)) return false;
-    for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+    if (s.foreach) {
+      for (const auto &k : s.foreach->keys)
+        if (is_global(k)) return false;
+      if (!s.foreach->value.empty() && is_global(s.foreach->value)) return false;
+    }
+    for (const auto *e : s.operands())
       if (e && !expr_pure(*e, in_function)) return false;
     for (const auto &b : s.body)
       if (!stmt_pure(*b, in_function)) return false;
@@ -222,9 +224,9 @@ class PureElider {
   }
 
   void collect_reads(const Stmt &s) {
-    for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+    for (const auto *e : s.operands())
       if (e) collect_reads(*e);
-    if (!s.catch_var.empty()) read_.insert(s.catch_var);
+    if (s.catch_clause && !s.catch_clause->var.empty()) read_.insert(s.catch_clause->var);
     for (const auto &b : s.body) collect_reads(*b);
   }
 
@@ -256,7 +258,7 @@ class PureElider {
 
   bool elide(StmtPtr &s, const std::set<std::string> &keep, bool in_function) {
     bool changed = false;
-    for (auto *e : {&s->expr, &s->init, &s->step, &s->limit})
+    for (auto *e : s->operand_slots())
       if (*e) changed |= drop_dead_stores(*e, keep);
     for (auto &b : s->body) changed |= elide(b, keep, in_function);
     if (s->kind == StmtKind::Empty || s->kind == StmtKind::Block) {

@@ -37,7 +37,7 @@ class Elider {
   }
 
   void collect(const Stmt &s) {
-    for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+    for (const auto *e : s.operands())
       if (e) collect(*e);
     for (const auto &b : s.body) collect(*b);
   }

@@ -95,7 +95,7 @@ bool writes(const Expr &e, const Expr &var) {
 }
 
 bool writes(const Stmt &s, const Expr &var) {
-  for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+  for (const auto *e : s.operands())
     if (e && writes(*e, var)) return true;
   for (const auto &b : s.body)
     if (writes(*b, var)) return true;
@@ -117,7 +117,7 @@ void settle_probewrites(Expr &e, const Stmt &handler) {
 // @probewrite(v) in an alias body: 1 if `handler`, the body of the probe
 // using the alias, writes v, else 0.
 void settle_probewrites(Stmt &s, const Stmt &handler) {
-  for (auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+  for (auto *e : s.operands())
     if (e) settle_probewrites(*e, handler);
   for (auto &b : s.body) settle_probewrites(*b, handler);
 }
@@ -131,7 +131,7 @@ void report_probewrites(const Expr &e, Diagnostics &diags) {
 }
 
 void report_probewrites(const Stmt &s, Diagnostics &diags) {
-  for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+  for (const auto *e : s.operands())
     if (e) report_probewrites(*e, diags);
   for (const auto &b : s.body) report_probewrites(*b, diags);
 }

@@ -153,7 +153,7 @@ struct EntryCollector {
     e = std::move(read);
   }
   void stmt(Stmt &s) {
-    for (auto *e : {&s.expr, &s.init, &s.step, &s.limit})
+    for (auto *e : s.operand_slots())
       if (*e) expr(*e);
     for (auto &b : s.body) stmt(*b);
   }
@@ -177,7 +177,7 @@ const Expr *find_entry(const Expr &e) {
 }
 
 const Expr *find_entry(const Stmt &s) {
-  for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+  for (const auto *e : s.operands())
     if (e)
       if (const Expr *f = find_entry(*e)) return f;
   for (const auto &b : s.body)
@@ -201,7 +201,7 @@ void no_entry_here(Expr &e) {
 void no_entry_here(StmtPtr &s) {
   std::vector<Expr *> exprs;
   auto fold = [](Stmt &st, auto &self) -> void {
-    for (auto *e : {st.expr.get(), st.init.get(), st.step.get(), st.limit.get()})
+    for (auto *e : st.operands())
       if (e) no_entry_here(*e);
     for (auto &b : st.body) self(*b, self);
   };

@@ -1,4 +1,4 @@
-// Pass 2, before aliases: xtap's probe point option `.budget(NS)`, the
+// Pass 2, extract_budgets (before aliases): xtap's probe point option `.budget(NS)`, the
 // point's last component, comes off the point into ProbePoint::budget_ns,
 // so that aliases, globs and providers see the point as stap would; the
 // overload guard then skips that probe's runs on a CPU once its handlers

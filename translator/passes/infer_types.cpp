@@ -486,7 +486,7 @@ class TypeInferrer {
       case StmtKind::If:
       case StmtKind::While: expect(*s.expr, Type::Long); break;
       case StmtKind::Try:
-        if (LocalVar *v = s.catch_local)
+        if (LocalVar *v = s.catch_clause->local)
           unify(v->type, Type::String, v->loc, "local '" + v->name + "'");
         break;
       case StmtKind::Return:
@@ -512,38 +512,39 @@ class TypeInferrer {
       case StmtKind::Foreach:
         if (s.foreach_histogram()) {
           histogram(*s.expr);
-          for (LocalVar *v : s.foreach_vars)
+          for (LocalVar *v : s.foreach->vars)
             unify(v->type, Type::Long, v->loc, "local '" + v->name + "'");
-          if (LocalVar *v = s.foreach_value_var)
+          if (LocalVar *v = s.foreach->value_var)
             unify(v->type, Type::Long, v->loc, "local '" + v->name + "'");
         } else if (s.expr) {
           keys(*s.expr);
         }
-        if (s.limit) expect(*s.limit, Type::Long);
-        if (s.foreach_global && s.foreach_value_var) {
-          if (s.foreach_global->type == Type::Stat) {
+        if (s.foreach->limit) expect(*s.foreach->limit, Type::Long);
+        if (s.foreach->global && s.foreach->value_var) {
+          if (s.foreach->global->type == Type::Stat) {
             if (report_)
-              diags_.error("XTP2317", s.foreach_value_loc,
+              diags_.error("XTP2317", s.foreach->value_loc,
                            "a statistic array has no values to bind: use @count(" +
-                               s.foreach_array + "[...]) and friends in the loop");
+                               s.foreach->array + "[...]) and friends in the loop");
           } else {
-            unify(s.foreach_value_var->type, s.foreach_global->type, s.foreach_value_loc,
-                  "local '" + s.foreach_value + "'");
-            unify(s.foreach_global->type, s.foreach_value_var->type, s.foreach_value_loc,
-                  "array '" + s.foreach_array + "'");
+            unify(s.foreach->value_var->type, s.foreach->global->type, s.foreach->value_loc,
+                  "local '" + s.foreach->value + "'");
+            unify(s.foreach->global->type, s.foreach->value_var->type, s.foreach->value_loc,
+                  "array '" + s.foreach->array + "'");
           }
         }
-        if (s.sort_stat && s.foreach_global && s.foreach_global->type != Type::Stat &&
-            s.foreach_global->type != Type::Unknown && report_)
-          diags_.error("XTP2223", s.foreach_array_loc,
-                       std::string("'@") + stat_op_name(*s.sort_stat) + "' sorts statistics only");
-        if (s.foreach_global) {
-          auto &kt = keys_of(*s.foreach_global);
-          for (size_t i = 0; i < s.foreach_vars.size() && i < kt.size(); ++i) {
-            unify(s.foreach_vars[i]->type, kt[i], s.foreach_key_locs[i],
-                  "local '" + s.foreach_vars[i]->name + "'");
-            unify(kt[i], s.foreach_vars[i]->type, s.foreach_key_locs[i],
-                  "key " + std::to_string(i + 1) + " of array '" + s.foreach_array + "'");
+        if (s.foreach->sort_stat && s.foreach->global && s.foreach->global->type != Type::Stat &&
+            s.foreach->global->type != Type::Unknown && report_)
+          diags_.error(
+              "XTP2223", s.foreach->array_loc,
+              std::string("'@") + stat_op_name(*s.foreach->sort_stat) + "' sorts statistics only");
+        if (s.foreach->global) {
+          auto &kt = keys_of(*s.foreach->global);
+          for (size_t i = 0; i < s.foreach->vars.size() && i < kt.size(); ++i) {
+            unify(s.foreach->vars[i]->type, kt[i], s.foreach->key_locs[i],
+                  "local '" + s.foreach->vars[i]->name + "'");
+            unify(kt[i], s.foreach->vars[i]->type, s.foreach->key_locs[i],
+                  "key " + std::to_string(i + 1) + " of array '" + s.foreach->array + "'");
           }
         }
         break;

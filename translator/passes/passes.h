@@ -25,6 +25,8 @@
 //   prune_tapsets     drop tapset functions and globals nothing uses
 //   check_autocasts   autocasts left untyped: dropped as statements, else errors
 //   resolve_names     variables -> globals or probe locals, calls -> builtins
+//   collect_lock_sets  the globals each probe and function reads, writes
+//                     and adds to, with those of the functions it calls
 //   check_dropped_code  globals in the code elide_pure_code dropped: used
 //                     as arrays or scalars as the rest of the script uses them
 //   check_foreach_writes  no writes to an array inside a foreach over it
@@ -85,6 +87,9 @@ std::set<const FunctionDecl *> reachable_tapset_functions(const Script &s);
 // expand_aliases, before the probes are resolved).
 void prune_tapset_probes(Script &s);
 void resolve_names(Script &s, Diagnostics &diags);
+// Body::globals_read, globals_written, globals_aggregated and calls, the
+// callees' sets included (runs after resolve_names).
+void collect_lock_sets(Script &s);
 // The globals used in code elide_pure_code dropped: used as the kept code
 // uses them (runs after resolve_names).
 void check_dropped_code(Script &s, Diagnostics &diags);

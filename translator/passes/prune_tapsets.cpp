@@ -34,11 +34,9 @@ struct Uses {
   }
 
   void stmt(const Stmt &s) {
-    if (s.expr) expr(*s.expr);
-    if (s.init) expr(*s.init);
-    if (s.step) expr(*s.step);
-    if (s.limit) expr(*s.limit);
-    if (!s.foreach_array.empty()) names.insert(s.foreach_array);
+    for (const auto *e : s.operands())
+      if (e) expr(*e);
+    if (s.foreach && !s.foreach->array.empty()) names.insert(s.foreach->array);
     for (const auto &b : s.body) stmt(*b);
   }
 

@@ -1,7 +1,8 @@
 // Pass 2, resolve_names: binds every name. A variable is a global when one is declared
 // with its name and a local of its probe otherwise; arrays must be global.
-// Calls are bound to builtins. Also records which globals each probe reads
-// and writes (the probe's lock set) and checks statement placement.
+// Calls are bound to builtins. Also marks which globals are read and
+// written (GlobalDecl::read, written: for warnings; each body's lock set is
+// collect_lock_sets') and checks statement placement.
 #include <algorithm>
 #include <regex>
 #include <set>
@@ -47,7 +48,6 @@ class NameResolver {
     }
     resolve_pending_stat_adds();
     resolve_pending_deletes();
-    propagate_globals();
     warn_unread_locals();
   }
 
@@ -79,32 +79,6 @@ class NameResolver {
     for (auto &f : script_.functions)
       if (!f->from_tapset) check(*f, f->params.size());
     for (auto &p : script_.probes) check(*p, 0);
-  }
-
-  // A body's lock set includes the globals of every function it calls,
-  // directly or not: iterate to a fixed point over the call graph.
-  void propagate_globals() {
-    std::vector<Body *> bodies;
-    for (auto &f : script_.functions) bodies.push_back(f.get());
-    for (auto &p : script_.probes) bodies.push_back(p.get());
-    auto merge = [](std::vector<GlobalDecl *> &into, const std::vector<GlobalDecl *> &from) {
-      bool changed = false;
-      for (auto *g : from)
-        if (std::find(into.begin(), into.end(), g) == into.end()) {
-          into.push_back(g);
-          changed = true;
-        }
-      return changed;
-    };
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (auto *b : bodies)
-        for (auto *f : b->calls) {
-          changed |= merge(b->globals_read, f->globals_read);
-          changed |= merge(b->globals_written, f->globals_written);
-          changed |= merge(b->globals_aggregated, f->globals_aggregated);
-        }
-    }
   }
 
  private:
@@ -171,13 +145,13 @@ class NameResolver {
   // stap. The runtime fills a hidden local that the catch block first
   // copies into g, so that g is an ordinary write of the probe.
   void catch_into_global(Stmt &s) {
-    s.catch_local = local("__catch_" + s.catch_var, s.catch_var_loc);
-    auto assign = std::make_unique<Expr>(ExprKind::Assign, s.catch_var_loc);
-    assign->args.push_back(std::make_unique<Expr>(ExprKind::Var, s.catch_var_loc));
-    assign->args.back()->text = s.catch_var;
-    assign->args.push_back(std::make_unique<Expr>(ExprKind::Var, s.catch_var_loc));
-    assign->args.back()->text = s.catch_local->name;
-    auto copy = std::make_unique<Stmt>(StmtKind::Expr, s.catch_var_loc);
+    s.catch_clause->local = local("__catch_" + s.catch_clause->var, s.catch_clause->var_loc);
+    auto assign = std::make_unique<Expr>(ExprKind::Assign, s.catch_clause->var_loc);
+    assign->args.push_back(std::make_unique<Expr>(ExprKind::Var, s.catch_clause->var_loc));
+    assign->args.back()->text = s.catch_clause->var;
+    assign->args.push_back(std::make_unique<Expr>(ExprKind::Var, s.catch_clause->var_loc));
+    assign->args.back()->text = s.catch_clause->local->name;
+    auto copy = std::make_unique<Stmt>(StmtKind::Expr, s.catch_clause->var_loc);
     copy->expr = std::move(assign);
     Stmt &handler = *s.body[1];
     if (handler.kind == StmtKind::Block) {
@@ -224,9 +198,6 @@ class NameResolver {
     if (!e.global) return;
     if (!add) return use(e.global, true, false);
     e.global->written = true;
-    if (std::find(body_->globals_aggregated.begin(), body_->globals_aggregated.end(), e.global) ==
-        body_->globals_aggregated.end())
-      body_->globals_aggregated.push_back(e.global);
   }
 
   // @variance(s, N): one bit shift per statistic, as the runtime keeps one.
@@ -330,17 +301,8 @@ class NameResolver {
   }
 
   void use(GlobalDecl *g, bool read, bool write) {
-    auto add = [](std::vector<GlobalDecl *> &v, GlobalDecl *g) {
-      if (std::find(v.begin(), v.end(), g) == v.end()) v.push_back(g);
-    };
-    if (read) {
-      g->read = true;
-      add(body_->globals_read, g);
-    }
-    if (write) {
-      g->written = true;
-      add(body_->globals_written, g);
-    }
+    g->read |= read;
+    g->written |= write;
   }
 
   GlobalDecl *array(const std::string &name, const Location &loc, size_t arity) {
@@ -437,10 +399,6 @@ class NameResolver {
           if (needs_guru(*f) && !script_.guru)
             diags_.error("XTP2158", e.loc, "function '" + e.text + "' needs guru mode").hint =
                 "run with -g (guru mode): it writes kernel or user memory or changes the system";
-          // `next` may run any function of the chain: their globals count.
-          for (FunctionDecl *o = f; o; o = o->next_overload)
-            if (std::find(body_->calls.begin(), body_->calls.end(), o) == body_->calls.end())
-              body_->calls.push_back(o);
           return;
         }
         e.builtin = find_builtin(e.text);
@@ -546,46 +504,49 @@ class NameResolver {
       case StmtKind::Foreach: {
         if (s.foreach_histogram()) {
           expr(*s.expr);
-          if (s.foreach_keys.size() != 1) one_bucket_index(s.foreach_key_locs[1]);
+          if (s.foreach->keys.size() != 1) one_bucket_index(s.foreach->key_locs[1]);
         } else if (GlobalDecl *g =
-                       array(s.foreach_array, s.foreach_array_loc, s.foreach_keys.size())) {
-          s.foreach_global = g;
+                       array(s.foreach->array, s.foreach->array_loc, s.foreach->keys.size())) {
+          s.foreach->global = g;
           use(g, true, false);
         }
         if (s.expr && !s.foreach_histogram()) {  // a slice: foreach (... in a[k, *])
           slice_keys(*s.expr);
           s.expr->global = array(s.expr->text, s.expr->loc, s.expr->args.size());
         }
-        for (size_t i = 0; i < s.foreach_keys.size(); ++i) {
-          if (script_.find_global(s.foreach_keys[i])) {
-            diags_.error("XTP2209", s.foreach_key_locs[i],
-                         "foreach key '" + s.foreach_keys[i] + "' must be a local, not a global");
+        for (size_t i = 0; i < s.foreach->keys.size(); ++i) {
+          if (script_.find_global(s.foreach->keys[i])) {
+            diags_.error("XTP2209", s.foreach->key_locs[i],
+                         "foreach key '" + s.foreach->keys[i] + "' must be a local, not a global");
             continue;
           }
-          s.foreach_vars.push_back(local(s.foreach_keys[i], s.foreach_key_locs[i]));
+          s.foreach->vars.push_back(local(s.foreach->keys[i], s.foreach->key_locs[i]));
         }
-        if (!s.foreach_value.empty()) {
-          if (script_.find_global(s.foreach_value))
-            diags_.error("XTP2209", s.foreach_value_loc,
-                         "foreach value '" + s.foreach_value + "' must be a local, not a global");
-          else s.foreach_value_var = local(s.foreach_value, s.foreach_value_loc);
+        if (!s.foreach->value.empty()) {
+          if (script_.find_global(s.foreach->value))
+            diags_.error("XTP2209", s.foreach->value_loc,
+                         "foreach value '" + s.foreach->value + "' must be a local, not a global");
+          else s.foreach->value_var = local(s.foreach->value, s.foreach->value_loc);
         }
-        if (s.limit) expr(*s.limit);
-        if ((s.sort_stat && !stat_op_sorts(*s.sort_stat)) || !s.sort_stat_unknown.empty())
-          diags_.error("XTP2223", s.foreach_array_loc,
+        if (s.foreach->limit) expr(*s.foreach->limit);
+        if ((s.foreach->sort_stat && !stat_op_sorts(*s.foreach->sort_stat)) ||
+            !s.foreach->sort_stat_unknown.empty())
+          diags_.error("XTP2223", s.foreach->array_loc,
                        "foreach can sort a statistic by @count, @sum, @min, @max or @avg, not @" +
-                           (s.sort_stat ? stat_op_name(*s.sort_stat) : s.sort_stat_unknown));
+                           (s.foreach->sort_stat ? stat_op_name(*s.foreach->sort_stat)
+                                                 : s.foreach->sort_stat_unknown));
         ++loops_;
         stmt(*s.body[0]);
         --loops_;
         return;
       }
       case StmtKind::Try:
-        if (!s.catch_var.empty()) {
+        if (!s.catch_clause->var.empty()) {
           // A parameter or local of that name hides a global, as elsewhere.
-          if (!has_local(s.catch_var) && script_.find_global(s.catch_var) && s.body.size() > 1)
+          if (!has_local(s.catch_clause->var) && script_.find_global(s.catch_clause->var) &&
+              s.body.size() > 1)
             catch_into_global(s);
-          else s.catch_local = local(s.catch_var, s.catch_var_loc);
+          else s.catch_clause->local = local(s.catch_clause->var, s.catch_clause->var_loc);
         }
         for (auto &b : s.body) stmt(*b);
         return;

@@ -18,7 +18,7 @@ bool uses_context(const Expr &e) {
 }
 
 bool uses_context(const Stmt &s) {
-  for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+  for (const auto *e : s.operands())
     if (e && uses_context(*e)) return true;
   for (const auto &b : s.body)
     if (uses_context(*b)) return true;

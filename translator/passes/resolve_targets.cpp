@@ -100,7 +100,7 @@ class TargetResolver {
   // A branch that @defined decided is dropped before its targets are
   // resolved: it may name variables this location does not have.
   void stmt(StmtPtr &s) {
-    for (auto *e : {&s->expr, &s->init, &s->step, &s->limit})
+    for (auto *e : s->operand_slots())
       if (*e) expr(*e);
     if (s->kind == StmtKind::Return && s->expr && function_ && !learning_)
       returns_[function_].merge(ctype_of(*s->expr));
@@ -475,7 +475,7 @@ class TargetResolver {
     return false;
   }
   static bool has_autocast(const Stmt &s) {
-    for (const auto *e : {s.expr.get(), s.init.get(), s.step.get(), s.limit.get()})
+    for (const auto *e : s.operands())
       if (e && has_autocast(*e)) return true;
     for (const auto &b : s.body)
       if (has_autocast(*b)) return true;
@@ -907,7 +907,7 @@ void calls_in(const Script &s, const Expr &e, std::vector<FunctionDecl *> &out) 
   for (const auto &a : e.args) calls_in(s, *a, out);
 }
 void calls_in(const Script &s, const Stmt &st, std::vector<FunctionDecl *> &out) {
-  for (const auto *e : {st.expr.get(), st.init.get(), st.step.get(), st.limit.get()})
+  for (const auto *e : st.operands())
     if (e) calls_in(s, *e, out);
   for (const auto &b : st.body) calls_in(s, *b, out);
 }

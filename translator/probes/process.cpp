@@ -46,21 +46,23 @@ namespace xtap {
 
 bool is_glob(const std::string &s) { return s.find_first_of("*?[") != std::string::npos; }
 
+TypeTable long_type_table(const char *spelling) {
+  TypeTable t;
+  KType l;
+  l.kind = KTypeKind::Int;
+  l.name = spelling;
+  l.size = 8;
+  l.is_signed = true;
+  t.add(l);
+  return t;
+}
+
 namespace {
 
 // The types of the context variables these probes have without DWARF:
 // $return is a long, as the return register holds it.
 const TypeTable &register_types() {
-  static const TypeTable table = [] {
-    TypeTable t;
-    KType l;
-    l.kind = KTypeKind::Int;
-    l.name = "long int";
-    l.size = 8;
-    l.is_signed = true;
-    t.add(l);
-    return t;
-  }();
+  static const TypeTable table = long_type_table("long int");
   return table;
 }
 

@@ -80,6 +80,12 @@ class ProcessFunctionProbe : public DerivedProbe {
 
 bool is_glob(const std::string &s);
 
+// The type table of the process probes' context variables without DWARF:
+// one signed 8-byte integer named `spelling` ("long" for the syscall
+// values, as stap declares them; "long int" for the return register).
+// Callers keep the table in a static: DerivedProbe::types() points at it.
+TypeTable long_type_table(const char *spelling);
+
 // Where `written` is on this machine: under the sysroot, and for a bare
 // name searched in $PATH as stap does. Sets *target to the path the target
 // sees. "" if it does not exist.

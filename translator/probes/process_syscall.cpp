@@ -24,16 +24,7 @@ namespace {
 // The types of the context variables: each is a long, as stap declares
 // them ($syscall:long $arg1:long ...).
 const TypeTable &long_types() {
-  static const TypeTable table = [] {
-    TypeTable t;
-    KType l;
-    l.kind = KTypeKind::Int;
-    l.name = "long";
-    l.size = 8;
-    l.is_signed = true;
-    t.add(l);
-    return t;
-  }();
+  static const TypeTable table = long_type_table("long");
   return table;
 }
 

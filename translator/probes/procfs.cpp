@@ -72,7 +72,7 @@ void rewrite_value(ExprPtr &e, bool is_write, Diagnostics &diags) {
 }
 
 void rewrite_value(Stmt &s, bool is_write, Diagnostics &diags) {
-  for (auto *e : {&s.expr, &s.init, &s.step, &s.limit})
+  for (auto *e : s.operand_slots())
     if (*e) rewrite_value(*e, is_write, diags);
   for (auto &b : s.body) rewrite_value(*b, is_write, diags);
 }
