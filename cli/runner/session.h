@@ -29,6 +29,12 @@ struct Options {
   // --monitor-feed ADDR:PORT: serve the snapshots to a --monitor view
   // elsewhere (xtap --vm --monitor) and take its q as a stop.
   std::string monitor_feed;
+  // Set by approve_module() (privilege.h) for a member of group xtapusr:
+  // the approved module's bytes, read once, and for one from the trusted
+  // directory its open file, loaded with finit_module (else init_module
+  // loads these bytes): what was checked is what is loaded.
+  int module_fd = -1;
+  std::string module_bytes;
 };
 
 // Loads, runs and unloads the module. Returns the process exit status.
