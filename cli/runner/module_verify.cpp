@@ -57,7 +57,8 @@ std::string read_trusted_certs(int dir_fd, std::vector<std::string>* certs) {
     certs->push_back(bytes);
   }
   closedir(dir);
-  if (certs->empty()) return "no certificate there is root's, readable and not writable by others";
+  if (certs->empty())
+    return "no trusted certificate: none there is root's and not writable by group or others";
   return why;
 }
 

@@ -569,7 +569,6 @@ int Session::run() {
   }
   // -b: the relay reader writes the per-CPU files; -o names them only.
   const std::string& merged_output = opt_.bulk ? std::string() : opt_.output;
-  AsCaller user;  // -o FILE as the user would create it
   if (!out_.open(merged_output, !opt_.switch_spec.empty(), switch_mb, keep_files, &err)) {
     say("%s", err.c_str());
     return 1;
