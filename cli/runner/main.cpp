@@ -155,6 +155,7 @@ int main(int argc, char** argv) {
   if (xtap::runner::is_bundle(opt.module)) {
     std::string module, error;
     std::string release = xtap::runner::kernel_release();
+    xtap::runner::AsCaller user;  // a bundle is read as its user may
     if (!xtap::runner::pick_from_bundle(opt.module, release, xtap::running_kernel_build_id(),
                                         &module, &error)) {
       std::fprintf(stderr, "xtap-run: %s\n", error.c_str());

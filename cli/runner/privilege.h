@@ -39,10 +39,14 @@ class AsCaller {
   ~AsCaller();
   AsCaller(const AsCaller&) = delete;
   AsCaller& operator=(const AsCaller&) = delete;
+
+ private:
+  int uid_ = -1, gid_ = -1;  // what to go back to (nested scopes nest)
 };
 
 // In a child about to exec (-c CMD, system()): become the real user for
-// good. Returns false if that failed (the child must then not exec).
+// good, with the environment the user started xtap-run with. Returns false
+// if that failed (the child must then not exec).
 bool drop_to_caller();
 
 }  // namespace xtap::runner
