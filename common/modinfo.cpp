@@ -65,6 +65,10 @@ std::optional<ModInfo> read_modinfo(const std::string &path, std::string *err) {
     *err = "cannot open " + path + ": " + std::strerror(errno);
     return std::nullopt;
   }
+  return modinfo_of(std::move(bytes), path, err);
+}
+
+std::optional<ModInfo> modinfo_of(std::string bytes, const std::string &path, std::string *err) {
   if (std::string kind = compression_of(bytes); !kind.empty()) {
     *err = path + " is " + kind +
            "-compressed: decompress it first (xtap-run reads modules as plain ELF)";

@@ -22,6 +22,9 @@ struct ModInfo {
 // Reads the .modinfo section of a module file; on failure returns nullopt
 // and says why in *err (not ELF, compressed, no .modinfo, no vermagic).
 std::optional<ModInfo> read_modinfo(const std::string &path, std::string *err);
+// The same from a module's bytes already in memory (xtap-run reads an
+// approved module once: what it checked is what it loads).
+std::optional<ModInfo> modinfo_of(std::string bytes, const std::string &path, std::string *err);
 
 // Parses the NUL-separated entries of a .modinfo section; `path` names a
 // module whose section has no name= entry.

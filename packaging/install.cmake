@@ -6,6 +6,10 @@
 #   MANDIR, DATADIR/bash-completion, DOCDIR (docs, examples, copyright,
 #   changelog), DATADIR/lintian/overrides
 # xtap-vmbatch, the test engine's batch runner, is not installed.
+# xtap-run is installed 0755, not setuid, and no group is created: running
+# modules as a member of xtapusr is the administrator's choice
+# (dpkg-statoverride ... 4750 /usr/bin/xtap-run; docs/safety.md,
+# "Privilege model"), which dpkg then keeps across upgrades.
 
 install(TARGETS xtap xtap-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS xtap-kcatalog RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/xtap)

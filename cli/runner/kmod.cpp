@@ -52,17 +52,19 @@ std::string unsigned_refused(const std::string& path, const std::string& why) {
 }  // namespace
 
 int load_module(const std::string& path, const std::string& name, const std::string& params,
-                std::string* err) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+                std::string* err, int fd, const std::string& image) {
+  bool given = fd >= 0 || !image.empty();
+  if (!given) fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (!given && fd < 0) {
     int e = errno;
     *err = "cannot open " + path + ": " + std::strerror(e);
     return e;
   }
   KernelLogTail log;
-  int rc = syscall(SYS_finit_module, fd, params.c_str(), 0);
+  int rc = fd >= 0 ? syscall(SYS_finit_module, fd, params.c_str(), 0)
+                   : syscall(SYS_init_module, image.data(), image.size(), params.c_str());
   int e = rc ? errno : 0;
-  close(fd);
+  if (fd >= 0) close(fd);
   if (!e) return 0;
   std::string said;
   for (const auto& line : log.lines_about(name)) said += "\n  kernel: " + line;

@@ -11,6 +11,7 @@
 #include "runner/bundle.h"
 #include "runner/cleanup.h"
 #include "runner/kmod.h"
+#include "runner/privilege.h"
 #include "runner/session.h"
 
 namespace {
@@ -54,6 +55,15 @@ void usage(FILE* f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Setuid root for a member of group xtapusr (docs/safety.md, "Privilege
+  // model"): the caller and the environment are checked before anything else.
+  const bool as_member = xtap::runner::setuid_mode();
+  if (as_member) {
+    if (std::string why = xtap::runner::enter_setuid_mode(); !why.empty()) {
+      std::fprintf(stderr, "xtap-run: %s\n", why.c_str());
+      return 1;
+    }
+  }
   xtap::runner::Options opt;
   int c;
   bool cleanup = false;
@@ -113,6 +123,15 @@ int main(int argc, char** argv) {
       default: usage(stderr); return 1;
     }
   }
+  if (as_member) {
+    std::string why = cleanup ? "--cleanup removes modules others started" : "";
+    if (why.empty()) why = xtap::runner::refused_option(opt);
+    if (!why.empty()) {
+      std::fprintf(stderr, "xtap-run: as a member of group %s: %s; only root may\n",
+                   xtap::runner::kPrivilegeGroup, why.c_str());
+      return 1;
+    }
+  }
   if (cleanup) {
     if (optind != argc) {
       usage(stderr);
@@ -146,6 +165,7 @@ int main(int argc, char** argv) {
   if (xtap::runner::is_bundle(opt.module)) {
     std::string module, error;
     std::string release = xtap::runner::kernel_release();
+    xtap::runner::AsCaller user;  // a bundle is read as its user may
     if (!xtap::runner::pick_from_bundle(opt.module, release, xtap::running_kernel_build_id(),
                                         &module, &error)) {
       std::fprintf(stderr, "xtap-run: %s\n", error.c_str());
@@ -154,6 +174,13 @@ int main(int argc, char** argv) {
     if (opt.verbose)
       std::fprintf(stderr, "xtap-run: %s: the module for %s\n", module.c_str(), release.c_str());
     opt.module = module;
+  }
+  if (as_member) {
+    std::string why = xtap::runner::approve_module(&opt, xtap::runner::kernel_release());
+    if (!why.empty()) {
+      std::fprintf(stderr, "xtap-run: %s\n", why.c_str());
+      return 1;
+    }
   }
   return xtap::runner::run_session(opt);
 }

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include "runner/privilege.h"
 
 namespace xtap::runner {
 
@@ -40,6 +41,7 @@ std::string OutputFiles::current() const {
 
 bool OutputFiles::open_current(std::string *err) {
   std::string name = current();
+  AsCaller user;  // a setuid xtap-run writes only where the user may
   fd_ = ::open(name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) {
     *err = "cannot open " + name + ": " + std::strerror(errno);
@@ -90,6 +92,7 @@ bool OutputFiles::next(std::string *err) {
   fd_ = -1;
   ++index_;
   // -S SIZE,N: the file N back from the new one goes.
+  AsCaller user;
   if (keep_ && index_ >= keep_) ::unlink((path_ + "." + std::to_string(index_ - keep_)).c_str());
   return open_current(err);
 }

@@ -16,6 +16,7 @@
 #include "common/json.h"
 #include "common/process.h"
 #include "runner/output_files.h"
+#include "runner/privilege.h"
 
 namespace xtap::runner {
 
@@ -68,6 +69,7 @@ bool RelayReader::open(const std::string& dir, unsigned ncpus, uint64_t max_reco
     c.fd = fd;
     if (!bulk_prefix_.empty()) {
       std::string out = bulk_prefix_ + "_cpu" + std::to_string(i);
+      AsCaller user;  // a setuid xtap-run writes only where the user may
       c.bulk_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (c.bulk_fd < 0) {
         *err = "cannot create " + out + ": " + std::strerror(errno);

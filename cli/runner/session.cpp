@@ -28,6 +28,7 @@
 #include "runner/kmod.h"
 #include "runner/monitor_terminal.h"
 #include "runner/output_files.h"
+#include "runner/privilege.h"
 #include "runner/probe_stats.h"
 #include "runner/prometheus.h"
 #include "runner/relay_reader.h"
@@ -225,6 +226,7 @@ bool Session::spawn_command() {
     while (::read(fds[0], &go, 1) < 0 && errno == EINTR) {
     }
     if (go != 'g') _exit(127);  // the session ended before probes were armed
+    if (!drop_to_caller()) _exit(126);
     exec_command(opt_.command);
     _exit(127);
   }
@@ -257,6 +259,7 @@ void Session::run_system(const std::string& cmd) {
     signal(SIGPIPE, SIG_DFL);
     int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) dup2(null, 0);
+    if (!drop_to_caller()) _exit(126);
     execl("/bin/sh", "sh", "-c", cmd.c_str(), (char*)nullptr);
     _exit(127);
   }
@@ -475,7 +478,12 @@ bool Session::write_aggregates() {
     say("--aggregates: %s", err.c_str());
     return false;
   }
-  if (!write_file(opt_.aggregates, encode_aggregates(f))) {
+  bool written;
+  {
+    AsCaller user;  // in setuid mode the file is the caller's, like -o's
+    written = write_file(opt_.aggregates, encode_aggregates(f));
+  }
+  if (!written) {
     say("--aggregates: cannot write %s: %s", opt_.aggregates.c_str(), std::strerror(errno));
     return false;
   }
@@ -588,7 +596,8 @@ int Session::run() {
   if (!opt_.attach.empty()) {
     mi_.name = opt_.attach;
   } else {
-    auto mi = read_modinfo(opt_.module, &err);
+    auto mi = opt_.module_bytes.empty() ? read_modinfo(opt_.module, &err)
+                                        : modinfo_of(opt_.module_bytes, opt_.module, &err);
     if (!mi) {
       say("%s", err.c_str());
       return 1;
@@ -653,7 +662,7 @@ int Session::run() {
       say("%s", err.c_str());
       return 1;
     }
-    if (load_module(opt_.module, mi_.name, params, &err)) {
+    if (load_module(opt_.module, mi_.name, params, &err, opt_.module_fd, opt_.module_bytes)) {
       say("%s", err.c_str());
       return 1;
     }

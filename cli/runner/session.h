@@ -32,6 +32,12 @@ struct Options {
   // --aggregates FILE: after the end probes, the final snapshot of the
   // globals, for xtap --merge (runner/aggregates_file.h).
   std::string aggregates;
+  // Set by approve_module() (privilege.h) for a member of group xtapusr:
+  // the approved module's bytes, read once, and for one from the trusted
+  // directory its open file, loaded with finit_module (else init_module
+  // loads these bytes): what was checked is what is loaded.
+  int module_fd = -1;
+  std::string module_bytes;
 };
 
 // Loads, runs and unloads the module. Returns the process exit status.

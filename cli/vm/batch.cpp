@@ -2,6 +2,7 @@
 #include "common/elf_file.h"
 #include "common/file_io.h"
 #include "common/modinfo.h"
+#include "common/module_signature.h"
 #include "common/process.h"
 #include "vm/data_stream.h"
 #include "vm/guest_init.h"
@@ -92,9 +93,11 @@ std::string make_work_dir(std::string* error) {
 // The copy of a module that goes into the guest, without its DWARF: Kbuild
 // compiles with the kernel's -g, which makes an xtap module about 5 MB, and
 // a batch of a hundred would not fit in the guest's RAM-backed root file
-// system. Loading needs none of it. The original when strip cannot run.
+// system. Loading needs none of it. The original when strip cannot run,
+// and for a signed module (stripping would break its signature).
 std::string guest_copy_of_module(const std::string& ko, const std::string& dir,
                                  const std::string& job) {
+  if (has_module_signature(read_file(ko))) return ko;
   process::SpawnSpec s;
   std::string out = dir + "/" + job + ".ko";
   s.argv = {"strip", "--strip-debug", "-o", out, ko};

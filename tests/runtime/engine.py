@@ -153,7 +153,8 @@ def build_module(o, xtap, release, work):
         with open(script, "w") as f:
             f.write(t.prog)
     helper = [] if not t.helper_module else ["--debuginfo", o.helper_ko]
-    args = [a.replace("$SYSROOT", sysroot_dir(work)) for a in t.args]
+    # $SYSROOT: the workloads' tree; $TESTS: tests/runtime (a test's own files).
+    args = [a.replace("$SYSROOT", sysroot_dir(work)).replace("$TESTS", HERE) for a in t.args]
     release = o.build_release or release
     script_args = [link_address_args(a, release) for a in t.script_args]
     cmd = [xtap, "-p4", "-r", release, "-m", t.module_name] + helper + args + [script] + script_args
