@@ -4,7 +4,7 @@
 Usage: count_clones.py VMLINUX INDEX
 
 INDEX is xtap's DWARF function index of VMLINUX (written on first use under
-the cache directory: ~/.cache/xtap/dwarf/vmlinux-BUILDID.idx; run any
+the cache directory: ~/.cache/xtap/dwarf/vmlinux-BUILDID.5.idx; run any
 `xtap -p2` kernel.function probe once to make it). A clone is an ELF
 function symbol named NAME.isra.N, NAME.constprop.N or NAME.part.N; it is
 tied to a source function when the index has a DWARF subprogram at its

@@ -735,7 +735,9 @@ void derive_in(const DwarfRequest &r, const KernelDwarf *d, SiteSet &sites, Deri
   // return to probe); .inline only the copies.
   std::vector<const DwarfFunction *> fns;
   if (!r.inline_only) fns = d->match(spec.function, spec.file);
-  if (r.callee.function.empty() &&
+  // .exact and the clones the BTF provider adds are out-of-line code only
+  // (and skip the walk for inlined copies, which costs seconds).
+  if (r.callee.function.empty() && r.clones == CloneChoice::Include &&
       (r.inline_only || (!r.is_statement && !r.is_call && !r.is_return && r.label.empty())))
     for (const DwarfFunction *f : d->match_inlined(spec.function, spec.file)) fns.push_back(f);
   std::vector<CalleeSite> callee_sites;  // .callee: the callees' entries instead

@@ -162,9 +162,11 @@ std::unique_ptr<KernelDwarf> KernelDwarf::open(const std::string &path, const st
     im.build_id = "size" + std::to_string(st.st_size) + "-mtime" + std::to_string(st.st_mtime);
   }
   std::string index_file;
+  // The format is in the name (".5.idx"), so that xtap builds of other
+  // formats sharing the cache keep their own files instead of rewriting one.
   if (!cache_dir.empty())
-    index_file =
-        cache_dir + "/dwarf/" + (module.empty() ? "vmlinux" : module) + "-" + im.build_id + ".idx";
+    index_file = cache_dir + "/dwarf/" + (module.empty() ? "vmlinux" : module) + "-" + im.build_id +
+                 ".5.idx";
   if (!index_file.empty() && k->read_index(index_file)) {
     k->from_cache_ = true;
   } else {
