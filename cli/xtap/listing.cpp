@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "probes/kernel_function.h"
 #include "symbols/catalog.h"
 
 namespace xtap::cli {
@@ -21,6 +22,9 @@ void print_probe_list(std::ostream &os, const Elaborated &elab, bool vars) {
       continue;
     }
     std::string line = dp->name();
+    // A GCC clone is listed under its source function's name, marked.
+    if (auto *kf = dynamic_cast<const KernelFunctionProbe *>(dp.get()); kf && !kf->clone.empty())
+      line += " /* clone " + kf->clone + " */";
     if (vars)
       for (const auto &v : dp->context_vars())
         line += " $" + v.name + ":" + (dp->types() ? dp->types()->spelling(v.type) : "long");

@@ -76,7 +76,7 @@ void resolve_probes(Script &s, const ProbeEnv &script_env, Elaborated &out, Diag
         derived[i]->decl = probe.get();
         derived[i]->point = &pp;
         derived[i]->provider = provider;
-        derived[i]->optional = pp.optional;
+        derived[i]->optional = derived[i]->optional || pp.optional;  // a provider may say so
       }
       // pp!: sufficient once it resolved; the alternatives after it are not needed.
       if (pp.sufficient && derived.size() > first) break;

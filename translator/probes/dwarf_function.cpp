@@ -204,35 +204,58 @@ ContextVar global_context_var(const DwarfGlobal &g) {
 // the remaining ones in a different order. Where DWARF says each parameter
 // is at the clone's entry is the truth: in an argument register (read as
 // that argument, which a .return probe saved at entry), a constant, or an
-// address the compiler fixed.
+// address the compiler fixed. The parameters come in `proto`'s (the
+// source's) order; one the clone dropped is there, unavailable, so that
+// $$parms shows it as '?' and $x says why.
+ContextVar clone_entry_var(const TypeTable &types, const DwarfVar &v, const std::string &clone,
+                           bool is_return) {
+  ContextVar cv = dwarf_context_var(types, v);
+  if (v.where == DwarfVar::Where::Register) {
+    int slot = argument_slot(v.reg);
+    if (slot >= 0) {
+      cv.c_value = register_value(types, v.type, "xtap_kfunc_arg(c, " + std::to_string(slot) + ")");
+      if (is_return) cv.reg = -1;  // a copy saved at entry
+    } else if (is_return) {
+      cv.c_value.clear();
+      cv.reg = -1;
+      cv.unavailable = "it is not in an argument register at entry, so a .return probe has no copy";
+    }
+  } else if ((v.where == DwarfVar::Where::Memory || v.where == DwarfVar::Where::Computed) &&
+             is_return) {
+    cv = ContextVar{};
+    cv.name = v.name;
+    cv.type = v.type;
+    cv.parameter = v.parameter;
+    cv.unavailable = "it is in memory at entry, which a .return probe does not keep";
+  } else if (v.where == DwarfVar::Where::Unavailable && v.parameter) {
+    cv.unavailable = "optimized out in clone " + clone;
+  }
+  return cv;
+}
+
 std::vector<ContextVar> clone_entry_vars(const TypeTable &types,
                                          const std::vector<DwarfVar> &at_entry,
-                                         const KFunction &proto, bool is_return) {
+                                         const KFunction &proto, const std::string &clone,
+                                         bool is_return) {
   std::vector<ContextVar> vars;
-  for (const DwarfVar &v : at_entry) {
-    ContextVar cv = dwarf_context_var(types, v);
-    if (v.where == DwarfVar::Where::Register) {
-      int slot = argument_slot(v.reg);
-      if (slot >= 0) {
-        cv.c_value =
-            register_value(types, v.type, "xtap_kfunc_arg(c, " + std::to_string(slot) + ")");
-        if (is_return) cv.reg = -1;  // a copy saved at entry
-      } else if (is_return) {
-        cv.c_value.clear();
-        cv.reg = -1;
-        cv.unavailable =
-            "it is not in an argument register at entry, so a .return probe has no copy";
-      }
-    } else if ((v.where == DwarfVar::Where::Memory || v.where == DwarfVar::Where::Computed) &&
-               is_return) {
-      cv = ContextVar{};
-      cv.name = v.name;
-      cv.type = v.type;
-      cv.parameter = v.parameter;
-      cv.unavailable = "it is in memory at entry, which a .return probe does not keep";
+  for (const KParam &p : proto.params) {
+    auto it = std::find_if(at_entry.begin(), at_entry.end(),
+                           [&](const DwarfVar &v) { return v.parameter && v.name == p.name; });
+    if (it != at_entry.end()) {
+      vars.push_back(clone_entry_var(types, *it, clone, is_return));
+      continue;
     }
-    if (!v.parameter && is_return) continue;  // locals: not at a return
-    vars.push_back(std::move(cv));
+    ContextVar gone;
+    gone.name = p.name;
+    gone.type = p.type;
+    gone.unavailable = "optimized out in clone " + clone;
+    vars.push_back(std::move(gone));
+  }
+  for (const DwarfVar &v : at_entry) {
+    bool listed = std::any_of(vars.begin(), vars.end(),
+                              [&](const ContextVar &cv) { return cv.name == v.name; });
+    if (listed || (!v.parameter && is_return)) continue;  // locals: not at a return
+    vars.push_back(clone_entry_var(types, v, clone, is_return));
   }
   if (is_return) {
     // $return as for any function: the return register.
@@ -423,20 +446,23 @@ void add_dwarf_globals(KernelFunctionProbe &dp, const ProbeEnv &env) {
 
 namespace {
 void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags,
-                  bool exported_only);
+                  bool exported_only, CloneChoice clones);
 }  // namespace
 
 void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
-                       Diagnostics &diags) {
-  const auto &cs = pp.components;
-  // .exported: only the functions the kernel exports to modules.
-  if (cs.size() >= 3 && cs[1].name == "function" && cs[2].name == "exported" && !cs[2].has_arg) {
-    ProbePoint rest = pp;
-    rest.components.erase(rest.components.begin() + 2);
-    derive_dwarf(rest, env, out, diags, true);
-    return;
+                       Diagnostics &diags, CloneChoice clones) {
+  // .exported: only the functions the kernel exports to modules; .exact:
+  // only the symbol named, not its clones. Either may follow function(...).
+  ProbePoint rest = pp;
+  bool exported_only = false;
+  auto &cs = rest.components;
+  while (cs.size() >= 3 && cs[1].name == "function" && !cs[2].has_arg &&
+         (cs[2].name == "exported" || cs[2].name == "exact")) {
+    if (cs[2].name == "exported") exported_only = true;
+    if (cs[2].name == "exact") clones = CloneChoice::Exclude;
+    cs.erase(cs.begin() + 2);
   }
-  derive_dwarf(pp, env, out, diags, false);
+  derive_dwarf(rest, env, out, diags, exported_only, clones);
 }
 
 namespace {
@@ -446,6 +472,7 @@ namespace {
 struct DwarfRequest {
   const ProbePoint *pp = nullptr;
   bool is_module = false, is_statement = false, exported_only = false;
+  CloneChoice clones = CloneChoice::Include;
   std::string kind;  // "function" or "statement"
   bool is_return = false, is_call = false, inline_only = false;
   std::string label;  // .label("NAME"): a glob over the function's labels
@@ -574,8 +601,9 @@ std::function<std::vector<ContextVar>()> lazy_dwarf_vars(const KernelDwarf *d,
     // are listed, as stap lists them.
     KFunction proto;
     if (!d->prototype(*f, &proto.params, &proto.return_type)) return vars;
-    if (f->symbol.find('.') != std::string::npos)
-      return clone_entry_vars(d->types(), d->variables_at(*f, f->entry), proto, is_return);
+    if (!f->clone.empty())
+      return clone_entry_vars(d->types(), d->variables_at(*f, f->entry), proto, f->clone,
+                              is_return);
     vars = parameter_vars(d->types(), proto, is_return);
     if (is_return) return vars;
     // Beyond the argument registers (a seventh parameter, a struct
@@ -670,6 +698,10 @@ void add_line_probe(const DwarfRequest &r, const KernelDwarf *d, const DwarfFunc
   }
   if (!sites.emplace(site_key, dp->offset).second) return;
   dp->function = f->name;
+  if (!f->inlined) dp->clone = f->clone;
+  // A clone the BTF provider adds to f's own probe may be one the kernel
+  // refuses (as f itself may be): f's probe is what must register.
+  dp->optional = r.clones == CloneChoice::Only;
   dp->is_return = r.is_return;
   dp->is_call = r.is_call;
   dp->table = &d->types();
@@ -683,6 +715,18 @@ void add_line_probe(const DwarfRequest &r, const KernelDwarf *d, const DwarfFunc
   out.push_back(std::move(dp));
 }
 
+// Whether `f` is probed under `choice`: a clone's entry is a probe of its
+// source function unless .exact; its .cold part never is (not an entry:
+// the index has only entries).
+bool clone_chosen(CloneChoice choice, const DwarfFunction &f) {
+  switch (choice) {
+    case CloneChoice::Include: return true;
+    case CloneChoice::Exclude: return f.clone.empty();
+    case CloneChoice::Only: return !f.clone.empty() && !f.inlined;
+  }
+  return true;
+}
+
 // The derived probes the request makes in one DWARF source.
 void derive_in(const DwarfRequest &r, const KernelDwarf *d, SiteSet &sites, DerivedProbes &out) {
   const Spec &spec = r.spec;
@@ -691,7 +735,9 @@ void derive_in(const DwarfRequest &r, const KernelDwarf *d, SiteSet &sites, Deri
   // return to probe); .inline only the copies.
   std::vector<const DwarfFunction *> fns;
   if (!r.inline_only) fns = d->match(spec.function, spec.file);
-  if (r.callee.function.empty() &&
+  // .exact and the clones the BTF provider adds are out-of-line code only
+  // (and skip the walk for inlined copies, which costs seconds).
+  if (r.callee.function.empty() && r.clones == CloneChoice::Include &&
       (r.inline_only || (!r.is_statement && !r.is_call && !r.is_return && r.label.empty())))
     for (const DwarfFunction *f : d->match_inlined(spec.function, spec.file)) fns.push_back(f);
   std::vector<CalleeSite> callee_sites;  // .callee: the callees' entries instead
@@ -707,6 +753,7 @@ void derive_in(const DwarfRequest &r, const KernelDwarf *d, SiteSet &sites, Deri
     const CalleeSite *call = callee_sites.empty() ? nullptr : &callee_sites[fi];
     if (!call && !r.is_statement && spec.first && f->line != spec.first) continue;
     if (!call && r.exported_only && !f->exported) continue;
+    if (!call && !clone_chosen(r.clones, *f)) continue;
     std::vector<std::string> label_names;
     std::vector<DwarfLine> lines = probe_lines(r, *d, *f, &label_names);
     for (size_t li = 0; li < lines.size(); ++li)
@@ -745,13 +792,14 @@ void report_no_match(const DwarfRequest &r, const std::vector<const KernelDwarf 
 }
 
 void derive_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out, Diagnostics &diags,
-                  bool exported_only) {
+                  bool exported_only, CloneChoice clones) {
   const auto &cs = pp.components;
   DwarfRequest r;
   r.pp = &pp;
   r.is_module = cs[0].name == "module";
   r.is_statement = cs[1].name == "statement";
   r.exported_only = exported_only;
+  r.clones = clones;
   r.kind = r.is_statement ? "statement" : "function";
   if (!check_module_name(r, diags)) return;
   if (r.is_statement && !r.is_module && cs[1].has_arg && !cs[1].arg_is_string) {

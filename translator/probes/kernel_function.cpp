@@ -178,9 +178,24 @@ class KernelFunctionProvider : public ProbeProvider {
 
   void derive(const ProbePoint &written, ProbeDecl &decl, const ProbeEnv &env, DerivedProbes &out,
               Diagnostics &diags) const override {
+    derive_point(written, decl, env, out, diags, false);
+  }
+
+ private:
+  // `exact`: .exact was written (and is gone from `written`): the symbol
+  // named only, without its GCC clones.
+  void derive_point(const ProbePoint &written, ProbeDecl &decl, const ProbeEnv &env,
+                    DerivedProbes &out, Diagnostics &diags, bool exact) const {
+    const auto &wcs = written.components;
+    if (wcs.size() >= 3 && wcs[1].name == "function" && wcs[2].name == "exact" && !wcs[2].has_arg) {
+      ProbePoint pp = written;
+      pp.components.erase(pp.components.begin() + 2);
+      derive_point(pp, decl, env, out, diags, true);
+      return;
+    }
+    CloneChoice clones = exact ? CloneChoice::Exclude : CloneChoice::Include;
     // .return.maxactive(N): how many calls may be in flight at once (the
     // kretprobe's instances); the rest of the point derives as .return.
-    const auto &wcs = written.components;
     if (wcs.size() == 4 && wcs[2].name == "return" && !wcs[2].has_arg &&
         wcs[3].name == "maxactive") {
       if (!wcs[3].has_arg || wcs[3].arg_is_string || wcs[3].num_arg < 1 ||
@@ -192,7 +207,7 @@ class KernelFunctionProvider : public ProbeProvider {
       ProbePoint pp = written;
       pp.components.pop_back();
       size_t before = out.size();
-      derive(pp, decl, env, out, diags);
+      derive_point(pp, decl, env, out, diags, exact);
       for (size_t i = before; i < out.size(); ++i)
         static_cast<KernelFunctionProbe &>(*out[i]).maxactive =
             static_cast<uint32_t>(wcs[3].num_arg);
@@ -202,7 +217,7 @@ class KernelFunctionProvider : public ProbeProvider {
     const auto &cs = pp.components;
     // An optional point (pp?) that cannot be resolved is dropped silently.
     if (!needs_dwarf(pp).empty()) {
-      derive_from_dwarf(pp, env, out, diags);
+      derive_from_dwarf(pp, env, out, diags, clones);
       return;
     }
     bool shape = cs.size() == 2 || (cs.size() == 3 && !cs[2].has_arg &&
@@ -225,7 +240,7 @@ class KernelFunctionProvider : public ProbeProvider {
       // No BTF: the kernel's DWARF, when installed, lists its functions too.
       std::string dwarf_error;
       if (!env.dwarf("", &dwarf_error).empty()) {
-        derive_from_dwarf(pp, env, out, diags);
+        derive_from_dwarf(pp, env, out, diags, clones);
         return;
       }
     }
@@ -249,18 +264,26 @@ class KernelFunctionProvider : public ProbeProvider {
     }
     for (size_t i = before; i < out.size(); ++i)
       static_cast<KernelFunctionProbe &>(*out[i]).is_call = is_call;
-    if (out.size() == before && env.dwarf) {
+    std::string dwarf_error;
+    bool have_dwarf = env.dwarf && !env.dwarf("", &dwarf_error).empty();
+    if (out.size() == before && have_dwarf) {
       // Not in BTF (pahole leaves out some static functions and compiler
       // clones): the kernel's DWARF, when installed, may have it.
-      std::string dwarf_error;
-      if (!env.dwarf("", &dwarf_error).empty()) {
-        derive_from_dwarf(pp, env, out, diags);
-        return;
-      }
+      derive_from_dwarf(pp, env, out, diags, clones);
+      return;
+    }
+    if (out.size() != before && have_dwarf && !exact) {
+      // BTF knows f, not its clones (f.isra.0): DWARF adds them, when
+      // installed. Finding none is no error: most functions have none.
+      ProbePoint quiet = pp;
+      quiet.optional = true;
+      Diagnostics ignored;
+      derive_from_dwarf(quiet, env, out, ignored, CloneChoice::Only);
     }
     if (out.size() == before && !pp.optional) no_match(*btf, cs[1], diags);
   }
 
+ public:
   void emit(CWriter &w, const std::vector<const DerivedProbe *> &mine,
             ScriptTables &out) const override {
     if (mine.empty()) return;

@@ -38,6 +38,8 @@ class KernelFunctionProbe : public DerivedProbe {
   uint64_t return_offset = 0;
   // kernel.statement(ADDR).absolute: a kprobe at this address, as it is.
   uint64_t address = 0;
+  // A GCC clone's ELF name (f.isra.0) when this probes one of f's clones.
+  std::string clone;
 
   std::string name() const override {
     std::string max = maxactive ? ".maxactive(" + std::to_string(maxactive) + ")" : "";
@@ -145,7 +147,11 @@ DwarfLocationSpec parse_dwarf_location(const std::string &text, bool statement);
 
 // kernel.function("f@file"), kernel.statement(...), module(...).function
 // and .statement from DWARF debuginfo (dwarf_function.cpp).
+// `clones`: whether f's GCC clones (f.isra.0, symbols/dwarf.h) are
+// probed with f: always (kernel.function("f")), never (.exact), or only
+// they (the BTF provider, which probes f itself, adds them so).
+enum class CloneChoice { Include, Exclude, Only };
 void derive_from_dwarf(const ProbePoint &pp, const ProbeEnv &env, DerivedProbes &out,
-                       Diagnostics &diags);
+                       Diagnostics &diags, CloneChoice clones = CloneChoice::Include);
 
 }  // namespace xtap

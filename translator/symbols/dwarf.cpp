@@ -64,7 +64,7 @@ std::string hex(uint64_t v) {
   return o.str();
 }
 
-constexpr const char *kIndexMagic = "xtap-dwarf-index 4";
+constexpr const char *kIndexMagic = "xtap-dwarf-index 5";
 
 // True if the ELF file at `path` has a .debug_info section. Debian's 6.12
 // headers ship a vmlinux without DWARF (for the BTF of external modules):
@@ -102,6 +102,26 @@ int elf_type(const std::string &path) {
   }
   ::close(fd);
   return type;
+}
+
+// The name of the GCC clone of `name` whose code starts at `entry`
+// ("name.isra.0"), or "" when the symbols there are `name` itself. Code
+// folded from several functions may carry several clone names: the one
+// derived from `name` is preferred.
+std::string clone_symbol(const std::multimap<uint64_t, std::string> &symbols_at, uint64_t entry,
+                         const std::string &name) {
+  auto [first, last] = symbols_at.equal_range(entry);
+  std::string other;
+  for (auto it = first; it != last; ++it) {
+    const std::string &s = it->second;
+    if (s == name) return "";
+    size_t dot = s.find('.');
+    if (dot == std::string::npos || s.size() >= 5 && s.compare(s.size() - 5, 5, ".cold") == 0)
+      continue;
+    if (s.compare(0, dot, name) == 0 && dot == name.size()) return s;
+    if (other.empty()) other = s;
+  }
+  return other;
 }
 
 }  // namespace
@@ -145,10 +165,12 @@ std::unique_ptr<KernelDwarf> KernelDwarf::open(const std::string &path, const st
     im.build_id = "size" + std::to_string(st.st_size) + "-mtime" + std::to_string(st.st_mtime);
   }
   std::string index_file;
+  // The format is in the name (".5.idx"), so that xtap builds of other
+  // formats sharing the cache keep their own files instead of rewriting one.
   if (!cache_dir.empty()) {
     std::string stem =
         cache_dir + "/dwarf/" + (module.empty() ? "vmlinux" : module) + "-" + im.build_id;
-    index_file = stem + ".idx";
+    index_file = stem + ".5.idx";
     k->inline_index_file_ = stem + ".inl";
   }
   if (!index_file.empty() && k->read_index(index_file)) {
@@ -205,6 +227,7 @@ bool KernelDwarf::build_index(std::string *error) {
       f.die = dwarf_dieoffset(&die);
       auto s = symbol_at.find(f.entry);
       if (s != symbol_at.end() && symbol_count[s->second] == 1) f.symbol = s->second;
+      f.clone = clone_symbol(symbols_at, f.entry, f.name);
       f.exported = exported.count(f.name) != 0;
       functions_.push_back(std::move(f));
     } while (dwarf_siblingof(&die, &die) == 0);
@@ -276,12 +299,12 @@ bool KernelDwarf::read_index(const std::string &file) {
   }
   std::vector<DwarfFunction> fns;
   while (next_line(&line)) {
-    std::string_view fields[7];
-    for (int i = 0; i < 7; ++i) {
-      size_t tab = i < 6 ? line.find('\t') : line.size();
+    std::string_view fields[8];
+    for (int i = 0; i < 8; ++i) {
+      size_t tab = i < 7 ? line.find('\t') : line.size();
       if (tab == std::string_view::npos) return false;
       fields[i] = line.substr(0, tab);
-      line.remove_prefix(i < 6 ? tab + 1 : tab);
+      line.remove_prefix(i < 7 ? tab + 1 : tab);
     }
     DwarfFunction f;
     f.name = fields[0];
@@ -290,6 +313,7 @@ bool KernelDwarf::read_index(const std::string &file) {
     if (!hex_of(fields[3], &f.entry) || !hex_of(fields[4], &f.die)) return false;
     f.symbol = fields[5];
     f.exported = fields[6] == "x";
+    f.clone = fields[7];
     fns.push_back(std::move(f));
   }
   if (fns.empty()) return false;
@@ -306,7 +330,8 @@ void KernelDwarf::write_index(const std::string &file) const {
     out << kIndexMagic << " stext=" << hex(stext_) << " " << path_ << "\n";
     for (const auto &f : functions_)
       out << f.name << '\t' << f.file << '\t' << f.line << '\t' << hex(f.entry) << '\t'
-          << hex(f.die) << '\t' << f.symbol << '\t' << (f.exported ? "x" : "") << '\n';
+          << hex(f.die) << '\t' << f.symbol << '\t' << (f.exported ? "x" : "") << '\t' << f.clone
+          << '\n';
     if (!out) return;
   }
   fs::rename(tmp, file, ec);
@@ -338,6 +363,11 @@ std::vector<const DwarfFunction *> KernelDwarf::match(const std::string &name_gl
     if (!file_glob.empty() && !file_matches(file_glob, it->file)) continue;
     out.push_back(&*it);
   }
+  // A clone by its own ELF name ("f.isra.0"): DWARF names it f.
+  if (literal && out.empty() && name_glob.find('.') != std::string::npos)
+    for (const DwarfFunction &f : functions_)
+      if (f.clone == name_glob && (file_glob.empty() || file_matches(file_glob, f.file)))
+        out.push_back(&f);
   return out;
 }
 
@@ -445,6 +475,12 @@ bool KernelDwarf::prototype(const DwarfFunction &f, std::vector<KParam> *params,
                             int *return_type) const {
   Dwarf_Die die;
   if (!dwarf_offdie(impl_->dw, f.die, &die)) return false;
+  // A clone's own DIE lists only the parameters that survive in it; the
+  // source prototype is its abstract origin's.
+  Dwarf_Die origin;
+  for (int depth = 0;
+       !f.clone.empty() && depth < 4 && attr_die(&die, DW_AT_abstract_origin, &origin); ++depth)
+    die = origin;
   Dwarf_Die rt;
   *return_type = attr_die(&die, DW_AT_type, &rt) ? convert_type(&rt) : 0;
   Dwarf_Die child;

@@ -35,6 +35,12 @@ struct DwarfFunction {
   // The ELF function symbol at `entry` ("f", or a clone's "f.isra.0") when
   // no other function symbol has that name; "" otherwise.
   std::string symbol;
+  // A GCC clone's ELF name ("f.isra.0", "f.constprop.1", "f.part.0"): an
+  // out-of-line subprogram whose DIE takes its name from f's
+  // (DW_AT_abstract_origin) and whose entry has a symbol with a '.' suffix,
+  // unique or not. "" for f's own code. Its calling convention is not f's
+  // prototype's (probes/dwarf_function.cpp reads its parameters by DWARF).
+  std::string clone;
   bool exported = false;  // EXPORT_SYMBOL'd: a __ksymtab_NAME symbol exists
   // An inlined instance (DW_TAG_inlined_subroutine at `die`, its entry pc
   // at `entry`): `outer` is the offset of the function it was inlined
