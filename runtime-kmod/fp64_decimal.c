@@ -10,6 +10,7 @@
  * rounding; parsing keeps 800 digits and remembers whether any nonzero
  * digit was cut, which decides the only case where it matters, a tie.
  */
+#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/types.h>

@@ -142,6 +142,9 @@ static const char *const xtap_errno_names[] = {
 	XTAP_NAME(EHWPOISON),
 };
 
+/* The runtime's sources share translation units: the helper stays here. */
+#undef XTAP_NAME
+
 /*
  * "ENOENT" for 2 or -2; "" for a value with no name. The user-visible
  * codes only, as stap: the kernel-internal ones (ERESTARTSYS ...) have no

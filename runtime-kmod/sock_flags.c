@@ -104,6 +104,9 @@ static const char *const xtap_ipv6_sockopt_names[] = {
 	XTAP_NAME(IPV6_TRANSPARENT),
 };
 
+/* The runtime's sources share translation units: the helper stays here. */
+#undef XTAP_NAME
+
 static const struct {
 	const char *const *names;
 	int count;
