@@ -139,6 +139,7 @@ std::string keys_text(const std::vector<SnapType> &types, const SnapEntry &e) {
 std::vector<const SnapEntry *> top_entries(SnapType type, const std::vector<SnapEntry> &all,
                                            size_t top) {
   std::vector<const SnapEntry *> v;
+  v.reserve(all.size());
   for (const auto &e : all) v.push_back(&e);
   auto key = [type](const SnapEntry *e) {
     return type == SnapType::Stat ? e->value.stat.count : e->value.num;
