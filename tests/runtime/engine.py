@@ -86,9 +86,11 @@ def unmet_requirement(req, release, config):
         return "" if config.get(words[1]) in ("y", "m") else f"{words[1]} not set in {release}"
     if len(words) == 2 and words[0] == "host-cmd":
         return "" if shutil.which(words[1]) else f"{words[1]} not installed on the host"
-    if len(words) == 3 and words[0] == "kernel" and words[1] == ">=":
+    if len(words) == 3 and words[0] == "kernel" and words[1] in (">=", "<"):
         have = [int(x) for x in re.findall(r"\d+", release)[:3]]
         want = [int(x) for x in words[2].split(".")]
+        if words[1] == "<":
+            return "" if have < want else f"kernel {release} not older than {words[2]}"
         return "" if have >= want else f"kernel {release} older than {words[2]}"
     if words in (["debuginfo"], ["no-debuginfo"]):
         path = f"/usr/lib/debug/boot/vmlinux-{release}"
@@ -96,7 +98,7 @@ def unmet_requirement(req, release, config):
             return f"{release} has DWARF debuginfo ({path})" if os.path.isfile(path) else ""
         return "" if os.path.isfile(path) else f"no DWARF debuginfo for {release} ({path})"
     raise testfile.TestFileError(f"unknown REQUIRES '{req}' (config CONFIG_X | "
-                                 "host-cmd NAME | kernel >= X.Y | debuginfo | no-debuginfo)")
+                                 "host-cmd NAME | kernel >= X.Y | kernel < X.Y | debuginfo | no-debuginfo)")
 
 
 class Outcome:
