@@ -292,7 +292,8 @@ ProbePointComponent Parser::probe_component() {
       c.num_arg = take().number;
     } else if (cur().is_op("-") && peek().kind == Tok::Number) {
       take();
-      c.num_arg = -take().number;
+      // Negated as unsigned: -(-2^63) wraps to itself, as in the runtime's arithmetic.
+      c.num_arg = static_cast<int64_t>(0 - static_cast<uint64_t>(take().number));
     } else {
       fail("a string or number as probe point argument");
     }
