@@ -2,6 +2,7 @@
 // them, merged; the merge of two halves of some data must equal the dump of
 // all of it, exactly, for @hist_log, @hist_linear and the percentile sketch.
 #include <gtest/gtest.h>
+#include "snapshot_bytes.h"
 
 #include <cstring>
 #include <random>
@@ -18,20 +19,7 @@ namespace {
 
 using runner::AggregatesFile;
 
-struct Bytes {
-  std::string b;
-  template <typename T>
-  Bytes &raw(const T &v) {
-    b.append(reinterpret_cast<const char *>(&v), sizeof(v));
-    return *this;
-  }
-  Bytes &str(const std::string &s) {
-    raw(uint32_t(s.size()));
-    b += s;
-    return *this;
-  }
-  Bytes &s64(int64_t v) { return raw(v); }
-};
+using test::Bytes;
 
 constexpr int kPctBits = 4;
 constexpr uint32_t kPctSide = (65u - kPctBits) << kPctBits;

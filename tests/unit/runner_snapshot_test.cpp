@@ -2,6 +2,7 @@
 // module writes them (runtime-kmod/snapshot.c, abi.h), and the Prometheus
 // text made of them (runner/prometheus), escaping included.
 #include <gtest/gtest.h>
+#include "snapshot_bytes.h"
 
 #include <unistd.h>
 
@@ -15,20 +16,7 @@
 namespace xtap::runner {
 namespace {
 
-struct Bytes {
-  std::string b;
-  template <typename T>
-  Bytes &raw(const T &v) {
-    b.append(reinterpret_cast<const char *>(&v), sizeof(v));
-    return *this;
-  }
-  Bytes &str(const std::string &s) {
-    raw(uint32_t(s.size()));
-    b += s;
-    return *this;
-  }
-  Bytes &s64(int64_t v) { return raw(v); }
-};
+using test::Bytes;
 
 xtap_snap_global_desc desc(uint8_t kind, uint8_t type, const std::string &name) {
   xtap_snap_global_desc d{};
